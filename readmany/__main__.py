@@ -1,0 +1,42 @@
+"""Entry point: `readmany` and `python -m readmany`.
+
+`--version` is answered before anything heavy is imported, and a closed stdout
+(`readmany … | head -1`) ends the program quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"]:
+        from readmany import __version__
+
+        sys.stdout.write(f"readmany {__version__}\n")
+        return 0
+    try:
+        from readmany.cli import run
+
+        code = run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write("readmany: interrupted\n")
+        return 130
+    return code
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout again at exit; point it at /dev/null so that flush is quiet.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

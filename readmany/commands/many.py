@@ -1,0 +1,194 @@
+"""`readmany many`: read up to 26 files, frame each in a heredoc block, pack to a budget."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from readmany.commands import Outcome
+from readmany.emit import Sink
+from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
+from readmany.frame.heredoc import Block, frame_heredoc
+from readmany.pack import SEPARATOR, Budget, Candidate, pack_blocks
+from readmany.read.tool import Number, ToolRead, read_tool
+from readmany.tokens import estimate_tokens
+
+MAX_FILES = 26
+_RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>\d+)(?::(?P<limit>\d+))?$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class FileRequest:
+    path: str
+    offset: Number | None = None
+    limit: Number | None = None
+
+
+@dataclass(frozen=True)
+class ManyRequest:
+    files: tuple[FileRequest, ...]
+    stop_on_error: bool = False
+    budget: Budget = field(default_factory=Budget)
+    cwd: str = "."
+
+
+def parse_file_spec(spec: str, cwd: str) -> FileRequest:
+    """`PATH[:OFFSET[:LIMIT]]`; an argument naming an existing path is always literal."""
+    match = _RANGE_SUFFIX.match(spec)
+    if match is None or os.path.lexists(os.path.join(cwd, spec)):
+        return FileRequest(spec)
+    limit = match.group("limit")
+    return FileRequest(
+        match.group("path"), int(match.group("offset")), int(limit) if limit else None
+    )
+
+
+def check_file_count(count: int) -> None:
+    if count > MAX_FILES:
+        raise UsageError(
+            f"too many files: {count} given, at most {MAX_FILES} per call "
+            f"(files: must NOT have more than {MAX_FILES} items)"
+        )
+    if count < 1:
+        raise UsageError(
+            "no files given: name 1 to 26 files (files: must NOT have fewer than 1 items)"
+        )
+
+
+def parse_request_object(value: Any, cwd: str) -> ManyRequest:
+    """Validate the tool's own argument object: `{"files": [...], "stopOnError": …}`."""
+    if not isinstance(value, dict):
+        raise UsageError("request: must be object")
+    files = value.get("files")
+    if files is None:
+        raise UsageError("request: must have required property 'files'")
+    if not isinstance(files, list):
+        raise UsageError("request: files: must be array")
+    check_file_count(len(files))
+    requests = []
+    for number, item in enumerate(files):
+        where = f"files/{number}"
+        if not isinstance(item, dict):
+            raise UsageError(f"request: {where}: must be object")
+        if "path" not in item:
+            raise UsageError(f"request: {where}: must have required property 'path'")
+        path = item["path"]
+        if not isinstance(path, str):
+            raise UsageError(f"request: {where}/path: must be string")
+        requests.append(
+            FileRequest(
+                path,
+                _number(item.get("offset"), f"{where}/offset"),
+                _number(item.get("limit"), f"{where}/limit"),
+            )
+        )
+    stop = value.get("stopOnError", False)
+    if isinstance(stop, str) and stop in ("true", "false"):
+        stop = stop == "true"  # the tool's schema checker coerces these
+    if not isinstance(stop, bool):
+        raise UsageError("request: stopOnError: must be boolean")
+    return ManyRequest(tuple(requests), stop_on_error=stop, cwd=cwd)
+
+
+def _number(value: Any, where: str) -> Number | None:
+    if value is None:
+        return None
+    if isinstance(value, str):  # the tool's schema checker coerces numeric strings
+        try:
+            number = float(value)
+        except ValueError:
+            raise UsageError(f"request: {where}: must be number") from None
+        value = int(number) if number.is_integer() else number
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageError(f"request: {where}: must be number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UsageError(f"request: {where}: must be a finite number")
+    return value
+
+
+IMAGE_SUMMARY = "[{count} image attachment(s) omitted; use read on this file for image payload.]"
+EMPTY_BODY = "[No text content returned]"
+
+
+def body_of(result: ToolRead) -> str:
+    """The block body for a read: its text, an image summary, or a placeholder."""
+    if result.error is not None:
+        return f"[Error: {result.error}]"
+    summary = IMAGE_SUMMARY.format(count=result.image_count) if result.image_count else ""
+    if not result.text:
+        return summary or EMPTY_BODY
+    return f"{result.text}\n{summary}" if summary else result.text
+
+
+def file_detail(request: FileRequest, result: ToolRead, block: Block) -> dict[str, Any]:
+    detail: dict[str, Any] = {"path": request.path, "ok": result.ok}
+    if result.error is not None:
+        detail["error"] = result.error
+    else:
+        detail["imageCount"] = result.image_count
+        if result.truncation is not None:
+            detail["truncation"] = result.truncation.as_json()
+    detail["bytes"] = block.bytes
+    detail["lines"] = block.lines
+    detail["estimatedTokens"] = estimate_tokens(block.bytes)
+    return detail
+
+
+def run_many(request: ManyRequest, sink: Sink) -> Outcome:
+    candidates: list[Candidate] = []
+    details: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for index, file in enumerate(request.files):
+        result = read_tool(file.path, file.offset, file.limit, request.cwd)
+        body = body_of(result)
+        block = frame_heredoc(file.path, body, index + 1)
+        candidates.append(
+            Candidate(
+                index=index,
+                path=file.path,
+                block=block,
+                body=body if result.ok else None,
+                ok=result.ok,
+                reframe=partial(frame_heredoc, file.path, index=index + 1),
+            )
+        )
+        details.append(file_detail(file, result, block))
+        if not result.ok:
+            problems.append(f"{file.path}: {result.error}")
+            if request.stop_on_error:
+                break
+    packing = pack_blocks(candidates, request.budget)
+    shown = packing.blocks(candidates)
+    for number, block in enumerate(shown):
+        sink.write(SEPARATOR + block.text if number else block.text)
+    errors = sum(not c.ok for c in candidates)
+    report: dict[str, Any] = {
+        "processedCount": len(candidates),
+        "successCount": len(candidates) - errors,
+        "errorCount": errors,
+        "files": details,
+        "packing": packing.as_json(candidates),
+        "bytes": sink.bytes_written,
+        "estimatedTokens": estimate_tokens(sink.bytes_written),
+    }
+    return Outcome(
+        details=report,
+        exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
+        problems=tuple(problems),
+        notices=tuple(_budget_notes(packing.omitted, packing.plan.partial_index, candidates)),
+    )
+
+
+def _budget_notes(
+    omitted: Sequence[int], partial_index: int | None, candidates: Sequence[Candidate]
+) -> list[str]:
+    notes = []
+    if partial_index is not None:
+        notes.append(f"{candidates[partial_index].path}: cut to fit the budget")
+    notes.extend(f"{candidates[i].path}: omitted, over the budget" for i in omitted)
+    return notes

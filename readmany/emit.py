@@ -1,0 +1,135 @@
+"""The emit stage: content to stdout (or an atomically written file), diagnostics to stderr.
+
+Content is streamed: a command writes its text in chunks through a `Sink` and finishes
+with the details. In JSON mode the content string is escaped chunk by chunk, so memory
+stays flat however much is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import IO, Any
+
+from readmany.units import encode_output, utf8_len
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """An image, PDF or other asset that was requested: shown in JSON, not in text."""
+
+    path: str
+    mime_type: str
+    data: str  # base64
+
+    def as_json(self) -> dict[str, str]:
+        return {"path": self.path, "mimeType": self.mime_type, "data": self.data}
+
+
+class Sink:
+    """Where content goes. Text mode writes it as is; JSON mode wraps it in an object.
+
+    Usage: `write()` any number of times, then `finish(details, attachments)` once.
+    Output: text mode `<content>\\n`; JSON mode
+    `{"content": "<content>", "details": {...}, "attachments": [...]}\\n`.
+    """
+
+    def __init__(self, stream: IO[bytes], *, json_mode: bool) -> None:
+        self._stream = stream
+        self.json_mode = json_mode
+        self.bytes_written = 0  # UTF-8 bytes of content, not of the JSON wrapping
+        self._started = False
+
+    def _put(self, text: str) -> None:
+        self._stream.write(encode_output(text))
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if self.json_mode:
+            if not self._started:
+                self._put('{"content": "')
+                self._started = True
+            self._put(_json_string_body(text))
+        else:
+            self._put(text)
+        self.bytes_written += utf8_len(text)
+
+    def finish(self, details: dict[str, Any], attachments: list[Attachment] | None = None) -> None:
+        if self.json_mode:
+            if not self._started:
+                self._put('{"content": "')
+            tail = {
+                "details": details,
+                "attachments": [a.as_json() for a in attachments or []],
+            }
+            rest = _escape_surrogates(_json_dumps(tail))
+            self._put('", ' + rest[1:] + "\n")
+        else:
+            self._put("\n")
+        self._stream.flush()
+
+
+def _json_string_body(text: str) -> str:
+    return _escape_surrogates(_json_dumps(text)[1:-1])
+
+
+def _json_dumps(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _escape_surrogates(encoded: str) -> str:
+    """Lone surrogates (undecodable file names) as `\\uXXXX`, keeping the JSON valid UTF-8."""
+    if encoded.isascii():
+        return encoded
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)
+
+
+class AtomicFile:
+    """A file written to a temporary name beside the target and renamed on commit.
+
+    A failed or interrupted run (no `commit()`) leaves nothing behind.
+    """
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        directory = os.path.dirname(os.path.abspath(target))
+        fd, self._tmp = tempfile.mkstemp(
+            prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory
+        )
+        self.stream: IO[bytes] = os.fdopen(fd, "wb")
+
+    def commit(self) -> None:
+        self.stream.flush()
+        os.fsync(self.stream.fileno())
+        self.stream.close()
+        mode = 0o666 & ~_umask()
+        os.chmod(self._tmp, mode)
+        os.replace(self._tmp, self.target)
+
+    def discard(self) -> None:
+        if not self.stream.closed:
+            self.stream.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self._tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def error_line(message: str) -> None:
+    """One diagnostic line on stderr, prefixed with the program name."""
+    one_line = " ".join(message.splitlines()) or "error"
+    sys.stderr.write(f"readmany: {one_line}\n")
+    sys.stderr.flush()

@@ -1,0 +1,11 @@
+"""Errors a user can cause, each mapped to one line on stderr and an exit code."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FILE_ERROR = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad arguments, a bad pattern, too many files: exit 2 with nothing on stdout."""

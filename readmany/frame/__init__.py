@@ -1,0 +1,1 @@
+"""The frame stage: one module per framing (heredoc, separator, hashline)."""

@@ -1,0 +1,423 @@
+"""The read tool of coding agents (pi's `read`), byte-exact: offset/limit, caps, notices.
+
+`read_tool` reproduces it for one path: 1-based `offset`, `limit`, a head truncation at
+2000 lines / 51200 bytes with its continuation notices, image detection by content, and
+its error texts. Numbers are JavaScript numbers there, so fractional and negative values
+are honoured the way JavaScript slices and prints them.
+
+Memory stays bounded: small files are read whole; a file above `WHOLE_FILE_LIMIT` is
+scanned twice in chunks (once to count lines, once to collect what is shown), so a 1 GiB
+file costs no more memory than a small one.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from readmany.read import images
+from readmany.read.safe import CHUNK, OpenFailure, open_regular, read_all, read_prefix
+from readmany.units import utf8_len
+
+MAX_LINES = 2000
+MAX_BYTES = 50 * 1024
+WHOLE_FILE_LIMIT = 8 << 20
+
+_UNICODE_SPACES = dict.fromkeys([0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " ")
+
+_ERRNO_TEXT = {
+    "ENOENT": "no such file or directory",
+    "EACCES": "permission denied",
+    "EPERM": "operation not permitted",
+    "ENOTDIR": "not a directory",
+    "ELOOP": "too many symbolic links encountered",
+    "ENAMETOOLONG": "name too long",
+    "EIO": "i/o error",
+}
+
+Number = int | float
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """The head-truncation record, in the key order the reference reports it."""
+
+    content: str
+    truncated: bool
+    truncated_by: str | None
+    total_lines: int
+    total_bytes: int
+    output_lines: int
+    output_bytes: int
+    first_line_exceeds_limit: bool
+    max_lines: int = MAX_LINES
+    max_bytes: int = MAX_BYTES
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "content": self.content,
+            "truncated": self.truncated,
+            "truncatedBy": self.truncated_by,
+            "totalLines": self.total_lines,
+            "totalBytes": self.total_bytes,
+            "outputLines": self.output_lines,
+            "outputBytes": self.output_bytes,
+            "lastLinePartial": False,
+            "firstLineExceedsLimit": self.first_line_exceeds_limit,
+            "maxLines": self.max_lines,
+            "maxBytes": self.max_bytes,
+        }
+
+
+@dataclass(frozen=True)
+class ToolRead:
+    """What the read tool returned for one path: text (with notices) or an error."""
+
+    text: str = ""
+    error: str | None = None
+    image_count: int = 0
+    mime_type: str | None = None
+    truncation: Truncation | None = None
+    size: int = 0  # bytes on disk
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def format_size(size: int) -> str:
+    """`512B`, `50.0KB`, `1.5MB` as the reference writes sizes (toFixed(1) rounding)."""
+    if size < 1024:
+        return f"{size}B"
+    if size < 1024 * 1024:
+        return f"{_to_fixed1(size / 1024)}KB"
+    return f"{_to_fixed1(size / (1024 * 1024))}MB"
+
+
+def _to_fixed1(value: float) -> str:
+    # JavaScript's toFixed rounds the exact binary value half up; so does Decimal here.
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def js_number(value: Number) -> str:
+    """A number as JavaScript prints it (`3`, `2.5`, `-1`)."""
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+def resolve_path(path: str, cwd: str) -> str:
+    """Resolve a request path the way the read tool does (`@`, unicode spaces, `~`)."""
+    path = path.translate(_UNICODE_SPACES)
+    if path.startswith("@"):
+        path = path[1:]
+    if path == "~":
+        path = os.path.expanduser("~")
+    elif path.startswith("~/"):
+        path = os.path.join(os.path.expanduser("~"), path[2:])
+    return os.path.normpath(os.path.join(cwd, path))
+
+
+def failure_message(failure: OpenFailure) -> str:
+    """The reference's error text for a path that could not be opened."""
+    if failure.code == "EISDIR":
+        return "EISDIR: illegal operation on a directory, read"
+    if failure.code == "ESPECIAL":
+        return f"Not a regular file ({failure.kind}), refusing to read: {failure.path}"
+    text = _ERRNO_TEXT.get(failure.code, failure.code.lower())
+    return f"{failure.code}: {text}, access '{failure.path}'"
+
+
+def read_tool(
+    path: str,
+    offset: Number | None,
+    limit: Number | None,
+    cwd: str,
+    *,
+    count_trailing_empty: bool = True,
+    data: bytes | None = None,
+) -> ToolRead:
+    """Read `path` like the read tool. Never raises for a per-file problem.
+
+    `count_trailing_empty=False` is the newer tool's head truncation, which does not count
+    the empty piece after a final newline. `data` is the file's content when the caller
+    has already read it (the file is then not opened again).
+    """
+    absolute = resolve_path(path, cwd)
+    if data is not None:
+        return _read_text(data, path, offset, limit, count_trailing_empty, len(data))
+    try:
+        fd, st = open_regular(absolute)
+    except OpenFailure as failure:
+        return ToolRead(error=failure_message(failure))
+    try:
+        head = read_prefix(fd, images.SNIFF_BYTES)
+        mime = images.sniff_image(head)
+        if mime is not None:
+            note = images.resize_note(head, mime, st.st_size)
+            text = f"Read image file [{mime}]" + (f"\n{note}" if note else "")
+            return ToolRead(text=text, image_count=1, mime_type=mime, size=st.st_size)
+        if st.st_size <= WHOLE_FILE_LIMIT:
+            content = read_all(fd, st.st_size)
+            return _read_text(content, path, offset, limit, count_trailing_empty, len(content))
+        return _read_streamed(fd, path, offset, limit, count_trailing_empty, st.st_size)
+    except OSError as exc:
+        return ToolRead(error=f"EIO: {exc.strerror or 'i/o error'}, read '{absolute}'")
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class _Window:
+    """Which lines to show, in JavaScript's terms."""
+
+    start: Number  # max(0, offset - 1), possibly fractional
+    first: int  # slice start index
+    stop: int  # slice end index (exclusive)
+    user_limited: Number | None  # end - start when a limit was given
+
+
+def _window(offset: Number | None, limit: Number | None, total: int, path: str) -> _Window | str:
+    start: Number = max(0, offset - 1) if offset else 0
+    if start >= total:
+        return f"Offset {js_number(offset or 0)} is beyond end of file ({total} lines total)"
+    first = _slice_index(start, total)
+    if limit is None:
+        return _Window(start, first, total, None)
+    end = min(start + limit, total)
+    return _Window(start, first, _slice_index(end, total), end - start)
+
+
+def _slice_index(value: Number, length: int) -> int:
+    """Array.prototype.slice's index rule: truncate, negatives count from the end."""
+    if isinstance(value, float) and math.isnan(value):
+        return 0
+    index = math.trunc(value) if math.isfinite(value) else (length if value > 0 else -length)
+    if index < 0:
+        return max(length + index, 0)
+    return min(index, length)
+
+
+def _read_text(
+    data: bytes,
+    path: str,
+    offset: Number | None,
+    limit: Number | None,
+    count_trailing_empty: bool,
+    size: int,
+) -> ToolRead:
+    lines = data.decode("utf-8", "replace").split("\n")
+    window = _window(offset, limit, len(lines), path)
+    if isinstance(window, str):
+        return ToolRead(error=window, size=size)
+    selected = lines[window.first : window.stop] if window.stop > window.first else []
+    head = _truncate_lines(selected, count_trailing_empty)
+    first_bytes = utf8_len(lines[window.first]) if window.first < len(lines) else 0
+    return _finish(head, window, len(lines), first_bytes, path, size)
+
+
+def _finish(
+    head: Truncation,
+    window: _Window,
+    total: int,
+    first_line_bytes: int,
+    path: str,
+    size: int,
+) -> ToolRead:
+    shown_start = window.start + 1
+    if head.first_line_exceeds_limit:
+        text = (
+            f"[Line {js_number(shown_start)} is {format_size(first_line_bytes)}, exceeds "
+            f"{format_size(MAX_BYTES)} limit. Use bash: sed -n '{js_number(shown_start)}p' "
+            f"{path} | head -c {MAX_BYTES}]"
+        )
+        return ToolRead(text=text, truncation=head, size=size)
+    if head.truncated:
+        last = shown_start + head.output_lines - 1
+        limit_note = "" if head.truncated_by == "lines" else f" ({format_size(MAX_BYTES)} limit)"
+        text = (
+            f"{head.content}\n\n[Showing lines {js_number(shown_start)}-{js_number(last)} "
+            f"of {total}{limit_note}. Use offset={js_number(last + 1)} to continue.]"
+        )
+        return ToolRead(text=text, truncation=head, size=size)
+    if window.user_limited is not None and window.start + window.user_limited < total:
+        shown_end = window.start + window.user_limited
+        text = (
+            f"{head.content}\n\n[{js_number(total - shown_end)} more lines in file. "
+            f"Use offset={js_number(shown_end + 1)} to continue.]"
+        )
+        return ToolRead(text=text, size=size)
+    return ToolRead(text=head.content, size=size)
+
+
+def truncate_head(
+    content: str, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES
+) -> Truncation:
+    """Keep whole lines from the top within `max_lines` and `max_bytes` (UTF-8)."""
+    return _truncate_lines(content.split("\n"), True, max_lines, max_bytes)
+
+
+def _truncate_lines(
+    lines: list[str],
+    count_trailing_empty: bool,
+    max_lines: int = MAX_LINES,
+    max_bytes: int = MAX_BYTES,
+) -> Truncation:
+    sizes = [utf8_len(line) for line in lines]
+    total_bytes = sum(sizes) + max(len(lines) - 1, 0)
+    counted = len(lines)
+    if not count_trailing_empty and counted > 1 and lines[-1] == "":
+        counted -= 1
+    return _truncate_sized(lines, sizes, counted, total_bytes, max_lines, max_bytes)
+
+
+def _truncate_sized(
+    lines: list[str],
+    sizes: list[int],
+    total_lines: int,
+    total_bytes: int,
+    max_lines: int,
+    max_bytes: int,
+) -> Truncation:
+    if total_lines <= max_lines and total_bytes <= max_bytes:
+        content = "\n".join(lines)
+        return Truncation(
+            content, False, None, total_lines, total_bytes, total_lines, total_bytes, False,
+            max_lines, max_bytes,
+        )  # fmt: skip
+    if sizes and sizes[0] > max_bytes:
+        return Truncation(
+            "", True, "bytes", total_lines, total_bytes, 0, 0, True, max_lines, max_bytes
+        )
+    kept = 0
+    used = 0
+    by = "lines"
+    for index in range(min(total_lines, max_lines)):
+        cost = sizes[index] + (1 if index else 0)
+        if used + cost > max_bytes:
+            by = "bytes"
+            break
+        kept += 1
+        used += cost
+    if kept >= max_lines and used <= max_bytes:
+        by = "lines"
+    content = "\n".join(lines[:kept])
+    return Truncation(
+        content, True, by, total_lines, total_bytes, kept, utf8_len(content), False,
+        max_lines, max_bytes,
+    )  # fmt: skip
+
+
+# --- big files: two chunked passes, never more than the caps in memory -------------------
+
+
+def _read_streamed(
+    fd: int,
+    path: str,
+    offset: Number | None,
+    limit: Number | None,
+    count_trailing_empty: bool,
+    size: int,
+) -> ToolRead:
+    total = _count_newlines(fd) + 1
+    window = _window(offset, limit, total, path)
+    if isinstance(window, str):
+        return ToolRead(error=window, size=size)
+    wanted = max(window.stop - window.first, 0)
+    lines: list[str] = []
+    sizes: list[int] = []
+    total_bytes = 0
+    first_line_bytes = 0
+    last_is_empty = False
+    # Lines beyond what the caps could ever show are only measured, not kept.
+    keep_budget_lines = MAX_LINES + 1
+    keep_budget_bytes = MAX_BYTES + 1
+    for number, (text, nbytes) in enumerate(_measured_lines(fd, window.first, wanted)):
+        if number == 0:
+            first_line_bytes = nbytes
+        total_bytes += nbytes + (1 if number else 0)
+        last_is_empty = nbytes == 0
+        if len(lines) < keep_budget_lines and keep_budget_bytes > 0:
+            lines.append(text if text is not None else "")
+            sizes.append(nbytes)
+            keep_budget_bytes -= nbytes + 1
+    counted = wanted
+    if not count_trailing_empty and counted > 1 and last_is_empty:
+        counted -= 1
+    head = _truncate_sized(lines, sizes, counted, total_bytes, MAX_LINES, MAX_BYTES)
+    return _finish(head, window, total, first_line_bytes, path, size)
+
+
+def _count_newlines(fd: int) -> int:
+    count = 0
+    position = 0
+    while True:
+        chunk = os.pread(fd, CHUNK * 16, position)
+        if not chunk:
+            return count
+        count += chunk.count(b"\n")
+        position += len(chunk)
+
+
+def _measured_lines(fd: int, first: int, count: int) -> Iterator[tuple[str | None, int]]:
+    """Yield (text or None when too long to keep, UTF-8 length after decoding) per line.
+
+    Decoding each line on its own equals decoding the whole file: a newline byte never
+    belongs to a multi-byte sequence, so a replacement never spans lines.
+    """
+    if count <= 0:
+        return
+    line_number = 0
+    produced = 0
+    pending: list[bytes] = []
+    pending_len = 0
+    measuring: codecs.IncrementalDecoder | None = None
+    measured = 0
+    position = 0
+    while produced < count:
+        chunk = os.pread(fd, CHUNK * 16, position)
+        at_eof = not chunk
+        position += len(chunk)
+        pieces = chunk.split(b"\n") if chunk else [b""]
+        for index, piece in enumerate(pieces):
+            ends_line = index < len(pieces) - 1 or at_eof
+            if line_number >= first:
+                if measuring is None and pending_len + len(piece) <= MAX_BYTES:
+                    pending.append(piece)
+                    pending_len += len(piece)
+                else:
+                    if measuring is None:
+                        measuring = codecs.getincrementaldecoder("utf-8")("replace")
+                        measured = _decoded_len(measuring, b"".join(pending), False)
+                        pending = []
+                    measured += _decoded_len(measuring, piece, False)
+            if not ends_line:
+                continue
+            if line_number >= first:
+                if measuring is None:
+                    text = b"".join(pending).decode("utf-8", "replace")
+                    yield text, utf8_len(text)
+                else:
+                    measured += _decoded_len(measuring, b"", True)
+                    yield None, measured
+                produced += 1
+                if produced >= count:
+                    return
+            line_number += 1
+            pending = []
+            pending_len = 0
+            measuring = None
+            measured = 0
+        if at_eof:
+            return
+
+
+def _decoded_len(decoder: codecs.IncrementalDecoder, raw: bytes, final: bool) -> int:
+    return utf8_len(decoder.decode(raw, final))

@@ -1,0 +1,30 @@
+"""Text measures shared by every stage: output bytes, UTF-16 code units.
+
+Output text is encoded with `surrogateescape`, so a file name that was not valid UTF-8
+(decoded by `os.fsdecode`) is written back as its original bytes. Any other lone
+surrogate becomes U+FFFD, as JavaScript's UTF-8 encoder does.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def encode_output(text: str) -> bytes:
+    """The exact bytes written for `text`."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
+
+
+def utf8_len(text: str) -> int:
+    """Bytes of `text` as written (see `encode_output`)."""
+    return len(text) if text.isascii() else len(encode_output(text))
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units, as a JavaScript string counts it."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
