@@ -315,6 +315,9 @@ def _finish(
         sink.finish(outcome.details, list(outcome.attachments))
         if target is not None:
             target.commit()
+    except BrokenPipeError:
+        # Not an OSError any more: the CLI library would turn EPIPE into exit status 1.
+        raise StdoutClosed from None
     except BaseException:
         if target is not None:
             target.discard()
@@ -327,6 +330,10 @@ def _finish(
     raise typer.Exit(outcome.exit_code)
 
 
+class StdoutClosed(Exception):
+    """The reader of stdout went away (`| head`): stop quietly."""
+
+
 def run(args: list[str]) -> int:
     """Run the command line; return the exit code. Never lets a traceback out for users."""
     command = typer.main.get_command(app)
@@ -337,6 +344,8 @@ def run(args: list[str]) -> int:
         return EXIT_USAGE
     except typer.Exit as exc:
         return exc.exit_code
+    except StdoutClosed:
+        raise BrokenPipeError from None
     except typer.Abort:
         sys.stderr.write("\n")
         return 130
