@@ -6,18 +6,23 @@ output (stdout, or a file written atomically with `-o`), runs, and reports on st
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
 from readmany import __version__
 from readmany.commands import Outcome
-from readmany.emit import AtomicFile, Sink, error_line
+from readmany.emit import AtomicFile, Sink, Writer, error_line
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, EXIT_USAGE, UsageError
+
+if TYPE_CHECKING:
+    from readmany.clipboard import Clipboard
 
 EXIT_CODES_HELP = (
     "Exit status: 0 every requested file was read; 1 output was written but some file "
@@ -50,6 +55,14 @@ OutputOpt = Annotated[
 ]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="No notes or summary on stderr; errors still.")
+]
+CopyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--copy",
+        help="Put the output on the clipboard (wl-copy, xclip, xsel, pbcopy or OSC 52) "
+        "instead of stdout.",
+    ),
 ]
 
 
@@ -115,6 +128,7 @@ def many_command(
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
+    copy: CopyOpt = False,
 ) -> None:
     """Batch read: each file in a heredoc block, packed under a combined budget."""
     from dataclasses import replace
@@ -145,7 +159,7 @@ def many_command(
             cwd=cwd,
         )
     value = replace(value, budget=Budget(max_bytes=max_bytes, max_lines=max_lines))
-    _finish(lambda sink: run_many(value, sink), json_mode, output, quiet)
+    _finish(lambda sink: run_many(value, sink), Presentation(json_mode, output, quiet, copy))
 
 
 @app.command(
@@ -210,6 +224,7 @@ def glob_command(
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
+    copy: CopyOpt = False,
 ) -> None:
     """Glob read: matching files concatenated with --- path --- separators."""
     from readmany.commands.glob import GlobRequest, run_glob
@@ -230,7 +245,7 @@ def glob_command(
     )
     if not value.patterns and not stdin:
         raise UsageError("no pattern given: name at least one PATTERN (or use --stdin)")
-    _finish(lambda sink: run_glob(value, sink), json_mode, output, quiet)
+    _finish(lambda sink: run_glob(value, sink), Presentation(json_mode, output, quiet, copy))
 
 
 @app.command(
@@ -250,12 +265,13 @@ def hashline_command(
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
+    copy: CopyOpt = False,
 ) -> None:
     """Hashline read: @file path#TAG, then N#abc|line for every line."""
     from readmany.commands.hashline import HashlineRequest, run_hashline
 
     value = HashlineRequest(file, offset, limit)
-    _finish(lambda sink: run_hashline(value, sink), json_mode, output, quiet)
+    _finish(lambda sink: run_hashline(value, sink), Presentation(json_mode, output, quiet, copy))
 
 
 def _cwd() -> str:
@@ -294,19 +310,44 @@ def _load_json(source: str) -> Any:
         raise UsageError(f"--request {source}: not valid JSON: {exc}") from None
 
 
-def _finish(
-    command: Callable[[Sink], Outcome], json_mode: bool, output: Path | None, quiet: bool
-) -> NoReturn:
+@dataclass(frozen=True)
+class Presentation:
+    """Where the content goes and how much is said about it on stderr."""
+
+    json_mode: bool
+    output: Path | None
+    quiet: bool
+    copy: bool
+
+
+def _finish(command: Callable[[Sink], Outcome], how: Presentation) -> NoReturn:
+    clipboard = None
+    if how.copy:
+        from readmany.clipboard import find_clipboard
+
+        clipboard = find_clipboard()
     target: AtomicFile | None = None
-    if output is not None:
+    if how.output is not None:
         try:
-            target = AtomicFile(str(output))
+            target = AtomicFile(str(how.output))
         except OSError as exc:
-            raise UsageError(f"-o {output}: {exc.strerror}") from None
-    stream = target.stream if target is not None else sys.stdout.buffer
-    sink = Sink(stream, json_mode=json_mode)
+            raise UsageError(f"-o {how.output}: {exc.strerror}") from None
+    captured = io.BytesIO() if clipboard is not None else None
+    outputs = [s for s in (target.stream if target else None, captured) if s is not None]
+    stream: Writer = _Tee(outputs) if outputs else sys.stdout.buffer
+    interactive = not how.quiet and _stderr_is_terminal()
+    progress = None
+    if interactive:
+        from readmany.summary import ProgressBar
+
+        progress = ProgressBar()
+    sink = Sink(stream, json_mode=how.json_mode, on_file=progress.tick if progress else None)
     try:
-        outcome = command(sink)
+        try:
+            outcome = command(sink)
+        finally:
+            if progress is not None:
+                progress.close()
         if outcome.failure is not None:
             error_line(outcome.failure)
             if target is not None:
@@ -324,10 +365,52 @@ def _finish(
         raise
     for line in outcome.problems:
         error_line(line)
-    if not quiet:
+    if interactive:
+        from readmany.summary import print_summary
+
+        print_summary(outcome.stats, sink.bytes_written)
+    elif not how.quiet:
         for line in outcome.notices:
             error_line(line)
+    if clipboard is not None and captured is not None:
+        _copy(clipboard, captured.getvalue(), sink.bytes_written)
     raise typer.Exit(outcome.exit_code)
+
+
+def _copy(clipboard: Clipboard, data: bytes, content_bytes: int) -> None:
+    from readmany.clipboard import ClipboardError
+    from readmany.tokens import estimate_tokens
+
+    try:
+        clipboard.copy(data)
+    except ClipboardError as exc:
+        error_line(str(exc))
+        raise typer.Exit(EXIT_FILE_ERROR) from None
+    tokens = estimate_tokens(content_bytes)
+    error_line(f"copied {content_bytes} bytes (~{tokens} tokens) with {clipboard.name}")
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (OSError, ValueError):
+        return False
+
+
+class _Tee:
+    """Writes go to every one of the streams."""
+
+    def __init__(self, streams: list[IO[bytes]]) -> None:
+        self._streams = streams
+
+    def write(self, data: bytes, /) -> int:
+        for stream in self._streams:
+            stream.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        for stream in self._streams:
+            stream.flush()
 
 
 class StdoutClosed(Exception):

@@ -12,12 +12,21 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from readmany.units import encode_output, utf8_len
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Writer(Protocol):
+    """A binary output stream: stdout's buffer, an open file, a tee."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+    def flush(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -40,9 +49,16 @@ class Sink:
     `{"content": "<content>", "details": {...}, "attachments": [...]}\\n`.
     """
 
-    def __init__(self, stream: IO[bytes], *, json_mode: bool) -> None:
+    def __init__(
+        self,
+        stream: Writer,
+        *,
+        json_mode: bool,
+        on_file: Callable[[str, int | None], None] | None = None,
+    ) -> None:
         self._stream = stream
         self.json_mode = json_mode
+        self._on_file = on_file
         self.bytes_written = 0  # UTF-8 bytes of content, not of the JSON wrapping
         self._started = False
 
@@ -60,6 +76,11 @@ class Sink:
         else:
             self._put(text)
         self.bytes_written += utf8_len(text)
+
+    def file_done(self, path: str, total: int | None = None) -> None:
+        """Tell the progress display that one more of `total` files was handled."""
+        if self._on_file is not None:
+            self._on_file(path, total)
 
     def finish(self, details: dict[str, Any], attachments: list[Attachment] | None = None) -> None:
         if self.json_mode:

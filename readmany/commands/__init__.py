@@ -13,6 +13,16 @@ from readmany.emit import Attachment
 
 
 @dataclass(frozen=True)
+class FileStat:
+    """One file's fate, for the summary: `read`, `cut`, `omitted`, `skipped` or `error`."""
+
+    path: str
+    status: str
+    bytes: int = 0  # bytes of output it took (0 when not shown)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What a command produced, besides the content already written to the sink.
 
@@ -27,3 +37,4 @@ class Outcome:
     problems: tuple[str, ...] = field(default=())  # read failures, one stderr line each
     notices: tuple[str, ...] = field(default=())  # skipped / cut / omitted, one line each
     failure: str | None = None
+    stats: tuple[FileStat, ...] = ()

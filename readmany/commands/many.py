@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from readmany.commands import Outcome
+from readmany.commands import FileStat, Outcome
 from readmany.emit import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame.heredoc import Block, frame_heredoc
-from readmany.pack import SEPARATOR, Budget, Candidate, pack_blocks
+from readmany.pack import SEPARATOR, Budget, Candidate, Packing, pack_blocks
 from readmany.read.tool import Number, ToolRead, read_tool
 from readmany.tokens import estimate_tokens
 
@@ -158,6 +158,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
             )
         )
         details.append(file_detail(file, result, block))
+        sink.file_done(file.path, len(request.files))
         if not result.ok:
             problems.append(f"{file.path}: {result.error}")
             if request.stop_on_error:
@@ -181,7 +182,24 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
         exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
         problems=tuple(problems),
         notices=tuple(_budget_notes(packing.omitted, packing.plan.partial_index, candidates)),
+        stats=tuple(_stats(candidates, packing)),
     )
+
+
+def _stats(candidates: Sequence[Candidate], packing: Packing) -> list[FileStat]:
+    stats = []
+    partial_block = packing.plan.partial
+    for c in candidates:
+        shown = c.index in packing.plan.full
+        if not c.ok:
+            stats.append(FileStat(c.path, "error", c.block.bytes if shown else 0, "read failed"))
+        elif shown:
+            stats.append(FileStat(c.path, "read", c.block.bytes))
+        elif c.index == packing.plan.partial_index and partial_block is not None:
+            stats.append(FileStat(c.path, "cut", partial_block.bytes, "cut to fit the budget"))
+        else:
+            stats.append(FileStat(c.path, "omitted", 0, "over the budget"))
+    return stats
 
 
 def _budget_notes(

@@ -1,0 +1,105 @@
+"""The human side of a run, on stderr only: a progress bar on long runs, a summary after.
+
+Both appear only when stderr is a terminal and `--quiet` is not given; `rich` is imported
+only then. `NO_COLOR` is honoured (rich reads it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from readmany.commands import FileStat
+from readmany.tokens import estimate_tokens
+
+PROGRESS_AFTER_SECONDS = 1.0
+PROGRESS_AFTER_FILES = 500
+LARGEST_SHOWN = 3
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def summary_lines(stats: Sequence[FileStat], content_bytes: int) -> list[str]:
+    """The summary as plain lines (rendered with colour by `print_summary`)."""
+    counts = Counter(stat.status for stat in stats)
+    parts = [f"{counts['read']} read"]
+    for status in ("cut", "omitted", "skipped", "error"):
+        if counts[status]:
+            label = "errors" if status == "error" and counts[status] > 1 else status
+            parts.append(f"{counts[status]} {label}")
+    tokens = estimate_tokens(content_bytes)
+    lines = [f"{', '.join(parts)} · {human_size(content_bytes)} · ~{tokens:,} tokens"]
+    reasons = Counter(
+        stat.reason or stat.status for stat in stats if stat.status in ("skipped", "omitted")
+    )
+    if reasons:
+        listed = ", ".join(f"{reason} ({count})" for reason, count in sorted(reasons.items()))
+        lines.append(f"not shown: {listed}")
+    errors = [stat.path for stat in stats if stat.status == "error"]
+    if errors:
+        lines.append("errors: " + ", ".join(errors[:5]) + (" …" if len(errors) > 5 else ""))
+    largest = sorted((s for s in stats if s.bytes), key=lambda s: (-s.bytes, s.path))
+    if largest:
+        shown = ", ".join(f"{s.path} {human_size(s.bytes)}" for s in largest[:LARGEST_SHOWN])
+        lines.append(f"largest: {shown}")
+    return lines
+
+
+def print_summary(stats: Sequence[FileStat], content_bytes: int) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(stderr=True, highlight=False)
+    first, *rest = summary_lines(stats, content_bytes)
+    console.print(Text("readmany: ", style="bold") + Text(first, style="green"))
+    for line in rest:
+        label, _, value = line.partition(": ")
+        console.print(Text(f"  {label}: ", style="dim") + Text(value))
+
+
+class ProgressBar:
+    """A transient progress bar that appears only once a run is long enough to need one."""
+
+    def __init__(self) -> None:
+        self._started_at = time.monotonic()
+        self._count = 0
+        self._progress: Any = None
+        self._task: Any = None
+
+    def tick(self, path: str, total: int | None) -> None:
+        self._count += 1
+        if self._progress is None:
+            long_run = time.monotonic() - self._started_at >= PROGRESS_AFTER_SECONDS
+            if not long_run and self._count < PROGRESS_AFTER_FILES:
+                return
+            self._start(total)
+        self._progress.update(self._task, completed=self._count, total=total, path=path)
+
+    def _start(self, total: int | None) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self._progress = Progress(
+            TextColumn("reading"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[path]}", style="dim"),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self._task = self._progress.add_task("read", total=total, path="")
+        self._progress.start()
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
