@@ -6,6 +6,7 @@ only then. `NO_COLOR` is honoured (rich reads it).
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ from readmany.commands import FileStat
 from readmany.tokens import estimate_tokens
 
 PROGRESS_AFTER_SECONDS = 1.0
-PROGRESS_AFTER_FILES = 500
+PROGRESS_AFTER_FILES = int(os.environ.get("READMANY_PROGRESS_AFTER_FILES", "500"))
 LARGEST_SHOWN = 3
 
 
@@ -47,7 +48,8 @@ def summary_lines(stats: Sequence[FileStat], content_bytes: int) -> list[str]:
     errors = [stat.path for stat in stats if stat.status == "error"]
     if errors:
         lines.append("errors: " + ", ".join(errors[:5]) + (" …" if len(errors) > 5 else ""))
-    largest = sorted((s for s in stats if s.bytes), key=lambda s: (-s.bytes, s.path))
+    shown_files = (s for s in stats if s.bytes and s.status in ("read", "cut"))
+    largest = sorted(shown_files, key=lambda s: (-s.bytes, s.path))
     if largest:
         shown = ", ".join(f"{s.path} {human_size(s.bytes)}" for s in largest[:LARGEST_SHOWN])
         lines.append(f"largest: {shown}")
