@@ -115,3 +115,15 @@ def test_block_format_and_metrics() -> None:
 def test_block_bytes_count_utf8() -> None:
     block = frame_heredoc("é", "日本", 1)
     assert block.bytes == len(block.text.encode("utf-8"))
+
+
+def test_a_path_with_a_newline_cannot_forge_a_header() -> None:
+    block = frame_heredoc("a\n@b.txt", "x", 1)
+    assert block.text.split("\n")[0] == '@"a\\n@b.txt"'
+    assert block.lines == 4
+    assert block.delimiter == base_delimiter("a\n@b.txt", 1)
+
+
+def test_a_path_starting_with_a_quote_is_quoted_too() -> None:
+    assert frame_heredoc('"q', "x", 1).text.startswith('@"\\"q"\n')
+    assert frame_heredoc("plain path é.txt", "x", 1).text.startswith("@plain path é.txt\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from readmany.frame.paths import header_path
 from readmany.units import utf8_len, utf16_len
 
 WORDS = (
@@ -78,7 +79,11 @@ def choose_delimiter(path: str, index: int, body: str) -> str:
 
 
 def frame_heredoc(path: str, body: str, index: int) -> Block:
-    """Frame `body` as the block of the `index`-th (1-based) requested `path`."""
+    """Frame `body` as the block of the `index`-th (1-based) requested `path`.
+
+    The header shows `path` as requested (see `header_path` for paths with control
+    characters); the delimiter hashes it exactly as requested.
+    """
     delimiter = choose_delimiter(path, index, body)
-    text = f"@{path}\n<<'{delimiter}'\n{body}\n{delimiter}"
+    text = f"@{header_path(path)}\n<<'{delimiter}'\n{body}\n{delimiter}"
     return Block(text, delimiter, utf8_len(text), text.count("\n") + 1)

@@ -1,0 +1,193 @@
+"""Hashline framing: `@file path#TAG`, then `N#abc|text` per line, within the read limits.
+
+A pure function of a file's lines: it selects the offset/limit window, shows rows too long
+for the byte limit compactly (the anchor still hashes the whole line), cuts the text at
+2000 lines (header included) or 50 KiB, and appends the continuation notice
+(spec/hashline.md §1, §5, §6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from readmany.hashline import (
+    COMPACT_UNITS,
+    MAX_BYTES,
+    MAX_LINES,
+    HashlineError,
+    LongLine,
+    Row,
+    line_anchor,
+)
+from readmany.units import utf8_len
+
+TRUNCATION_MARK = "... [truncated]"
+INVALID_HEADER_PATH = "Invalid file header path. Expected one non-empty path without line breaks."
+_BYTE_LIMIT = f"{MAX_BYTES / 1024:.1f}KB"
+_ROW_PUNCTUATION = len("#abc|")
+
+
+@dataclass(frozen=True)
+class HashlineFrame:
+    """The framed text and the facts a caller reports about it."""
+
+    text: str  # no trailing newline
+    first_line: int  # 1-based number of the first row: the offset that was read
+    shown_lines: int  # rows in `text`, the header not counted
+    total_lines: int
+    next_offset: int | None  # the `offset=` the notice names, if it names one
+    compacted: tuple[int, ...]  # line numbers shown compactly, noted or not
+    truncated_by: str | None  # "lines", "bytes" or None
+
+
+def header_row(path: str, tag: str) -> str:
+    """`@file <path>#<tag>`; a path must be non-empty and free of CR and LF."""
+    if not path or "\n" in path or "\r" in path:
+        raise HashlineError(INVALID_HEADER_PATH)
+    return f"@file {path}#{tag}"
+
+
+def window_bounds(total_lines: int, offset: int | None, limit: int | None) -> tuple[int, int]:
+    """The 0-based [start, end) of the lines `offset`/`limit` select.
+
+    Raises HashlineError when the offset is past the last line.
+    """
+    start = (offset or 1) - 1
+    if start >= total_lines:
+        raise HashlineError(f"Offset {offset} is beyond end of file ({total_lines} lines total).")
+    end = total_lines if limit is None else min(total_lines, start + limit)
+    return start, end
+
+
+def frame_hashline(
+    path: str,
+    tag: str,
+    lines: Sequence[str],
+    offset: int | None = None,
+    limit: int | None = None,
+) -> HashlineFrame:
+    """Frame a file given as all of its lines (`readmany.hashline.decode_lines`)."""
+    start = (offset or 1) - 1
+    # More rows than MAX_LINES can never be shown; the window needs only their count.
+    return frame_rows(
+        path, tag, lines[start : start + MAX_LINES], len(lines), offset=offset, limit=limit
+    )
+
+
+def frame_rows(
+    path: str,
+    tag: str,
+    rows: Sequence[Row],
+    total_lines: int,
+    *,
+    offset: int | None = None,
+    limit: int | None = None,
+) -> HashlineFrame:
+    """Frame the lines from `offset` on, of a file of `total_lines` lines.
+
+    `rows` may stop early where the rows it holds already exceed what one read can show
+    (`MAX_LINES` rows or `MAX_BYTES` bytes): later rows could never be shown.
+    """
+    start, end = window_bounds(total_lines, offset, limit)
+    header = header_row(path, tag)
+    header_bytes = utf8_len(header)
+    room = MAX_BYTES - (header_bytes + 1)
+    wanted = min(end - start, MAX_LINES)
+
+    # Step A: size every row that could be shown, compacting the ones over the byte limit.
+    texts: list[tuple[int, Row, bool]] = []  # line number, row, compact
+    sizes = [header_bytes]
+    compacted: list[int] = []
+    for number, row in enumerate(rows[:wanted], start + 1):
+        punctuation = len(str(number)) + _ROW_PUNCTUATION
+        full = row.utf8_len if isinstance(row, LongLine) else utf8_len(row)
+        compact = punctuation + full > room
+        if compact:
+            compacted.append(number)
+            full = utf8_len(_compact_text(row))
+        texts.append((number, row, compact))
+        sizes.append(punctuation + full)
+
+    # Step B: head truncation of header + rows, by whole lines.
+    within_bytes = sum(sizes) + len(sizes) - 1 <= MAX_BYTES
+    if len(texts) < wanted and within_bytes:
+        raise ValueError(f"rows from line {start + 1} end before what a read can show")
+    fits = 1 + (end - start) <= MAX_LINES and within_bytes
+    kept = len(sizes)
+    truncated_by: str | None = None
+    if not fits:
+        kept, truncated_by = _head_lines(sizes)
+
+    out = [header] if kept else []
+    for number, row, compact in texts[: max(kept - 1, 0)]:
+        out.append(_row_text(number, row, compact))
+    text = "\n".join(out)
+
+    # Step C: notices.
+    if truncated_by is not None:
+        shown = max(kept - 1, 0)
+        next_offset: int | None = start + shown + 1
+        limit_note = "" if truncated_by == "lines" else f", {_BYTE_LIMIT} limit"
+        notice = (
+            f"Showing {shown} anchored lines{limit_note}. Use offset={next_offset} to continue."
+        )
+        return HashlineFrame(
+            f"{text}\n\n[{notice}]",
+            start + 1,
+            shown,
+            total_lines,
+            next_offset,
+            tuple(compacted),
+            truncated_by,
+        )
+    parts = []
+    if compacted:
+        numbers = ", ".join(str(n) for n in compacted)
+        parts.append(f"Lines {numbers} shown compactly. Their anchors hash the full original lines")
+    next_offset = None
+    if end < total_lines:
+        next_offset = end + 1
+        parts.append(
+            f"{total_lines - end} more lines in file. Use offset={next_offset} to continue"
+        )
+    if parts:
+        text += "\n\n[" + ". ".join(parts) + ".]"
+    return HashlineFrame(
+        text, start + 1, end - start, total_lines, next_offset, tuple(compacted), None
+    )
+
+
+def _head_lines(sizes: list[int]) -> tuple[int, str]:
+    """How many whole lines fit in MAX_LINES / MAX_BYTES, and which limit stopped them."""
+    used = 0
+    for index, size in enumerate(sizes[:MAX_LINES]):
+        cost = size + (1 if index else 0)
+        if used + cost > MAX_BYTES:
+            return index, "bytes"
+        used += cost
+    return min(len(sizes), MAX_LINES), "lines"
+
+
+def _row_text(number: int, row: Row, compact: bool) -> str:
+    if isinstance(row, LongLine):
+        return f"{number}#{row.anchor}|{_compact_text(row)}"
+    text = _compact_text(row) if compact else row
+    return f"{number}#{line_anchor(row)}|{text}"
+
+
+def _compact_text(row: Row) -> str:
+    """The first COMPACT_UNITS UTF-16 units and the mark.
+
+    Where the cut falls inside a surrogate pair, the reference keeps a lone high
+    surrogate, which its UTF-8 encoder writes as U+FFFD; so do we, directly.
+    """
+    head = row.head if isinstance(row, LongLine) else row[:COMPACT_UNITS]
+    units = 0
+    for index, char in enumerate(head):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if units + width > COMPACT_UNITS:
+            head = head[:index] + ("\ufffd" if units < COMPACT_UNITS else "")
+            break
+        units += width
+    return head + TRUNCATION_MARK
