@@ -18,9 +18,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(f"readmany {__version__}\n")
         return 0
     try:
-        from readmany.cli import run
-
-        code = run(args)
+        code = _run(args)
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
@@ -29,6 +27,28 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("readmany: interrupted\n")
         return 130
     return code
+
+
+def _run(args: list[str]) -> int:
+    from readmany.fastargs import parse
+
+    parsed = parse(args)
+    if parsed is None:
+        from readmany.cli import run
+
+        return run(args)
+    from readmany.emit import error_line
+    from readmany.errors import EXIT_USAGE, UsageError
+    from readmany.invoke import INVOKERS, StdoutClosed
+
+    command, values = parsed
+    try:
+        return INVOKERS[command](**values)
+    except UsageError as exc:
+        error_line(str(exc))
+        return EXIT_USAGE
+    except StdoutClosed:
+        raise BrokenPipeError from None
 
 
 def _silence_stdout() -> None:

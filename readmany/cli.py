@@ -1,28 +1,22 @@
-"""The command line: flags to a request value, the command run, the exit code chosen.
+"""The command line as a Typer app: every command, option, help text and example.
 
-No reading, framing or packing happens here. Each command builds its request, opens the
-output (stdout, or a file written atomically with `-o`), runs, and reports on stderr.
+This is the definition the help, the error messages, the completions and the man page
+come from. The work itself is in `readmany.invoke`; a well-formed command line takes the
+fast path (`readmany.fastargs`) to the same functions without importing Typer.
 """
 
 from __future__ import annotations
 
-import io
-import os
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import Annotated
 
 import typer
 
 from readmany import __version__
-from readmany.commands import Outcome
-from readmany.emit import AtomicFile, Sink, Writer, error_line
-from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, EXIT_USAGE, UsageError
-
-if TYPE_CHECKING:
-    from readmany.clipboard import Clipboard
+from readmany.emit import error_line
+from readmany.errors import EXIT_OK, EXIT_USAGE, UsageError
+from readmany.invoke import StdoutClosed, invoke_glob, invoke_hashline, invoke_many
 
 EXIT_CODES_HELP = (
     "Exit status: 0 every requested file was read; 1 output was written but some file "
@@ -131,35 +125,21 @@ def many_command(
     copy: CopyOpt = False,
 ) -> None:
     """Batch read: each file in a heredoc block, packed under a combined budget."""
-    from dataclasses import replace
-
-    from readmany.commands.many import (
-        ManyRequest,
-        check_file_count,
-        parse_file_spec,
-        parse_request_object,
-        run_many,
-    )
-    from readmany.pack import Budget
-
-    cwd = _cwd()
-    specs = list(files or [])
-    if stdin:
-        specs.extend(_stdin_paths(null))
-    if request is not None:
-        if specs:
-            raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
-        parsed = parse_request_object(_load_json(request), cwd)
-        value = replace(parsed, stop_on_error=parsed.stop_on_error or stop_on_error)
-    else:
-        check_file_count(len(specs))
-        value = ManyRequest(
-            tuple(parse_file_spec(spec, cwd) for spec in specs),
+    raise typer.Exit(
+        invoke_many(
+            files=files,
+            request=request,
             stop_on_error=stop_on_error,
-            cwd=cwd,
+            max_bytes=max_bytes,
+            max_lines=max_lines,
+            stdin=stdin,
+            null=null,
+            json_mode=json_mode,
+            output=output,
+            quiet=quiet,
+            copy=copy,
         )
-    value = replace(value, budget=Budget(max_bytes=max_bytes, max_lines=max_lines))
-    _finish(lambda sink: run_many(value, sink), Presentation(json_mode, output, quiet, copy))
+    )
 
 
 @app.command(
@@ -227,25 +207,25 @@ def glob_command(
     copy: CopyOpt = False,
 ) -> None:
     """Glob read: matching files concatenated with --- path --- separators."""
-    from readmany.commands.glob import GlobRequest, run_glob
-
-    if not root.is_dir():
-        raise UsageError(f"--root {str(root)!r} is not a directory")
-    literal = tuple(_stdin_paths(null)) if stdin else ()
-    value = GlobRequest(
-        patterns=tuple(patterns or ()) + tuple(include or ()),
-        excludes=tuple(exclude or ()),
-        use_default_excludes=not no_default_excludes,
-        use_gitignore=not no_gitignore,
-        ignore_files=tuple(ignore_file or ()),
-        recursive=not no_recursive,
-        root=str(root),
-        absolute=absolute,
-        literal_paths=literal,
+    raise typer.Exit(
+        invoke_glob(
+            patterns=patterns,
+            include=include,
+            exclude=exclude,
+            no_default_excludes=no_default_excludes,
+            no_gitignore=no_gitignore,
+            ignore_file=ignore_file,
+            no_recursive=no_recursive,
+            root=root,
+            absolute=absolute,
+            stdin=stdin,
+            null=null,
+            json_mode=json_mode,
+            output=output,
+            quiet=quiet,
+            copy=copy,
+        )
     )
-    if not value.patterns and not stdin:
-        raise UsageError("no pattern given: name at least one PATTERN (or use --stdin)")
-    _finish(lambda sink: run_glob(value, sink), Presentation(json_mode, output, quiet, copy))
 
 
 @app.command(
@@ -268,153 +248,17 @@ def hashline_command(
     copy: CopyOpt = False,
 ) -> None:
     """Hashline read: @file path#TAG, then N#abc|line for every line."""
-    from readmany.commands.hashline import HashlineRequest, run_hashline
-
-    value = HashlineRequest(file, offset, limit)
-    _finish(lambda sink: run_hashline(value, sink), Presentation(json_mode, output, quiet, copy))
-
-
-def _cwd() -> str:
-    try:
-        return os.getcwd()
-    except OSError as exc:
-        raise UsageError(f"the current directory cannot be read: {exc.strerror}") from None
-
-
-def _stdin_paths(null: bool) -> list[str]:
-    data = sys.stdin.buffer.read()
-    separator = b"\0" if null else b"\n"
-    paths = []
-    for raw in data.split(separator):
-        if not null:
-            raw = raw.removesuffix(b"\r")
-        if raw:
-            paths.append(os.fsdecode(raw))
-    return paths
-
-
-def _load_json(source: str) -> Any:
-    import json
-
-    try:
-        if source == "-":
-            text = sys.stdin.buffer.read()
-        else:
-            with open(source, "rb") as handle:
-                text = handle.read()
-    except OSError as exc:
-        raise UsageError(f"--request {source}: {exc.strerror}") from None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"--request {source}: not valid JSON: {exc}") from None
-
-
-@dataclass(frozen=True)
-class Presentation:
-    """Where the content goes and how much is said about it on stderr."""
-
-    json_mode: bool
-    output: Path | None
-    quiet: bool
-    copy: bool
-
-
-def _finish(command: Callable[[Sink], Outcome], how: Presentation) -> NoReturn:
-    clipboard = None
-    if how.copy:
-        from readmany.clipboard import find_clipboard
-
-        clipboard = find_clipboard()
-    target: AtomicFile | None = None
-    if how.output is not None:
-        try:
-            target = AtomicFile(str(how.output))
-        except OSError as exc:
-            raise UsageError(f"-o {how.output}: {exc.strerror}") from None
-    captured = io.BytesIO() if clipboard is not None else None
-    outputs = [s for s in (target.stream if target else None, captured) if s is not None]
-    stream: Writer = _Tee(outputs) if outputs else sys.stdout.buffer
-    interactive = not how.quiet and _stderr_is_terminal()
-    progress = None
-    if interactive:
-        from readmany.summary import ProgressBar
-
-        progress = ProgressBar()
-    sink = Sink(stream, json_mode=how.json_mode, on_file=progress.tick if progress else None)
-    try:
-        try:
-            outcome = command(sink)
-        finally:
-            if progress is not None:
-                progress.close()
-        if outcome.failure is not None:
-            error_line(outcome.failure)
-            if target is not None:
-                target.discard()
-            raise typer.Exit(outcome.exit_code or EXIT_FILE_ERROR)
-        sink.finish(outcome.details, list(outcome.attachments))
-        if target is not None:
-            target.commit()
-    except BrokenPipeError:
-        # Not an OSError any more: the CLI library would turn EPIPE into exit status 1.
-        raise StdoutClosed from None
-    except BaseException:
-        if target is not None:
-            target.discard()
-        raise
-    for line in outcome.problems:
-        error_line(line)
-    if interactive:
-        from readmany.summary import print_summary
-
-        print_summary(outcome.stats, sink.bytes_written)
-    elif not how.quiet:
-        for line in outcome.notices:
-            error_line(line)
-    if clipboard is not None and captured is not None:
-        _copy(clipboard, captured.getvalue(), sink.bytes_written)
-    raise typer.Exit(outcome.exit_code)
-
-
-def _copy(clipboard: Clipboard, data: bytes, content_bytes: int) -> None:
-    from readmany.clipboard import ClipboardError
-    from readmany.tokens import estimate_tokens
-
-    try:
-        clipboard.copy(data)
-    except ClipboardError as exc:
-        error_line(str(exc))
-        raise typer.Exit(EXIT_FILE_ERROR) from None
-    tokens = estimate_tokens(content_bytes)
-    error_line(f"copied {content_bytes} bytes (~{tokens} tokens) with {clipboard.name}")
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (OSError, ValueError):
-        return False
-
-
-class _Tee:
-    """Writes go to every one of the streams."""
-
-    def __init__(self, streams: list[IO[bytes]]) -> None:
-        self._streams = streams
-
-    def write(self, data: bytes, /) -> int:
-        for stream in self._streams:
-            stream.write(data)
-        return len(data)
-
-    def flush(self) -> None:
-        for stream in self._streams:
-            stream.flush()
-
-
-class StdoutClosed(Exception):
-    """The reader of stdout went away (`| head`): stop quietly."""
+    raise typer.Exit(
+        invoke_hashline(
+            file=file,
+            offset=offset,
+            limit=limit,
+            json_mode=json_mode,
+            output=output,
+            quiet=quiet,
+            copy=copy,
+        )
+    )
 
 
 def run(args: list[str]) -> int:
@@ -441,4 +285,4 @@ def run(args: list[str]) -> int:
     return code if isinstance(code, int) else EXIT_OK
 
 
-__all__ = ["EXIT_FILE_ERROR", "app", "run"]
+__all__ = ["app", "run"]

@@ -11,7 +11,6 @@ import contextlib
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
@@ -122,6 +121,8 @@ class AtomicFile:
 
     def __init__(self, target: str) -> None:
         self.target = target
+        import tempfile
+
         directory = os.path.dirname(os.path.abspath(target))
         fd, self._tmp = tempfile.mkstemp(
             prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory

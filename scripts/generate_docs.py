@@ -241,6 +241,82 @@ def fish(cmds: list[Command]) -> str:
     return "\n".join(out)
 
 
+# --- the fast path's table -----------------------------------------------------------
+
+
+def _value_kind(annotation: object) -> str:
+    import typing
+    from pathlib import Path as _Path
+
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    base = args[0] if args else annotation
+    if typing.get_origin(base) is list:
+        return "list"
+    return {bool: "flag", int: "int", str: "str", _Path: "path"}[base]  # type: ignore[index]
+
+
+def _py(value: object) -> str:
+    """A literal as ruff formats it: strings in double quotes."""
+    import json
+    from pathlib import Path as _Path
+
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, _Path):
+        return f"Path({json.dumps(str(value))})"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_py(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return repr(value)
+
+
+def argtable() -> str:
+    import inspect
+    import typing
+
+    arguments_lines = ["ARGUMENTS: dict[str, tuple[tuple[str, str, bool], ...]] = {"]
+    options_lines = ["OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {"]
+    defaults_lines = ["DEFAULTS: dict[str, dict[str, object]] = {"]
+    for info in app.registered_commands:
+        callback = info.callback
+        assert callback is not None and info.name is not None
+        hints = typing.get_type_hints(callback, include_extras=True)
+        arguments = []
+        options_lines.append(f"    {_py(info.name)}: {{")
+        defaults_lines.append(f"    {_py(info.name)}: {{")
+        for name, parameter in inspect.signature(callback).parameters.items():
+            base, meta = typing.get_args(hints[name])[:2]
+            kind = _value_kind(base)
+            required = parameter.default is inspect.Parameter.empty
+            if not required:
+                defaults_lines.append(f"        {_py(name)}: {_py(parameter.default)},")
+            if type(meta).__name__ == "ArgumentInfo":
+                arguments.append((name, kind, required))
+                continue
+            first = [meta.default] if isinstance(meta.default, str) else []
+            for flag in [*first, *meta.param_decls]:
+                entry = (name, kind, getattr(meta, "min", None))
+                options_lines.append(f"        {_py(flag)}: {_py(entry)},")
+        arguments_lines.append(f"    {_py(info.name)}: {_py(tuple(arguments))},")
+        options_lines.append("    },")
+        defaults_lines.append("    },")
+    for block in (arguments_lines, options_lines, defaults_lines):
+        block.append("}")
+    head = [
+        '"""The command-line table of the fast path, generated from the Typer app: do not edit.',
+        "",
+        "Regenerate with `python scripts/generate_docs.py`; a test fails when it is stale.",
+        "Per command: positional arguments (name, kind, required), options (flag: name, kind,",
+        "minimum) and the defaults of the command function.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from pathlib import Path",
+        "",
+    ]
+    return "\n".join([*head, *arguments_lines, "", *options_lines, "", *defaults_lines, ""])
+
+
 # --- man --------------------------------------------------------------------------------
 
 
@@ -333,6 +409,7 @@ def man(cmds: list[Command]) -> str:
 
 
 OUTPUTS = {
+    "readmany/argtable.py": lambda _cmds: argtable(),
     "completions/readmany.bash": bash,
     "completions/_readmany": zsh,
     "completions/readmany.fish": fish,
