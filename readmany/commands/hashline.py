@@ -1,11 +1,35 @@
-"""`readmany hashline`: one file, every line tagged with its anchor, bound to a snapshot."""
+"""`readmany hashline`: one file, every line tagged with its anchor, bound to a snapshot.
+
+As the reference does it (spec/hashline.md §7): errors of the plain read come first, images
+and files this process may not write get the plain read's output, and a writable text file
+is hashed, decoded and framed from one pass over its bytes, so the tag always matches the
+lines shown. That pass streams: memory stays bounded by what one read can show, whatever
+the file's size.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from readmany.commands import Outcome
 from readmany.emit import Sink
+from readmany.errors import EXIT_FILE_ERROR
+from readmany.frame.hashline import frame_rows
+from readmany.hashline import HashlineError, not_utf8_message, scan_file
+from readmany.read import images
+from readmany.read.safe import OpenFailure, open_regular, read_all, read_prefix
+from readmany.read.tool import (
+    WHOLE_FILE_LIMIT,
+    ToolRead,
+    failure_message,
+    read_tool,
+    resolve_path,
+)
+
+READ_CHUNK = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -18,4 +42,160 @@ class HashlineRequest:
 
 
 def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
-    raise NotImplementedError("hashline is being built")
+    """Write the hashline read of one file to `sink`, or fail as a whole with nothing written."""
+    try:
+        cwd = os.getcwd()
+    except OSError as exc:
+        return _failure(f"the current directory cannot be read: {exc.strerror}")
+    absolute = resolve_path(request.path, cwd)
+    try:
+        fd, st = open_regular(absolute)
+    except OpenFailure as failure:
+        return _failure(failure_message(failure))
+    try:
+        is_image = images.sniff_image(read_prefix(fd, images.SNIFF_BYTES)) is not None
+        writable = os.access(absolute, os.W_OK)
+        if is_image or not writable:
+            shown = _plain_read(request, absolute, cwd, fd, st.st_size, is_image, writable)
+        else:
+            shown = _anchored_read(request, fd)
+    except OSError as exc:
+        return _failure(f"EIO: {exc.strerror or 'i/o error'}, read '{absolute}'")
+    finally:
+        os.close(fd)
+    if isinstance(shown, Outcome):
+        return shown
+    # Written only now, outside the read's error handling: a closed stdout is the CLI's.
+    sink.write(shown.text)
+    return Outcome(shown.details)
+
+
+@dataclass(frozen=True)
+class _Shown:
+    text: str
+    details: dict[str, Any]
+
+
+def _anchored_read(request: HashlineRequest, fd: int) -> _Shown | Outcome:
+    start = (request.offset or 1) - 1
+    scan = scan_file(_chunks(fd), start, request.limit)
+    # The plain read runs first in the reference, so its offset check (LF-separated
+    # pieces of the raw bytes, no final period) decides before anything else.
+    if start >= scan.raw_lines:
+        return _failure(
+            f"Offset {request.offset} is beyond end of file ({scan.raw_lines} lines total)"
+        )
+    if not scan.valid_utf8:
+        return _failure(not_utf8_message(request.path))
+    try:
+        frame = frame_rows(
+            request.path,
+            scan.tag,
+            scan.rows,
+            scan.total_lines,
+            offset=request.offset,
+            limit=request.limit,
+        )
+    except HashlineError as error:
+        return _failure(str(error))
+    return _Shown(
+        frame.text,
+        _details(
+            request.path,
+            scan.tag,
+            frame.first_line,
+            frame.shown_lines,
+            frame.total_lines,
+            frame.next_offset,
+            writable=True,
+        ),
+    )
+
+
+def _plain_read(
+    request: HashlineRequest,
+    absolute: str,
+    cwd: str,
+    fd: int,
+    size: int,
+    is_image: bool,
+    writable: bool,
+) -> _Shown | Outcome:
+    """The reference's plain read, unchanged: no header, no anchors, no tag."""
+    data: bytes | None = None
+    total = 0  # an image has no lines
+    if not is_image and size <= WHOLE_FILE_LIMIT:
+        data = read_all(fd, size)  # read once; the tool frames these very bytes
+        total = data.count(b"\n") + 1
+    elif not is_image:
+        total = _count_lines(fd)  # the tool streams big files itself, in bounded memory
+    result = read_tool(
+        absolute,
+        request.offset,
+        request.limit,
+        cwd,
+        count_trailing_empty=False,
+        data=data,
+    )
+    if result.error is not None:
+        return _failure(result.error)
+    start = (request.offset or 1) - 1
+    shown, next_offset = _plain_window(result, start, request.limit, total)
+    return _Shown(
+        result.text,
+        _details(request.path, None, start + 1, shown, total, next_offset, writable=writable),
+    )
+
+
+def _plain_window(
+    result: ToolRead, start: int, limit: int | None, total: int
+) -> tuple[int, int | None]:
+    """Lines shown and the offset the plain read's notice names (None if it names none)."""
+    if result.image_count:
+        return 0, None
+    truncation = result.truncation
+    if truncation is not None and truncation.first_line_exceeds_limit:
+        return 0, None
+    if truncation is not None and truncation.truncated:
+        return truncation.output_lines, start + truncation.output_lines + 1
+    end = total if limit is None else min(total, start + limit)
+    return end - start, (end + 1 if limit is not None and end < total else None)
+
+
+def _details(
+    path: str,
+    tag: str | None,
+    offset: int,
+    shown: int,
+    total: int,
+    next_offset: int | None,
+    *,
+    writable: bool,
+) -> dict[str, Any]:
+    return {
+        "path": path,
+        "tag": tag,
+        "offset": offset,
+        "shownLines": shown,
+        "totalLines": total,
+        "nextOffset": next_offset,
+        "writable": writable,
+    }
+
+
+def _failure(message: str) -> Outcome:
+    return Outcome(details={}, exit_code=EXIT_FILE_ERROR, failure=message)
+
+
+def _chunks(fd: int) -> Iterator[bytes]:
+    while chunk := os.read(fd, READ_CHUNK):
+        yield chunk
+
+
+def _count_lines(fd: int) -> int:
+    breaks = 0
+    position = 0
+    while chunk := os.pread(fd, READ_CHUNK, position):
+        breaks += chunk.count(b"\n")
+        position += len(chunk)
+    return breaks + 1

@@ -67,7 +67,10 @@ def frame_hashline(
     offset: int | None = None,
     limit: int | None = None,
 ) -> HashlineFrame:
-    """Frame a file given as all of its lines (`readmany.hashline.decode_lines`)."""
+    """Frame a file given as all of its lines (`readmany.hashline.decode_lines`).
+
+    Raises HashlineError for an offset past the last line or an unusable header path.
+    """
     start = (offset or 1) - 1
     # More rows than MAX_LINES can never be shown; the window needs only their count.
     return frame_rows(
