@@ -56,7 +56,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         is_image = images.sniff_image(read_prefix(fd, images.SNIFF_BYTES)) is not None
         writable = os.access(absolute, os.W_OK)
         if is_image or not writable:
-            shown = _plain_read(request, absolute, cwd, fd, st.st_size, is_image, writable)
+            shown = _plain_read(request, absolute, cwd, fd, st.st_size, writable)
         else:
             shown = _anchored_read(request, fd)
     except OSError as exc:
@@ -118,17 +118,11 @@ def _plain_read(
     cwd: str,
     fd: int,
     size: int,
-    is_image: bool,
     writable: bool,
 ) -> _Shown | Outcome:
     """The reference's plain read, unchanged: no header, no anchors, no tag."""
-    data: bytes | None = None
-    total = 0  # an image has no lines
-    if not is_image and size <= WHOLE_FILE_LIMIT:
-        data = read_all(fd, size)  # read once; the tool frames these very bytes
-        total = data.count(b"\n") + 1
-    elif not is_image:
-        total = _count_lines(fd)  # the tool streams big files itself, in bounded memory
+    # Read once where the tool would read whole; it streams big files itself.
+    data = read_all(fd, size) if size <= WHOLE_FILE_LIMIT else None
     result = read_tool(
         absolute,
         request.offset,
@@ -139,6 +133,7 @@ def _plain_read(
     )
     if result.error is not None:
         return _failure(result.error)
+    total = result.file_lines
     start = (request.offset or 1) - 1
     shown, next_offset = _plain_window(result, start, request.limit, total)
     return _Shown(
@@ -190,12 +185,3 @@ def _failure(message: str) -> Outcome:
 def _chunks(fd: int) -> Iterator[bytes]:
     while chunk := os.read(fd, READ_CHUNK):
         yield chunk
-
-
-def _count_lines(fd: int) -> int:
-    breaks = 0
-    position = 0
-    while chunk := os.pread(fd, READ_CHUNK, position):
-        breaks += chunk.count(b"\n")
-        position += len(chunk)
-    return breaks + 1

@@ -82,6 +82,7 @@ class ToolRead:
     mime_type: str | None = None
     truncation: Truncation | None = None
     size: int = 0  # bytes on disk
+    file_lines: int = 0  # LF-separated pieces of the whole file (0 for an image)
 
     @property
     def ok(self) -> bool:
@@ -152,6 +153,9 @@ def read_tool(
     """
     absolute = resolve_path(path, cwd)
     if data is not None:
+        mime = images.sniff_image(data[: images.SNIFF_BYTES])
+        if mime is not None:
+            return _image(data[: images.SNIFF_BYTES], mime, len(data))
         return _read_text(data, path, offset, limit, count_trailing_empty, len(data))
     try:
         fd, st = open_regular(absolute)
@@ -161,9 +165,7 @@ def read_tool(
         head = read_prefix(fd, images.SNIFF_BYTES)
         mime = images.sniff_image(head)
         if mime is not None:
-            note = images.resize_note(head, mime, st.st_size)
-            text = f"Read image file [{mime}]" + (f"\n{note}" if note else "")
-            return ToolRead(text=text, image_count=1, mime_type=mime, size=st.st_size)
+            return _image(head, mime, st.st_size)
         if st.st_size <= WHOLE_FILE_LIMIT:
             content = read_all(fd, st.st_size)
             return _read_text(content, path, offset, limit, count_trailing_empty, len(content))
@@ -172,6 +174,12 @@ def read_tool(
         return ToolRead(error=f"EIO: {exc.strerror or 'i/o error'}, read '{absolute}'")
     finally:
         os.close(fd)
+
+
+def _image(head: bytes, mime: str, size: int) -> ToolRead:
+    note = images.resize_note(head, mime, size)
+    text = f"Read image file [{mime}]" + (f"\n{note}" if note else "")
+    return ToolRead(text=text, image_count=1, mime_type=mime, size=size)
 
 
 @dataclass(frozen=True)
@@ -216,7 +224,7 @@ def _read_text(
     lines = data.decode("utf-8", "replace").split("\n")
     window = _window(offset, limit, len(lines), path)
     if isinstance(window, str):
-        return ToolRead(error=window, size=size)
+        return ToolRead(error=window, size=size, file_lines=len(lines))
     selected = lines[window.first : window.stop] if window.stop > window.first else []
     head = _truncate_lines(selected, count_trailing_empty)
     first_bytes = utf8_len(lines[window.first]) if window.first < len(lines) else 0
@@ -238,7 +246,7 @@ def _finish(
             f"{format_size(MAX_BYTES)} limit. Use bash: sed -n '{js_number(shown_start)}p' "
             f"{path} | head -c {MAX_BYTES}]"
         )
-        return ToolRead(text=text, truncation=head, size=size)
+        return ToolRead(text=text, truncation=head, size=size, file_lines=total)
     if head.truncated:
         last = shown_start + head.output_lines - 1
         limit_note = "" if head.truncated_by == "lines" else f" ({format_size(MAX_BYTES)} limit)"
@@ -246,15 +254,15 @@ def _finish(
             f"{head.content}\n\n[Showing lines {js_number(shown_start)}-{js_number(last)} "
             f"of {total}{limit_note}. Use offset={js_number(last + 1)} to continue.]"
         )
-        return ToolRead(text=text, truncation=head, size=size)
+        return ToolRead(text=text, truncation=head, size=size, file_lines=total)
     if window.user_limited is not None and window.start + window.user_limited < total:
         shown_end = window.start + window.user_limited
         text = (
             f"{head.content}\n\n[{js_number(total - shown_end)} more lines in file. "
             f"Use offset={js_number(shown_end + 1)} to continue.]"
         )
-        return ToolRead(text=text, size=size)
-    return ToolRead(text=head.content, size=size)
+        return ToolRead(text=text, size=size, file_lines=total)
+    return ToolRead(text=head.content, size=size, file_lines=total)
 
 
 def truncate_head(
@@ -329,7 +337,7 @@ def _read_streamed(
     total = _count_newlines(fd) + 1
     window = _window(offset, limit, total, path)
     if isinstance(window, str):
-        return ToolRead(error=window, size=size)
+        return ToolRead(error=window, size=size, file_lines=total)
     wanted = max(window.stop - window.first, 0)
     lines: list[str] = []
     sizes: list[int] = []
@@ -420,4 +428,6 @@ def _measured_lines(fd: int, first: int, count: int) -> Iterator[tuple[str | Non
 
 
 def _decoded_len(decoder: codecs.IncrementalDecoder, raw: bytes, final: bool) -> int:
+    if raw.isascii() and not decoder.getstate()[0]:
+        return len(raw)  # nothing pending and nothing to replace: as many bytes out as in
     return utf8_len(decoder.decode(raw, final))
