@@ -168,3 +168,23 @@ def test_unreadable_cwd_is_a_usage_error(tmp_path: Path) -> None:
     result = subprocess.run(["bash", "-c", script], capture_output=True, check=False)
     assert result.returncode == 2
     assert result.stderr.startswith(b"readmany: ") and result.stderr.count(b"\n") == 1
+
+
+@pytest.mark.parametrize("spec", ["a.txt:0:-1", "a.txt:x", "a.txt:", "a.txt:1:2:3", "a.txt:-1"])
+def test_bad_ranges_are_usage_errors(tree: Path, spec: str) -> None:
+    result = run_readmany(["many", spec], cwd=tree)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert (
+        result.stderr
+        == (
+            f"readmany: bad range in {spec!r}: use FILE:OFFSET or FILE:OFFSET:LIMIT "
+            "with OFFSET and LIMIT as decimal numbers\n"
+        ).encode()
+    )
+
+
+def test_a_missing_file_with_a_range_is_a_missing_file(tree: Path) -> None:
+    result = run_readmany(["many", "missing.txt:3:1", "a.txt"], cwd=tree)
+    assert result.returncode == 1
+    assert b"[Error: ENOENT: no such file or directory" in result.stdout

@@ -38,14 +38,36 @@ class ManyRequest:
 
 
 def parse_file_spec(spec: str, cwd: str) -> FileRequest:
-    """`PATH[:OFFSET[:LIMIT]]`; an argument naming an existing path is always literal."""
-    match = _RANGE_SUFFIX.match(spec)
-    if match is None or os.path.lexists(os.path.join(cwd, spec)):
+    """`PATH[:OFFSET[:LIMIT]]`; an argument naming an existing path is always literal.
+
+    A suffix that is not decimal digits after a path that exists (`a.txt:0:-1`,
+    `a.txt:x`) is a bad range, not a file name: a usage error.
+    """
+    if os.path.lexists(os.path.join(cwd, spec)):
         return FileRequest(spec)
+    match = _RANGE_SUFFIX.match(spec)
+    if match is None:
+        _refuse_bad_range(spec, cwd, spec)
+        return FileRequest(spec)
+    if not os.path.lexists(os.path.join(cwd, match.group("path"))):
+        _refuse_bad_range(match.group("path"), cwd, spec)
     limit = match.group("limit")
     return FileRequest(
         match.group("path"), int(match.group("offset")), int(limit) if limit else None
     )
+
+
+def _refuse_bad_range(path: str, cwd: str, spec: str) -> None:
+    head = path
+    while True:
+        head, colon, _suffix = head.rpartition(":")
+        if not colon:
+            return
+        if head and os.path.lexists(os.path.join(cwd, head)):
+            raise UsageError(
+                f"bad range in {spec!r}: use FILE:OFFSET or FILE:OFFSET:LIMIT "
+                "with OFFSET and LIMIT as decimal numbers"
+            )
 
 
 def check_file_count(count: int) -> None:
