@@ -33,3 +33,32 @@ def run_readmany(
         timeout=timeout,
         check=False,
     )
+
+
+NOBODY = 65534
+
+
+def unprivileged_prefix() -> list[str] | None:
+    """A command prefix that runs as `nobody`, for whom a root-owned 0444 file is read-only."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv"):
+        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    if shutil.which("runuser"):
+        return ["runuser", "-u", "nobody", "--"]
+    return None
+
+
+def run_unprivileged(
+    prefix: list[str], args: list[str], cwd: Path
+) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(
+        [*prefix, *readmany_command(), *args],
+        cwd=cwd,
+        input=b"",
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )

@@ -5,14 +5,11 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import run_readmany
-from test_hashline_conformance import run_unprivileged, unprivileged_prefix
+from helpers import run_readmany, run_unprivileged, unprivileged_prefix
 
 from readmany.commands.hashline import HashlineRequest, run_hashline
 from readmany.emit import Sink
@@ -203,13 +200,6 @@ def test_an_image_gets_the_plain_read(tmp_path: Path) -> None:
     assert hashline(tmp_path, "dot.png") == (0, "Read image file [image/png]\n", "")
     facts = details(tmp_path, "dot.png")
     assert (facts["tag"], facts["shownLines"], facts["writable"]) == (None, 0, True)
-
-
-@pytest.fixture
-def shared_dir() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="readmany-hashline-") as name:
-        os.chmod(name, 0o755)
-        yield Path(name)
 
 
 def _read_only(directory: Path, name: str, data: bytes) -> list[str]:

@@ -5,21 +5,17 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import readmany_command, run_readmany
+from helpers import run_readmany, run_unprivileged, unprivileged_prefix
 
 from readmany.hashline import decode_lines, file_tag, line_anchor
 
 GOLDEN = Path(__file__).parent / "conformance" / "hashline" / "golden"
 VECTORS = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(GOLDEN.glob("*.json"))]
-NOBODY = 65534
 
 
 def _kind(kind: str) -> list[Any]:
@@ -103,40 +99,6 @@ def test_read_headless_rows(vector: dict[str, Any]) -> None:
         assert anchor == line_anchor(lines[int(number) - 1])
         if not row.endswith("... [truncated]"):
             assert text == lines[int(number) - 1]
-
-
-def unprivileged_prefix() -> list[str] | None:
-    """A command prefix that runs as `nobody`, for whom a root-owned 0444 file is read-only."""
-    if os.geteuid() != 0:
-        return []
-    if shutil.which("setpriv"):
-        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    if shutil.which("runuser"):
-        return ["runuser", "-u", "nobody", "--"]
-    return None
-
-
-def run_unprivileged(
-    prefix: list[str], args: list[str], cwd: Path
-) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(
-        [*prefix, *readmany_command(), *args],
-        cwd=cwd,
-        input=b"",
-        capture_output=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-
-
-@pytest.fixture
-def shared_dir() -> Iterator[Path]:
-    """A directory another user can enter: pytest's own tmp_path is private to us."""
-    with tempfile.TemporaryDirectory(prefix="readmany-hashline-") as name:
-        os.chmod(name, 0o755)
-        yield Path(name)
 
 
 @pytest.mark.parametrize("vector", _kind("native_read"))
