@@ -207,3 +207,17 @@ def test_streamed_caps_equal_whole_read(
     monkeypatch.setattr(tool, "WHOLE_FILE_LIMIT", -1)
     monkeypatch.setattr(tool, "CHUNK", 1000)
     assert read_tool("f", offset, limit, str(tmp_path)) == whole
+
+
+def test_read_all_stops_at_the_size_it_was_opened_with(tmp_path: Path) -> None:
+    from readmany.read.safe import open_regular, read_all
+
+    path = tmp_path / "log"
+    path.write_bytes(b"first\n")
+    fd, st = open_regular(str(path))
+    try:
+        with open(path, "ab") as handle:
+            handle.write(b"written later\n")
+        assert read_all(fd, st.st_size) == b"first\n"
+    finally:
+        os.close(fd)

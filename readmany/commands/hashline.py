@@ -10,7 +10,6 @@ the file's size.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,16 +19,19 @@ from readmany.errors import EXIT_FILE_ERROR
 from readmany.frame.hashline import frame_rows
 from readmany.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read import images
-from readmany.read.safe import OpenFailure, open_regular, read_all, read_prefix
+from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.tool import (
     WHOLE_FILE_LIMIT,
     ToolRead,
     failure_message,
+    format_size,
     read_tool,
     resolve_path,
 )
 
 READ_CHUNK = 1 << 18
+# An anchor hashes its whole line, byte by byte: bound the time a huge file can take.
+MAX_ANCHORED_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         if is_image or not writable:
             shown = _plain_read(request, absolute, cwd, fd, st.st_size, writable)
         else:
-            shown = _anchored_read(request, fd)
+            shown = _anchored_read(request, fd, st.st_size)
     except OSError as exc:
         return _failure(f"EIO: {exc.strerror or 'i/o error'}, read '{absolute}'")
     finally:
@@ -76,9 +78,14 @@ class _Shown:
     details: dict[str, Any]
 
 
-def _anchored_read(request: HashlineRequest, fd: int) -> _Shown | Outcome:
+def _anchored_read(request: HashlineRequest, fd: int, size: int) -> _Shown | Outcome:
+    if size > MAX_ANCHORED_BYTES:
+        return _failure(
+            f"Cannot use hashline tools on {request.path}: the file is {format_size(size)}, "
+            f"over the {format_size(MAX_ANCHORED_BYTES)} limit."
+        )
     start = (request.offset or 1) - 1
-    scan = scan_file(_chunks(fd), start, request.limit)
+    scan = scan_file(chunks(fd, size, READ_CHUNK), start, request.limit)
     # The plain read runs first in the reference, so its offset check (LF-separated
     # pieces of the raw bytes, no final period) decides before anything else.
     if start >= scan.raw_lines:
@@ -180,8 +187,3 @@ def _details(
 
 def _failure(message: str) -> Outcome:
     return Outcome(details={}, exit_code=EXIT_FILE_ERROR, failure=message)
-
-
-def _chunks(fd: int) -> Iterator[bytes]:
-    while chunk := os.read(fd, READ_CHUNK):
-        yield chunk

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 CHUNK = 1 << 16
@@ -73,17 +74,24 @@ def open_regular(path: str) -> tuple[int, os.stat_result]:
     return fd, st
 
 
-def read_all(fd: int, size_hint: int) -> bytes:
-    """Read an open file to its end (it may have grown or shrunk since fstat)."""
-    parts: list[bytes] = []
-    want = max(size_hint, 0) + 1
-    while True:
-        chunk = os.read(fd, max(want, CHUNK))
+def read_all(fd: int, size: int) -> bytes:
+    """The file's first `size` bytes (its size when opened), or fewer if it shrank.
+
+    Never more: a file that grows while it is read (a log being written) would otherwise
+    never end. What is read is the file as it was when it was opened.
+    """
+    return read_prefix(fd, size)
+
+
+def chunks(fd: int, size: int, chunk_size: int = CHUNK) -> Iterator[bytes]:
+    """The file's first `size` bytes in chunks (fewer if it shrank): see `read_all`."""
+    position = 0
+    while position < size:
+        chunk = os.pread(fd, min(chunk_size, size - position), position)
         if not chunk:
-            break
-        parts.append(chunk)
-        want = CHUNK
-    return b"".join(parts)
+            return
+        position += len(chunk)
+        yield chunk
 
 
 def read_prefix(fd: int, count: int) -> bytes:

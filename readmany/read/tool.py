@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from readmany.read import images
-from readmany.read.safe import CHUNK, OpenFailure, open_regular, read_all, read_prefix
+from readmany.read.safe import CHUNK, OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.units import utf8_len
 
 MAX_LINES = 2000
@@ -334,7 +334,7 @@ def _read_streamed(
     count_trailing_empty: bool,
     size: int,
 ) -> ToolRead:
-    total = _count_newlines(fd) + 1
+    total = _count_newlines(fd, size) + 1
     window = _window(offset, limit, total, path)
     if isinstance(window, str):
         return ToolRead(error=window, size=size, file_lines=total)
@@ -347,7 +347,7 @@ def _read_streamed(
     # Lines beyond what the caps could ever show are only measured, not kept.
     keep_budget_lines = MAX_LINES + 1
     keep_budget_bytes = MAX_BYTES + 1
-    for number, (text, nbytes) in enumerate(_measured_lines(fd, window.first, wanted)):
+    for number, (text, nbytes) in enumerate(_measured_lines(fd, size, window.first, wanted)):
         if number == 0:
             first_line_bytes = nbytes
         total_bytes += nbytes + (1 if number else 0)
@@ -363,18 +363,11 @@ def _read_streamed(
     return _finish(head, window, total, first_line_bytes, path, size)
 
 
-def _count_newlines(fd: int) -> int:
-    count = 0
-    position = 0
-    while True:
-        chunk = os.pread(fd, CHUNK * 16, position)
-        if not chunk:
-            return count
-        count += chunk.count(b"\n")
-        position += len(chunk)
+def _count_newlines(fd: int, size: int) -> int:
+    return sum(chunk.count(b"\n") for chunk in chunks(fd, size, CHUNK * 16))
 
 
-def _measured_lines(fd: int, first: int, count: int) -> Iterator[tuple[str | None, int]]:
+def _measured_lines(fd: int, size: int, first: int, count: int) -> Iterator[tuple[str | None, int]]:
     """Yield (text or None when too long to keep, UTF-8 length after decoding) per line.
 
     Decoding each line on its own equals decoding the whole file: a newline byte never
@@ -390,7 +383,7 @@ def _measured_lines(fd: int, first: int, count: int) -> Iterator[tuple[str | Non
     measured = 0
     position = 0
     while produced < count:
-        chunk = os.pread(fd, CHUNK * 16, position)
+        chunk = os.pread(fd, min(CHUNK * 16, size - position), position) if position < size else b""
         at_eof = not chunk
         position += len(chunk)
         pieces = chunk.split(b"\n") if chunk else [b""]

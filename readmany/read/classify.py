@@ -1,0 +1,277 @@
+"""What a matched file is: text, SVG, image, PDF, audio, video or binary.
+
+The rules run in a fixed order: TypeScript names are text; `.svg` is SVG; the MIME type
+of the extension decides images, PDFs, and audio or video (those only when the content
+is binary, else they are text); a few more audio extensions; the list of binary
+extensions; and last a look at the first bytes. Images, PDFs, audio and video are
+*assets*: read only when a pattern asks for them by name or extension.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Literal
+
+import bracex
+from wcmatch import fnmatch
+
+Kind = Literal["text", "svg", "image", "pdf", "audio", "video", "binary"]
+ASSET_KINDS: frozenset[Kind] = frozenset(("image", "pdf", "audio", "video"))
+
+SNIFF_BYTES = 8000  # git's window for telling binary from text
+
+_TYPESCRIPT = frozenset((".ts", ".mts", ".cts"))  # not MPEG transport streams
+_AUDIO_EXTENSIONS = frozenset((".mp3", ".wav", ".aiff", ".aif", ".aac", ".ogg", ".flac"))
+BINARY_EXTENSIONS = frozenset(
+    [
+        ".7z",
+        ".a",
+        ".bin",
+        ".bmp",
+        ".bz2",
+        ".class",
+        ".dat",
+        ".dll",
+        ".doc",
+        ".docx",
+        ".dylib",
+        ".exe",
+        ".gif",
+        ".gz",
+        ".jar",
+        ".jpeg",
+        ".jpg",
+        ".lib",
+        ".o",
+        ".obj",
+        ".odp",
+        ".ods",
+        ".odt",
+        ".pak",
+        ".pdf",
+        ".png",
+        ".ppt",
+        ".pptx",
+        ".pyc",
+        ".pyo",
+        ".rar",
+        ".rpa",
+        ".so",
+        ".svg",
+        ".tar",
+        ".war",
+        ".wasm",
+        ".webp",
+        ".xls",
+        ".xlsx",
+        ".zip",
+    ]
+)
+
+
+def _table(entries: dict[str, str]) -> dict[str, str]:
+    return {f".{ext}": mime for mimes, mime in entries.items() for ext in mimes.split()}
+
+
+# The image, audio, video and PDF types of the `mime/lite` database, by extension.
+_MIME_BY_EXTENSION = _table(
+    {
+        "exr": "image/aces",
+        "apng": "image/apng",
+        "avci": "image/avci",
+        "avcs": "image/avcs",
+        "avif": "image/avif",
+        "bmp dib": "image/bmp",
+        "cgm": "image/cgm",
+        "drle": "image/dicom-rle",
+        "dpx": "image/dpx",
+        "emf": "image/emf",
+        "fits": "image/fits",
+        "g3": "image/g3fax",
+        "gif": "image/gif",
+        "heic": "image/heic",
+        "heics": "image/heic-sequence",
+        "heif": "image/heif",
+        "heifs": "image/heif-sequence",
+        "hej2": "image/hej2k",
+        "hsj2": "image/hsj2",
+        "ief": "image/ief",
+        "jls": "image/jls",
+        "jp2 jpg2": "image/jp2",
+        "jpeg jpg jpe jfif": "image/jpeg",
+        "jph": "image/jph",
+        "jhc": "image/jphc",
+        "jpm jpgm": "image/jpm",
+        "jpx jpf": "image/jpx",
+        "jxr": "image/jxr",
+        "jxra": "image/jxra",
+        "jxrs": "image/jxrs",
+        "jxs": "image/jxs",
+        "jxsc": "image/jxsc",
+        "jxsi": "image/jxsi",
+        "jxss": "image/jxss",
+        "ktx": "image/ktx",
+        "ktx2": "image/ktx2",
+        "png": "image/png",
+        "sgi": "image/sgi",
+        "svg svgz": "image/svg+xml",
+        "t38": "image/t38",
+        "tif tiff": "image/tiff",
+        "tfx": "image/tiff-fx",
+        "webp": "image/webp",
+        "wmf": "image/wmf",
+        "adp": "audio/adpcm",
+        "amr": "audio/amr",
+        "au snd": "audio/basic",
+        "mid midi kar rmi": "audio/midi",
+        "mxmf": "audio/mobile-xmf",
+        "m4a mp4a": "audio/mp4",
+        "mpga mp2 mp2a mp3 m2a m3a": "audio/mpeg",
+        "oga ogg spx opus": "audio/ogg",
+        "s3m": "audio/s3m",
+        "sil": "audio/silk",
+        "wav": "audio/wav",
+        "weba": "audio/webm",
+        "xm": "audio/xm",
+        "adts aac": "audio/aac",
+        "3gp 3gpp": "video/3gpp",
+        "3g2": "video/3gpp2",
+        "h261": "video/h261",
+        "h263": "video/h263",
+        "h264": "video/h264",
+        "m4s": "video/iso.segment",
+        "jpgv": "video/jpeg",
+        "mj2 mjp2": "video/mj2",
+        "ts": "video/mp2t",
+        "mp4 mp4v mpg4": "video/mp4",
+        "mpeg mpg mpe m1v m2v": "video/mpeg",
+        "ogv": "video/ogg",
+        "qt mov": "video/quicktime",
+        "webm": "video/webm",
+        "pdf": "application/pdf",
+    }
+)
+
+_AUDIO_MIME = _table(
+    {
+        "mp3": "audio/mpeg",
+        "wav": "audio/wav",
+        "aiff aif": "audio/aiff",
+        "aac": "audio/aac",
+        "ogg": "audio/ogg",
+        "flac": "audio/flac",
+    }
+)
+
+_TEXT_BOMS = (
+    b"\xef\xbb\xbf",
+    b"\xff\xfe",
+    b"\xfe\xff",
+    b"\x00\x00\xfe\xff",
+    b"\x84\x31\x95\x33",  # GB18030
+)
+# Control characters that do not occur in text: all but tab, LF, VT, FF, CR and ESC.
+_CONTROL = bytes((*range(0x01, 0x07), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F))
+
+
+def extension(name: str) -> str:
+    """The lower-cased extension with its dot (`.png`), or "" (`.env` has none)."""
+    return os.path.splitext(name)[1].lower()
+
+
+def kind_by_name(name: str) -> Kind | None:
+    """The kind the name alone decides, or None when the content must be looked at."""
+    ext = extension(name)
+    if ext in _TYPESCRIPT:
+        return "text"
+    if ext == ".svg":
+        return "svg"
+    mime = _MIME_BY_EXTENSION.get(ext, "")
+    if mime.startswith("image/"):
+        return "image"
+    if mime == "application/pdf":
+        return "pdf"
+    if mime.startswith(("audio/", "video/")) or ext in _AUDIO_EXTENSIONS:
+        return None
+    if ext in BINARY_EXTENSIONS:
+        return "binary"
+    return None
+
+
+def classify(name: str, head: bytes) -> Kind:
+    """The kind of a file named `name` whose first bytes (up to SNIFF_BYTES) are `head`."""
+    by_name = kind_by_name(name)
+    if by_name is not None:
+        return by_name
+    ext = extension(name)
+    mime = _MIME_BY_EXTENSION.get(ext, "")
+    binary = is_binary(head)
+    if mime.startswith("video/"):
+        return "video" if binary else "text"
+    if mime.startswith("audio/") or ext in _AUDIO_EXTENSIONS:
+        return "audio" if binary else "text"
+    return "binary" if binary else "text"
+
+
+def is_binary(head: bytes) -> bool:
+    """Binary: a NUL byte, a `%PDF-` start, or more than 10% control characters.
+
+    A Unicode byte-order mark makes it text (UTF-16 and UTF-32 text holds NUL bytes);
+    bytes 0x80 and above never count, so text in a legacy 8-bit encoding is text.
+    """
+    window = head[:SNIFF_BYTES]
+    if not window or window.startswith(_TEXT_BOMS):
+        return False
+    if window.startswith(b"%PDF-") or b"\0" in window:
+        return True
+    controls = len(window) - len(window.translate(None, _CONTROL))
+    return controls * 10 > len(window)
+
+
+def mime_type(name: str, kind: Kind) -> str:
+    """The MIME type an asset is sent with."""
+    ext = extension(name)
+    if kind == "audio" and ext in _AUDIO_MIME:
+        return _AUDIO_MIME[ext]
+    return _MIME_BY_EXTENSION.get(ext, "application/octet-stream")
+
+
+class RequestedAssets:
+    """Whether some pattern asks for an asset by its name or by its extension.
+
+    Only a pattern's last component counts, compared without case: `*.png` and `*.PNG`
+    ask for every PNG they match, `logo.png`, `logo.*` and `logo` ask for `logo.png`,
+    `photo.*` for `photo.JPG`. A wildcard alone (`img/*`, `**`, a directory) asks for
+    no asset.
+    """
+
+    _FLAGS = fnmatch.IGNORECASE | fnmatch.DOTMATCH | fnmatch.EXTMATCH | fnmatch.FORCEUNIX
+
+    def __init__(self, patterns: Iterable[str], literal_paths: Iterable[str] = ()) -> None:
+        lasts: list[str] = []
+        for pattern in patterns:
+            text = pattern.replace("\\", "/").rstrip("/")
+            try:
+                expansions = bracex.expand(text, limit=1000)
+            except bracex.ExpansionLimitException:
+                expansions = [text]
+            lasts.extend(expansion.rsplit("/", 1)[-1].lower() for expansion in expansions)
+        lasts.extend(path.rstrip("/").rsplit("/", 1)[-1].lower() for path in literal_paths)
+        self._lasts = [
+            (last, fnmatch.compile([last], flags=self._FLAGS)) for last in dict.fromkeys(lasts)
+        ]
+
+    def __call__(self, name: str) -> bool:
+        lower = name.lower()
+        stem, ext = os.path.splitext(lower)
+        for last, matcher in self._lasts:
+            if last in (lower, stem):
+                return True
+            if not matcher.match(lower):
+                continue
+            if ext and last.endswith(ext):
+                return True  # names the extension
+            if last.startswith(stem + "."):
+                return True  # names the stem
+        return False

@@ -1,0 +1,146 @@
+"""Reading one file that `readmany glob` matched: classify, gate, check the size, read.
+
+The checks run in the reference's order: the asset gate first (an unrequested image is
+reported as such even when it is huge or cannot be opened), then the size limit, then
+the kind: binary files are skipped, text and SVG are decoded, assets are base64-encoded.
+A per-file problem becomes a value, never an exception.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from readmany.read.classify import ASSET_KINDS, SNIFF_BYTES, Kind, classify, kind_by_name
+from readmany.read.classify import mime_type as asset_mime_type
+from readmany.read.safe import OpenFailure, open_regular, read_prefix
+from readmany.read.text import TextRead, decode_whole, read_text
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_SVG_BYTES = 1024 * 1024
+
+REASON_BINARY = "binary file"
+REASON_ASSET = "asset file (image/pdf/audio) was not explicitly requested by name or extension"
+REASON_VIDEO = "asset file (video) was not explicitly requested by name or extension"
+
+_BASE64_CHUNK = 3 * (1 << 16)  # a multiple of 3: chunks encode without padding
+
+
+@dataclass(frozen=True)
+class TextFile:
+    kind: Kind  # "text" or "svg"
+    text: TextRead
+    size: int
+
+
+@dataclass(frozen=True)
+class AssetFile:
+    kind: Kind
+    mime_type: str
+    data: str  # base64 of the whole file
+    size: int
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Not read, by a rule. `category` is the short form of `reason`, for summaries."""
+
+    reason: str
+    category: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Could not be read: `reason` is one line naming the file."""
+
+    reason: str
+
+
+MatchedRead = TextFile | AssetFile | Skipped | Failed
+
+
+def read_matched(path: str, rel: str, shown: str, requested: Callable[[str], bool]) -> MatchedRead:
+    """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown."""
+    name = os.path.basename(path)
+    by_name = kind_by_name(name)
+    if by_name in ASSET_KINDS and not requested(name):
+        return Skipped(REASON_ASSET, "asset not requested")
+    try:
+        fd, st = open_regular(path)
+    except OpenFailure as failure:
+        return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
+    try:
+        kind = by_name or classify(name, read_prefix(fd, SNIFF_BYTES))
+        if kind in ASSET_KINDS and not requested(name):
+            return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
+        if st.st_size > MAX_FILE_BYTES:
+            return Skipped(
+                "Read error: File size exceeds the 20MB limit: "
+                f"{shown} ({_megabytes(st.st_size)}MB)",
+                "too large",
+            )
+        if kind == "binary":
+            return Skipped(REASON_BINARY, "binary file")
+        if kind == "svg":
+            if st.st_size > MAX_SVG_BYTES:
+                note = f"Cannot display content of SVG file larger than 1MB: {rel}"
+                return TextFile(kind, TextRead(note), st.st_size)
+            return TextFile(kind, decode_whole(_read_up_to(fd, MAX_SVG_BYTES)), st.st_size)
+        if kind == "text":
+            return TextFile(kind, read_text(fd, max_bytes=MAX_FILE_BYTES), st.st_size)
+        data = _base64(fd)
+        return AssetFile(kind, asset_mime_type(name, kind), data, st.st_size)
+    except OSError as exc:
+        return Failed(f"Read error: {exc.strerror or exc}: {shown}")
+    finally:
+        os.close(fd)
+
+
+def _megabytes(size: int) -> str:
+    """`size` in MiB with two decimals, halves rounded up (JavaScript's `toFixed(2)`)."""
+    hundredths = (size * 100 * 2 + 1024 * 1024) // (2 * 1024 * 1024)
+    return f"{hundredths // 100}.{hundredths % 100:02d}"
+
+
+def _open_failure_text(failure: OpenFailure) -> str:
+    if failure.code in ("ENOENT", "ENOTDIR"):
+        return "File not found"
+    if failure.code == "EISDIR":
+        return "Path is a directory, not a file"
+    if failure.code == "ESPECIAL":
+        return f"Not a regular file ({failure.kind})"
+    number = getattr(errno, failure.code, None)
+    return os.strerror(number) if isinstance(number, int) else failure.code
+
+
+def _read_up_to(fd: int, limit: int) -> bytes:
+    parts: list[bytes] = []
+    got = 0
+    while got < limit:
+        chunk = os.read(fd, min(1 << 16, limit - got))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def _base64(fd: int) -> str:
+    """The file's bytes (up to the size limit) as base64, encoded chunk by chunk."""
+    parts: list[str] = []
+    pending = b""
+    got = 0
+    while got < MAX_FILE_BYTES:
+        chunk = os.read(fd, min(_BASE64_CHUNK, MAX_FILE_BYTES - got))
+        if not chunk:
+            break
+        got += len(chunk)
+        pending += chunk
+        whole = len(pending) - len(pending) % 3
+        parts.append(base64.b64encode(pending[:whole]).decode("ascii"))
+        pending = pending[whole:]
+    parts.append(base64.b64encode(pending).decode("ascii"))
+    return "".join(parts)

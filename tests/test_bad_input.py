@@ -1,0 +1,205 @@
+"""Bad input through the installed command: no hang, no traceback, one clear line, the
+documented exit status, and every other file still in the output."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import run_readmany, run_unprivileged, unprivileged_prefix
+
+TIMEOUT = 30
+
+
+@pytest.fixture
+def tree(shared_dir: Path) -> Iterator[Path]:
+    (shared_dir / "good.txt").write_text("good\n")
+    (shared_dir / "dir").mkdir()
+    os.mkfifo(shared_dir / "fifo")
+    os.symlink("loop_b", shared_dir / "loop_a")
+    os.symlink("loop_a", shared_dir / "loop_b")
+    os.symlink("nowhere", shared_dir / "dangling")
+    (shared_dir / "invalid.txt").write_bytes(b"ok\n\xff\xfe bad\n")
+    (shared_dir / "late_nul.txt").write_bytes(b"a" * 9000 + b"\x00tail\n")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(shared_dir / "sock"))
+        yield shared_dir
+
+
+def assert_clean(result: subprocess.CompletedProcess[bytes], status: int) -> None:
+    assert result.returncode == status, result.stderr
+    assert b"Traceback" not in result.stderr
+    for line in result.stderr.decode().splitlines():
+        assert line.startswith("readmany: "), line
+
+
+# --- many ---------------------------------------------------------------------------------
+
+MANY_ERRORS = {
+    "missing.txt": "ENOENT: no such file or directory, access '{root}/missing.txt'",
+    "dir": "EISDIR: illegal operation on a directory, read",
+    "fifo": "Not a regular file (FIFO), refusing to read: {root}/fifo",
+    "/dev/zero": "Not a regular file (character device), refusing to read: /dev/zero",
+    "sock": "Not a regular file (socket), refusing to read: {root}/sock",
+    "loop_a": "ELOOP: too many symbolic links encountered, access '{root}/loop_a'",
+    "dangling": "ENOENT: no such file or directory, access '{root}/dangling'",
+    "good.txt/x": "ENOTDIR: not a directory, access '{root}/good.txt/x'",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MANY_ERRORS))
+def test_many_bad_file_gives_an_error_block_and_keeps_the_rest(tree: Path, name: str) -> None:
+    result = run_readmany(["many", name, "good.txt"], cwd=tree, timeout=TIMEOUT)
+    assert_clean(result, 1)
+    message = MANY_ERRORS[name].format(root=tree)
+    assert f"[Error: {message}]".encode() in result.stdout
+    assert b"\ngood\n" in result.stdout
+    assert result.stderr == f"readmany: {name}: {message}\n".encode()
+
+
+def test_many_unreadable_file(tree: Path) -> None:
+    prefix = unprivileged_prefix()
+    if prefix is None:
+        pytest.skip("root without setpriv/runuser: every file is readable")
+    secret = tree / "secret.txt"
+    secret.write_text("hidden\n")
+    secret.chmod(0o000)
+    result = run_unprivileged(prefix, ["many", "secret.txt", "good.txt"], tree)
+    assert_clean(result, 1)
+    assert f"[Error: EACCES: permission denied, access '{secret}']".encode() in result.stdout
+    assert b"\ngood\n" in result.stdout
+
+
+def test_many_invalid_utf8_and_late_nul_are_read_as_text(tree: Path) -> None:
+    result = run_readmany(["many", "invalid.txt", "late_nul.txt"], cwd=tree, timeout=TIMEOUT)
+    assert_clean(result, 0)
+    assert "ok\n\ufffd\ufffd bad\n".encode() in result.stdout
+    assert b"\x00tail" in result.stdout
+
+
+def test_many_huge_sparse_file_stays_bounded(tree: Path) -> None:
+    sparse = tree / "sparse.bin"
+    with open(sparse, "wb") as handle:
+        handle.truncate(1 << 30)
+    started = time.monotonic()
+    result = run_readmany(["many", "sparse.bin", "good.txt", "--json"], cwd=tree, timeout=TIMEOUT)
+    assert_clean(result, 0)
+    assert b"[Line 1 is 1024.0MB, exceeds 50.0KB limit." in result.stdout
+    assert time.monotonic() - started < TIMEOUT
+
+
+def test_many_long_files(tree: Path) -> None:
+    (tree / "lines.txt").write_text("".join(f"{n}\n" for n in range(100_000)))
+    (tree / "wide.txt").write_text("w" * 10_000_000)
+    result = run_readmany(["many", "lines.txt:99999", "wide.txt", "good.txt"], cwd=tree)
+    assert_clean(result, 0)
+    assert b"\n99998\n99999\n\n" in result.stdout
+    assert b"[Line 1 is 9.5MB, exceeds 50.0KB limit." in result.stdout
+
+
+@pytest.mark.parametrize(
+    "name", ["new\nline.txt", "co:lon.txt", "ha#sh.txt", "sp ace.txt", "ünï😀.txt", "-dash.txt"]
+)
+def test_many_odd_file_names(tree: Path, name: str) -> None:
+    (tree / name).write_text("odd\n")
+    result = run_readmany(["many", "--", name, "good.txt"], cwd=tree)
+    assert_clean(result, 0)
+    assert b"\nodd\n" in result.stdout and b"\ngood\n" in result.stdout
+    header = result.stdout.split(b"\n")[0].decode()
+    assert header == ('@"new\\nline.txt"' if "\n" in name else f"@{name}")
+
+
+def test_many_27_files_and_empty_request(tree: Path) -> None:
+    assert_clean(run_readmany(["many", *["good.txt"] * 27], cwd=tree), 2)
+    empty = run_readmany(["many", "--request", "-"], cwd=tree, stdin=b'{"files": []}')
+    assert_clean(empty, 2)
+    assert empty.stdout == b""
+
+
+def _churn(path: Path, stop: threading.Event, grow: bool) -> None:
+    while not stop.is_set():
+        if grow:
+            with open(path, "a") as handle:
+                handle.write("more\n" * 1000)
+            if path.stat().st_size > 20 << 20:  # start over, as a rotated log does
+                path.write_text("start\n")
+        else:
+            path.write_text("short\n" if path.stat().st_size > 10 else "x\n" * 5000)
+        time.sleep(0.0005)
+
+
+@pytest.mark.parametrize("grow", [True, False], ids=["growing", "shrinking"])
+def test_many_file_changing_while_read(tree: Path, grow: bool) -> None:
+    target = tree / "moving.txt"
+    target.write_text("start\n" * 1000)
+    stop = threading.Event()
+    worker = threading.Thread(target=_churn, args=(target, stop, grow))
+    worker.start()
+    try:
+        for _ in range(5):
+            result = run_readmany(["many", "moving.txt", "good.txt"], cwd=tree, timeout=TIMEOUT)
+            assert_clean(result, 0)
+            assert b"\ngood\n" in result.stdout
+    finally:
+        stop.set()
+        worker.join()
+
+
+# --- hashline -----------------------------------------------------------------------------
+
+HASHLINE_ERRORS = {
+    "missing.txt": "ENOENT: no such file or directory, access '{root}/missing.txt'",
+    "dir": "EISDIR: illegal operation on a directory, read",
+    "fifo": "Not a regular file (FIFO), refusing to read: {root}/fifo",
+    "/dev/zero": "Not a regular file (character device), refusing to read: /dev/zero",
+    "sock": "Not a regular file (socket), refusing to read: {root}/sock",
+    "loop_a": "ELOOP: too many symbolic links encountered, access '{root}/loop_a'",
+    "dangling": "ENOENT: no such file or directory, access '{root}/dangling'",
+    "invalid.txt": "Cannot use hashline tools on invalid.txt: the file is not valid UTF-8.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HASHLINE_ERRORS))
+def test_hashline_bad_file_is_one_line_and_exit_1(tree: Path, name: str) -> None:
+    result = run_readmany(["hashline", name], cwd=tree, timeout=TIMEOUT)
+    assert_clean(result, 1)
+    assert result.stdout == b""
+    assert result.stderr == f"readmany: {HASHLINE_ERRORS[name].format(root=tree)}\n".encode()
+
+
+@pytest.mark.parametrize(
+    "args", [["--offset", "0"], ["--limit", "-1"], ["--offset", "x"], ["--offset", "9"]]
+)
+def test_hashline_bad_ranges(tree: Path, args: list[str]) -> None:
+    result = run_readmany(["hashline", "good.txt", *args], cwd=tree)
+    expected = 1 if args == ["--offset", "9"] else 2
+    assert_clean(result, expected)
+    assert result.stdout == b""
+    assert result.stderr.count(b"\n") == 1
+
+
+def test_hashline_refuses_a_huge_file_at_once(tree: Path) -> None:
+    sparse = tree / "sparse.bin"
+    with open(sparse, "wb") as handle:
+        handle.truncate(1 << 30)
+    result = run_readmany(["hashline", "sparse.bin"], cwd=tree, timeout=TIMEOUT)
+    assert_clean(result, 1)
+    assert result.stderr == (
+        b"readmany: Cannot use hashline tools on sparse.bin: the file is 1024.0MB, "
+        b"over the 32.0MB limit.\n"
+    )
+
+
+def test_hashline_anchors_a_file_just_under_the_limit(tree: Path) -> None:
+    big = tree / "big.bin"
+    with open(big, "wb") as handle:
+        handle.truncate(4 << 20)  # 4 MiB of NULs: valid UTF-8, one long line
+    result = run_readmany(["hashline", "big.bin", "--json"], cwd=tree, timeout=TIMEOUT)
+    assert_clean(result, 0)
+    assert b"shown compactly" in result.stdout
