@@ -1,0 +1,821 @@
+"""Benchmark readmany as whole processes against the cat floor, a minimal Python reader and
+its peers (files-to-prompt, repomix), over trees that bench/make_trees.py builds locally.
+
+    python bench/run.py [--out DIR] [--runs N] [--quick] [--tiny] [--skip-peers]
+
+Prints a markdown report and writes it to DIR/results.md (default bench/out/). A command
+that fails is reported in the table, never raised; the targets are printed as PASS or FAIL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from make_trees import (
+    MonorepoSpec,
+    RepoSpec,
+    TreeInfo,
+    build_monorepo_tree,
+    build_repo_tree,
+    ensure_tree,
+)
+
+BENCH_DIR = Path(__file__).resolve().parent
+MINIMAL_CAT = BENCH_DIR / "minimal_cat.py"
+PEAK_RSS = BENCH_DIR / "peak_rss.py"
+GNU_TIME = "/usr/bin/time"
+GIT_LS_FILES = ("git", "ls-files", "-z")
+
+# Roles a row can play in its group; the ratio columns divide by these rows' medians.
+FLOOR = "floor"
+PYTHON = "python"
+FILES_TO_PROMPT = "files-to-prompt"
+REPOMIX = "repomix"
+READMANY = "readmany"
+RATIO_ROLES = (FLOOR, PYTHON, FILES_TO_PROMPT, REPOMIX)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Tree sizes and the default number of timed runs of one preset."""
+
+    repo_files: int
+    monorepo_files: int
+    node_modules_files: int
+    runs: int
+
+
+SCALES = {
+    "full": Scale(repo_files=3000, monorepo_files=100_000, node_modules_files=50_000, runs=5),
+    "quick": Scale(repo_files=1000, monorepo_files=10_000, node_modules_files=5_000, runs=3),
+    "tiny": Scale(repo_files=40, monorepo_files=200, node_modules_files=100, runs=1),
+}
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A peer tool: its command, or why it is not there."""
+
+    name: str
+    command: tuple[str, ...] | None
+    version: str
+    reason: str  # why it is skipped, when command is None
+    reused: bool = False  # installed by an earlier run
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row: a command run in `cwd`, optionally fed by a producer's stdout."""
+
+    group: str
+    key: str  # stable id of the row within its group, used by the targets
+    label: str
+    role: str
+    argv: tuple[str, ...]
+    cwd: Path
+    producer: tuple[str, ...] | None = None
+    ok_exits: frozenset[int] = frozenset({0})
+    skip: str | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    seconds: float
+    rss_kib: int | None  # from an RSS run only
+    exit_code: int
+    out_bytes: int
+    failure: str | None
+
+
+@dataclass
+class Row:
+    case: Case
+    times: list[float] = field(default_factory=list)
+    rss_kib: int = 0
+    out_bytes: int = 0
+    exit_code: int = 0
+    status: str = "ok"  # ok, failed, skipped
+    reason: str = ""
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.times) if self.status == "ok" and self.times else None
+
+
+@dataclass
+class Report:
+    rows: list[Row] = field(default_factory=list)
+    phases: list[tuple[str, float, str]] = field(default_factory=list)
+    trees: list[tuple[str, TreeInfo]] = field(default_factory=list)
+    peers: list[Peer] = field(default_factory=list)
+
+    def row(self, group: str, key: str) -> Row | None:
+        for row in self.rows:
+            if row.case.group == group and row.case.key == key:
+                return row
+        return None
+
+
+# ---------------------------------------------------------------------------- running
+
+
+def _last_line(text: bytes) -> str:
+    lines = [line.strip() for line in text.decode(errors="replace").splitlines()]
+    lines = [line for line in lines if line]
+    return lines[-1] if lines else ""
+
+
+def rss_wrapper(rss_file: Path) -> tuple[str, ...]:
+    """A prefix that runs a command and writes its peak RSS in KiB to `rss_file`.
+
+    `/usr/bin/time -f %M` where it exists, else bench/peak_rss.py. Either is a separate,
+    small parent: a command forked straight from this (larger) Python process would count
+    this process's pages in its own peak until it execs.
+    """
+    if os.access(GNU_TIME, os.X_OK):
+        return (GNU_TIME, "-f", "%M", "-o", str(rss_file))
+    return (sys.executable, "-I", "-S", str(PEAK_RSS), str(rss_file))
+
+
+def _read_rss(rss_file: Path) -> int | None:
+    # GNU time writes "Command exited with non-zero status N" before the figure.
+    try:
+        lines = rss_file.read_text().split()
+    except OSError:
+        return None
+    numbers = [int(word) for word in lines if word.isdigit()]
+    return numbers[-1] if numbers else None
+
+
+def run_once(case: Case, scratch: Path, timeout: float, rss: bool = False) -> RunResult:
+    """Run the case once and time the whole pipeline, wall-clock, spawn to last exit.
+
+    With `rss`, the case's command runs under `rss_wrapper` and the result carries its peak
+    RSS; such a run is not meant to be timed.
+    """
+    out_path = scratch / "stdout"
+    err_path = scratch / "stderr"
+    rss_path = scratch / "rss"
+    rss_path.unlink(missing_ok=True)
+    argv = (*rss_wrapper(rss_path), *case.argv) if rss else case.argv
+    producer: subprocess.Popen[bytes] | None = None
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        started = time.perf_counter()
+        try:
+            stdin: int | IO[bytes] | None = subprocess.DEVNULL
+            if case.producer is not None:
+                producer = subprocess.Popen(
+                    case.producer,
+                    cwd=case.cwd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    start_new_session=True,
+                )
+                stdin = producer.stdout
+            main = subprocess.Popen(
+                argv, cwd=case.cwd, stdin=stdin, stdout=out, stderr=err, start_new_session=True
+            )
+        except OSError as error:
+            if producer is not None:
+                _kill_group(producer)
+            return RunResult(0.0, None, -1, 0, f"could not start: {error}")
+        if producer is not None and producer.stdout is not None:
+            producer.stdout.close()
+        timed_out = False
+        try:
+            exit_code = main.wait(timeout)
+            producer_code = producer.wait(timeout) if producer is not None else 0
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            exit_code = _kill_group(main)
+            producer_code = _kill_group(producer) if producer is not None else 0
+        seconds = time.perf_counter() - started
+
+    stderr = err_path.read_bytes()
+    failure: str | None = None
+    if timed_out:
+        failure = f"timed out after {timeout:g} s"
+    elif exit_code < 0 or (rss and exit_code > 128):
+        signum = -exit_code if exit_code < 0 else exit_code - 128
+        failure = f"killed by signal {signum}: {_last_line(stderr)}"
+    elif b"Traceback (most recent call last)" in stderr:
+        failure = f"crashed (exit {exit_code}): {_last_line(stderr)}"
+    elif exit_code not in case.ok_exits:
+        failure = f"exit {exit_code}: {_last_line(stderr)}"
+    elif producer_code != 0:
+        failure = f"{shlex.join(case.producer or ())} exit {producer_code}: {_last_line(stderr)}"
+    rss_kib = _read_rss(rss_path) if rss else None
+    if rss and rss_kib is None and failure is None:
+        failure = f"no peak RSS from {shlex.join(rss_wrapper(rss_path))}: {_last_line(stderr)}"
+    return RunResult(seconds, rss_kib, exit_code, out_path.stat().st_size, failure)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> int:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    return process.wait()
+
+
+def measure_case(case: Case, runs: int, scratch: Path, timeout: float) -> Row:
+    """One untimed run for the peak RSS (it also warms the page cache), then `runs` timed."""
+    row = Row(case)
+    if case.skip is not None:
+        row.status, row.reason = "skipped", case.skip
+        return row
+    for index in range(1 + runs):
+        result = run_once(case, scratch, timeout, rss=index == 0)
+        if result.failure is not None:
+            row.status, row.reason, row.exit_code = "failed", result.failure, result.exit_code
+            row.times.clear()
+            return row
+        if result.rss_kib is not None:
+            row.rss_kib = result.rss_kib
+        else:
+            row.times.append(result.seconds)
+            row.out_bytes = result.out_bytes
+            row.exit_code = result.exit_code
+    return row
+
+
+# ---------------------------------------------------------------------------- set-up
+
+
+def _tool_output(argv: Sequence[str], timeout: float = 60) -> str:
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    lines = (done.stdout.strip() or done.stderr.strip()).splitlines()
+    return lines[0] if done.returncode == 0 and lines else ""
+
+
+def _version_of(exe: str) -> str:
+    """`1.2.3` out of `tool --version` (`tool, version 1.2.3`, `1.2.3`)."""
+    words = _tool_output([exe, "--version"]).split()
+    return words[-1] if words else ""
+
+
+def _install(argv: Sequence[str], timeout: float) -> str | None:
+    """Run an install step; None when it worked, else one line saying why not."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    except OSError as error:
+        return f"{shlex.join(argv)}: {error}"
+    except subprocess.TimeoutExpired:
+        return f"{shlex.join(argv)}: timed out after {timeout:g} s"
+    if done.returncode != 0:
+        why = _last_line((done.stderr or done.stdout).encode())
+        return f"{shlex.join(argv)} exited {done.returncode}: {why}"
+    return None
+
+
+def setup_files_to_prompt(peers_dir: Path, timeout: float) -> Peer:
+    venv = peers_dir / "files-to-prompt-venv"
+    exe = venv / "bin" / "files-to-prompt"
+    failure: str | None = None
+    reused = exe.exists()
+    if not reused:
+        failure = _install([sys.executable, "-m", "venv", str(venv)], timeout) or _install(
+            [
+                str(venv / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "files-to-prompt",
+            ],
+            timeout,
+        )
+    if exe.exists():
+        return Peer("files-to-prompt", (str(exe),), _version_of(str(exe)), "", reused)
+    found = shutil.which("files-to-prompt")
+    if found:
+        return Peer("files-to-prompt", (found,), _version_of(found), "")
+    return Peer("files-to-prompt", None, "", failure or "not installed")
+
+
+def setup_repomix(peers_dir: Path, timeout: float) -> Peer:
+    prefix = peers_dir / "repomix-npm"
+    exe = prefix / "node_modules" / ".bin" / "repomix"
+    failure: str | None = None
+    reused = exe.exists()
+    if not reused:
+        npm = shutil.which("npm")
+        if npm is None:
+            failure = "npm not found"
+        else:
+            prefix.mkdir(parents=True, exist_ok=True)
+            failure = _install(
+                [
+                    npm,
+                    "install",
+                    "--prefix",
+                    str(prefix),
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    "repomix",
+                ],
+                timeout,
+            )
+    if exe.exists():
+        return Peer("repomix", (str(exe),), _version_of(str(exe)), "", reused)
+    found = shutil.which("repomix")
+    if found:
+        return Peer("repomix", (found,), _version_of(found), "")
+    return Peer("repomix", None, "", failure or "not installed")
+
+
+def readmany_command() -> tuple[str, ...]:
+    """The `readmany` next to this interpreter or on PATH, else `python -m readmany`."""
+    search = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    found = shutil.which("readmany", path=search)
+    return (found,) if found else (sys.executable, "-m", "readmany")
+
+
+# ---------------------------------------------------------------------------- the rows
+
+
+def tree_cases(
+    group: str, root: Path, readmany: tuple[str, ...], peers: Sequence[Peer] = ()
+) -> list[Case]:
+    python = (sys.executable, str(MINIMAL_CAT))
+    cases = [
+        Case(
+            group,
+            "floor",
+            "git ls-files -z | xargs -0 cat",
+            FLOOR,
+            ("xargs", "-0", "cat"),
+            root,
+            GIT_LS_FILES,
+        ),
+        Case(
+            group,
+            "python",
+            "git ls-files -z | python minimal_cat.py",
+            PYTHON,
+            python,
+            root,
+            GIT_LS_FILES,
+        ),
+        Case(
+            group,
+            "glob",
+            "readmany glob '**'",
+            READMANY,
+            (*readmany, "glob", "**"),
+            root,
+            ok_exits=frozenset({0, 1}),
+        ),
+        Case(
+            group,
+            "glob-stdin",
+            "git ls-files -z | readmany glob --stdin -0",
+            READMANY,
+            (*readmany, "glob", "--stdin", "-0"),
+            root,
+            GIT_LS_FILES,
+            ok_exits=frozenset({0, 1}),
+        ),
+    ]
+    for peer in peers:
+        if peer.name == FILES_TO_PROMPT:
+            argv: tuple[str, ...] = (".",)
+            label = "files-to-prompt ."
+        else:
+            argv = ("--stdout", "--style", "plain")
+            label = "repomix --stdout --style plain"
+        command = (*peer.command, *argv) if peer.command else argv
+        cases.append(
+            Case(group, peer.name, label, peer.name, command, root, skip=peer.reason or None)
+        )
+    return cases
+
+
+def one_file_cases(
+    group: str, root: Path, name: str, readmany: tuple[str, ...], peers: Sequence[Peer]
+) -> list[Case]:
+    cases = [
+        Case(group, "floor", f"cat {name}", FLOOR, ("cat", name), root),
+        Case(
+            group,
+            "python",
+            f"python minimal_cat.py {name}",
+            PYTHON,
+            (sys.executable, str(MINIMAL_CAT), name),
+            root,
+        ),
+        Case(group, "many", f"readmany many {name}", READMANY, (*readmany, "many", name), root),
+    ]
+    for peer in peers:
+        if peer.name == FILES_TO_PROMPT:
+            argv: tuple[str, ...] = (name,)
+            label = f"files-to-prompt {name}"
+        else:
+            argv = ("--stdout", "--style", "plain", "--include", name)
+            label = f"repomix --stdout --style plain --include {name}"
+        command = (*peer.command, *argv) if peer.command else argv
+        cases.append(
+            Case(group, peer.name, label, peer.name, command, root, skip=peer.reason or None)
+        )
+    return cases
+
+
+def startup_cases(group: str, root: Path, readmany: tuple[str, ...]) -> list[Case]:
+    return [
+        Case(group, "floor", "python -c pass", FLOOR, (sys.executable, "-c", "pass"), root),
+        Case(group, "version", "readmany --version", READMANY, (*readmany, "--version"), root),
+    ]
+
+
+# ---------------------------------------------------------------------------- the report
+
+
+def _secs(value: float) -> str:
+    if value < 1:
+        return f"{value:.3f}"
+    return f"{value:.2f}" if value < 100 else f"{value:.1f}"
+
+
+def _ratio(row: Row, reference: Row | None) -> str:
+    if reference is None or reference is row:
+        return ""
+    mine, theirs = row.median, reference.median
+    if mine is None or theirs is None or theirs <= 0:
+        return "—"
+    return _times(mine / theirs)
+
+
+def _times(ratio: float) -> str:
+    if ratio >= 100:
+        return f"{ratio:.0f}x"
+    if ratio >= 10:
+        return f"{ratio:.1f}x"
+    return f"{ratio:.2f}x" if ratio >= 0.01 else f"{ratio:.3f}x"
+
+
+def _short(text: str, width: int = 70) -> str:
+    text = text.replace("|", "\\|")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def timings_table(report: Report) -> list[str]:
+    lines = [
+        "| tree | command | median s | min-max s | vs floor | vs python | vs files-to-prompt "
+        "| vs repomix | peak RSS MiB | output MiB | status |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for row in report.rows:
+        group = row.case.group
+        refs = [
+            next((r for r in report.rows if r.case.group == group and r.case.role == role), None)
+            for role in RATIO_ROLES
+        ]
+        if row.status == "ok":
+            median = row.median or 0.0
+            cells = [
+                _secs(median),
+                f"{_secs(min(row.times))}-{_secs(max(row.times))}",
+                *(_ratio(row, ref) for ref in refs),
+                f"{row.rss_kib / 1024:.1f}",
+                f"{row.out_bytes / 2**20:.2f}",
+                "ok" if row.exit_code == 0 else f"ok (exit {row.exit_code})",
+            ]
+        else:
+            cells = ["—", "—", "", "", "", "", "—", "—", f"{row.status}: {_short(row.reason)}"]
+        label = row.case.label.replace("|", "\\|")
+        lines.append(f"| {group} | `{label}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    limit: str
+    measure: Callable[[Report], tuple[float | None, str, str]]  # value, shown, why missing
+    passes: Callable[[float], bool]
+
+
+def _median_of(report: Report, group: str, key: str) -> tuple[float | None, str]:
+    row = report.row(group, key)
+    if row is None:
+        return None, f"no {group} {key} row"
+    if row.median is None:
+        return None, f"`{row.case.label}` ({group}) {row.status}"
+    return row.median, ""
+
+
+def _ratio_target(
+    group: str, key: str, ref_key: str, faster: bool = False
+) -> Callable[[Report], tuple[float | None, str, str]]:
+    def value_of(report: Report) -> tuple[float | None, str, str]:
+        mine, why = _median_of(report, group, key)
+        theirs, why_ref = _median_of(report, group, ref_key)
+        if mine is None or theirs is None:
+            return None, "—", why or why_ref
+        value = theirs / mine if faster else mine / theirs
+        return value, f"{_times(value)} faster" if faster else _times(value), ""
+
+    return value_of
+
+
+def _seconds_target(group: str, key: str) -> Callable[[Report], tuple[float | None, str, str]]:
+    def value_of(report: Report) -> tuple[float | None, str, str]:
+        value, why = _median_of(report, group, key)
+        return value, "—" if value is None else f"{_secs(value)} s", why
+
+    return value_of
+
+
+def _rss_of(report: Report, group: str, key: str) -> tuple[float | None, str]:
+    row = report.row(group, key)
+    if row is None or row.status != "ok":
+        return (
+            None,
+            f"{group} {key} not measured"
+            if row is None
+            else f"`{row.case.label}` ({group}) {row.status}",
+        )
+    return row.rss_kib / 1024, ""
+
+
+def _rss_target(group: str, key: str) -> Callable[[Report], tuple[float | None, str, str]]:
+    def value_of(report: Report) -> tuple[float | None, str, str]:
+        value, why = _rss_of(report, group, key)
+        return value, "—" if value is None else f"{value:.1f} MiB", why
+
+    return value_of
+
+
+def _rss_growth_target(
+    small: str, large: str, key: str
+) -> Callable[[Report], tuple[float | None, str, str]]:
+    def value_of(report: Report) -> tuple[float | None, str, str]:
+        low, why = _rss_of(report, small, key)
+        high, why_high = _rss_of(report, large, key)
+        if low is None or high is None or low <= 0:
+            return None, "—", why or why_high
+        return high / low, f"{high / low:.2f}x ({low:.1f} → {high:.1f} MiB)", ""
+
+    return value_of
+
+
+def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[Target]:
+    return [
+        Target(
+            f"{repo}: `readmany glob '**'` vs minimal Python",
+            "≤ 1.5x",
+            _ratio_target(repo, "glob", "python"),
+            lambda v: v <= 1.5,
+        ),
+        Target(
+            f"{repo}: `readmany glob '**'` vs files-to-prompt",
+            "≥ 10x faster",
+            _ratio_target(repo, "glob", FILES_TO_PROMPT, faster=True),
+            lambda v: v >= 10,
+        ),
+        Target(
+            f"{repo}: `readmany glob '**'` vs repomix",
+            "≥ 10x faster",
+            _ratio_target(repo, "glob", REPOMIX, faster=True),
+            lambda v: v >= 10,
+        ),
+        Target(
+            f"{mono}: `readmany glob '**'` vs floor",
+            "≤ 2x",
+            _ratio_target(mono, "glob", "floor"),
+            lambda v: v <= 2,
+        ),
+        Target(
+            f"{mono}: `readmany glob --stdin -0` vs floor",
+            "≤ 2x",
+            _ratio_target(mono, "glob-stdin", "floor"),
+            lambda v: v <= 2,
+        ),
+        Target(
+            f"{one}: `readmany many` vs files-to-prompt",
+            "≤ 1.0x",
+            _ratio_target(one, "many", FILES_TO_PROMPT),
+            lambda v: v <= 1.0,
+        ),
+        Target(
+            f"{startup}: `readmany --version`",
+            "≤ 0.040 s",
+            _seconds_target(startup, "version"),
+            lambda v: v <= 0.04,
+        ),
+        Target(
+            f"{repo}: peak RSS of `readmany glob '**'`",
+            "≤ 40 MiB",
+            _rss_target(repo, "glob"),
+            lambda v: v <= 40,
+        ),
+        Target(
+            f"{repo10} vs {repo}: peak RSS growth of `readmany glob '**'`",
+            "≤ 1.2x",
+            _rss_growth_target(repo, repo10, "glob"),
+            lambda v: v <= 1.2,
+        ),
+    ]
+
+
+def targets_table(report: Report, wanted: Sequence[Target]) -> list[str]:
+    lines = ["| target | measured | limit | result |", "| --- | --- | --- | --- |"]
+    for target in wanted:
+        value, shown, why = target.measure(report)
+        if value is None:
+            result = f"N/A: {_short(why)}"
+        else:
+            result = "PASS" if target.passes(value) else "FAIL"
+        lines.append(f"| {target.name} | {shown} | {target.limit} | {result} |")
+    return lines
+
+
+def render(report: Report, wanted: Sequence[Target], header: Sequence[str]) -> str:
+    lines = ["# readmany benchmark", "", *header, "", "## Trees", ""]
+    lines += [
+        "| tree | kept files | kept MiB | ignored files | commit |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for name, info in report.trees:
+        lines.append(
+            f"| {name} | {info.kept_files} | {info.kept_bytes / 2**20:.1f} | "
+            f"{info.ignored_files} | {info.commit[:12]} |"
+        )
+    lines += ["", "## Timings", "", *timings_table(report), "", "## Targets", ""]
+    lines += targets_table(report, wanted)
+    problems = [row for row in report.rows if row.status != "ok"]
+    if problems:
+        lines += ["", "## Failed and skipped commands", ""]
+        for row in problems:
+            line = f"- {row.case.group}: `{row.case.label}` {row.status}: {row.reason}"
+            if row.status == "failed":
+                command = shlex.join(row.case.argv)
+                if row.case.producer:
+                    command = f"{shlex.join(row.case.producer)} | {command}"
+                line += f" (ran `{command}` in `{row.case.cwd}`)"
+            lines.append(line)
+    lines += ["", "## Phases", "", "| phase | seconds | note |", "| --- | ---: | --- |"]
+    lines += [f"| {name} | {seconds:.1f} | {note} |" for name, seconds, note in report.phases]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def _progress(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=BENCH_DIR / "out",
+        help="output directory: trees, peers, results.md (default bench/out)",
+    )
+    parser.add_argument("--runs", type=int, help="timed runs per command (default 5; --quick 3)")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="smaller trees, fewer runs")
+    size.add_argument("--tiny", action="store_true", help="tiny trees (for the test suite)")
+    parser.add_argument(
+        "--skip-peers",
+        action="store_true",
+        help="do not install or run files-to-prompt and repomix",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=300, help="seconds before one run is killed (default 300)"
+    )
+    args = parser.parse_args(argv)
+
+    scale_name = "tiny" if args.tiny else "quick" if args.quick else "full"
+    scale = SCALES[scale_name]
+    runs = max(1, args.runs if args.runs is not None else scale.runs)
+    out: Path = args.out.resolve()
+    scratch = out / "scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    report = Report()
+
+    repo10_files = scale.repo_files * 10
+    trees: list[tuple[str, Path, RepoSpec | MonorepoSpec]] = [
+        (
+            f"repo ({scale.repo_files} files)",
+            out / ".trees" / scale_name / "repo",
+            RepoSpec(scale.repo_files),
+        ),
+        (
+            f"repo x10 ({repo10_files} files)",
+            out / ".trees" / scale_name / "repo-x10",
+            RepoSpec(repo10_files),
+        ),
+        (
+            f"monorepo ({scale.monorepo_files} + {scale.node_modules_files} ignored)",
+            out / ".trees" / scale_name / "monorepo",
+            MonorepoSpec(scale.monorepo_files, scale.node_modules_files),
+        ),
+    ]
+    infos: list[TreeInfo] = []
+    for name, root, spec in trees:
+        _progress(f"tree {name}: building under {root} …")
+        if isinstance(spec, RepoSpec):
+            info, seconds, reused = ensure_tree(root, spec, build_repo_tree)
+        else:
+            info, seconds, reused = ensure_tree(root, spec, build_monorepo_tree)
+        infos.append(info)
+        report.trees.append((name, info))
+        note = "reused from an earlier run (build time then)" if reused else "built"
+        report.phases.append((f"tree {name}", seconds, note))
+        _progress(f"tree {name}: {note}, {seconds:.1f} s")
+
+    peers: list[Peer] = []
+    for setup in (setup_files_to_prompt, setup_repomix):
+        name = FILES_TO_PROMPT if setup is setup_files_to_prompt else REPOMIX
+        if args.skip_peers:
+            peers.append(Peer(name, None, "", "--skip-peers"))
+            continue
+        _progress(f"peer {name}: installing under {out / 'peers'} …")
+        started = time.perf_counter()
+        peer = setup(out / "peers", args.timeout)
+        seconds = time.perf_counter() - started
+        peers.append(peer)
+        if peer.command is None:
+            note = f"skipped: {peer.reason}"
+        else:
+            state = "already installed" if peer.reused else "installed"
+            note = f"{state}: {peer.name} {peer.version} ({shlex.join(peer.command)})"
+        report.phases.append((f"peer {name}", seconds, note))
+        _progress(f"peer {name}: {note} ({seconds:.1f} s)")
+    report.peers = peers
+
+    readmany = readmany_command()
+    repo_group, repo10_group, mono_group = (name.split(" (")[0] for name, _r, _s in trees)
+    one_group, startup_group = "one file", "start-up"
+    repo_root, repo10_root, mono_root = (root for _n, root, _s in trees)
+    cases = [
+        *tree_cases(repo_group, repo_root, readmany, peers),
+        *tree_cases(repo10_group, repo10_root, readmany),
+        *tree_cases(mono_group, mono_root, readmany),
+        *one_file_cases(one_group, repo_root, infos[0].one_file, readmany, peers),
+        *startup_cases(startup_group, repo_root, readmany),
+    ]
+    group_started: dict[str, float] = {}
+    for case in cases:
+        started = time.perf_counter()
+        row = measure_case(case, runs, scratch, args.timeout)
+        group_started[case.group] = group_started.get(case.group, 0.0) + (
+            time.perf_counter() - started
+        )
+        report.rows.append(row)
+        shown = (
+            f"{_secs(row.median)} s" if row.median is not None else f"{row.status}: {row.reason}"
+        )
+        _progress(f"[{case.group}] {case.label}: {shown}")
+    for group, seconds in group_started.items():
+        report.phases.append((f"measure {group}", seconds, f"1 RSS run + {runs} timed runs each"))
+
+    readmany_version = _tool_output([*readmany, "--version"]) or "readmany (version unknown)"
+    peer_versions = ", ".join(
+        f"{peer.name} {peer.version or '?'}" if peer.command else f"{peer.name} skipped"
+        for peer in peers
+    )
+    header = [
+        f"{readmany_version} · Python {platform.python_version()} · "
+        f"{_tool_output(['git', '--version'])} · {platform.system()} {platform.machine()}, "
+        f"{os.cpu_count()} CPUs · {peer_versions}",
+        "",
+        f"Scale `{scale_name}`. Each command runs once untimed under "
+        f"`{shlex.join(rss_wrapper(Path('FILE')))}` for its peak RSS (that run also warms "
+        f"the page cache), then {runs} timed run(s) as a whole process or pipeline, with "
+        "stdout to a file. `median s` is wall-clock from spawn to the last exit; "
+        "`peak RSS` is that of the pipeline's last command; `vs X` is the row's median "
+        "divided by the median of row X of the same tree.",
+    ]
+    wanted = targets(repo_group, repo10_group, mono_group, one_group, startup_group)
+    text = render(report, wanted, header)
+    (out / "results.md").write_text(text)
+    sys.stdout.write(text)
+    _progress(f"written to {out / 'results.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

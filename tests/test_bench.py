@@ -1,0 +1,96 @@
+"""The benchmark harness runs end to end on tiny trees and reports every row and target."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+EXPECTED_ROWS = [
+    ("repo", "git ls-files -z \\| xargs -0 cat"),
+    ("repo", "git ls-files -z \\| python minimal_cat.py"),
+    ("repo", "readmany glob '**'"),
+    ("repo", "git ls-files -z \\| readmany glob --stdin -0"),
+    ("repo", "files-to-prompt ."),
+    ("repo", "repomix --stdout --style plain"),
+    ("repo x10", "git ls-files -z \\| xargs -0 cat"),
+    ("repo x10", "git ls-files -z \\| python minimal_cat.py"),
+    ("repo x10", "readmany glob '**'"),
+    ("repo x10", "git ls-files -z \\| readmany glob --stdin -0"),
+    ("monorepo", "git ls-files -z \\| xargs -0 cat"),
+    ("monorepo", "git ls-files -z \\| python minimal_cat.py"),
+    ("monorepo", "readmany glob '**'"),
+    ("monorepo", "git ls-files -z \\| readmany glob --stdin -0"),
+    ("one file", "cat one.txt"),
+    ("one file", "python minimal_cat.py one.txt"),
+    ("one file", "readmany many one.txt"),
+    ("one file", "files-to-prompt one.txt"),
+    ("one file", "repomix --stdout --style plain --include one.txt"),
+    ("start-up", "python -c pass"),
+    ("start-up", "readmany --version"),
+]
+
+EXPECTED_TARGETS = [
+    "repo: `readmany glob '**'` vs minimal Python",
+    "repo: `readmany glob '**'` vs files-to-prompt",
+    "repo: `readmany glob '**'` vs repomix",
+    "monorepo: `readmany glob '**'` vs floor",
+    "monorepo: `readmany glob --stdin -0` vs floor",
+    "one file: `readmany many` vs files-to-prompt",
+    "start-up: `readmany --version`",
+    "repo: peak RSS of `readmany glob '**'`",
+    "repo x10 vs repo: peak RSS growth of `readmany glob '**'`",
+]
+
+
+def _table(text: str, heading: str) -> list[list[str]]:
+    """The cells of the markdown table under `## heading`, without its header rows."""
+    section = text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][2:]
+    # Split on cell borders, not on the escaped `\|` inside commands.
+    return [
+        [cell.strip().replace("\0", "\\|") for cell in row.replace("\\|", "\0").split("|")[1:-1]]
+        for row in rows
+    ]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the benchmark trees are git work trees")
+def test_tiny_benchmark_reports_every_row_and_target(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "run.py"), "--tiny", "--runs", "1", "--skip-peers",
+         "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / "results.md").read_text()
+    assert done.stdout == written
+
+    timings = _table(written, "Timings")
+    assert [(row[0], row[1].strip("`")) for row in timings] == EXPECTED_ROWS
+    statuses = {(row[0], row[1].strip("`")): row[-1] for row in timings}
+    for group, label in EXPECTED_ROWS:
+        status = statuses[(group, label)]
+        if "files-to-prompt" in label or "repomix" in label:
+            assert status == "skipped: --skip-peers"
+        elif "readmany" not in label:
+            # The baselines always work; readmany's rows may fail, and then say why.
+            assert status == "ok", (group, label, status)
+        else:
+            assert status == "ok" or status.startswith("failed: "), (group, label, status)
+
+    targets = _table(written, "Targets")
+    assert [row[0] for row in targets] == EXPECTED_TARGETS
+    for row in targets:
+        assert row[3] in ("PASS", "FAIL") or row[3].startswith("N/A: "), row
+
+    trees = _table(written, "Trees")
+    assert [row[1] for row in trees] == ["40", "400", "200"]
+    assert [row[3] for row in trees][2] == "100"
