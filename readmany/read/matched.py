@@ -11,12 +11,12 @@ from __future__ import annotations
 import base64
 import errno
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from readmany.read.classify import ASSET_KINDS, SNIFF_BYTES, Kind, classify, kind_by_name
 from readmany.read.classify import mime_type as asset_mime_type
-from readmany.read.safe import OpenFailure, open_regular, read_prefix
+from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.text import TextRead, decode_whole, read_text
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -25,8 +25,6 @@ MAX_SVG_BYTES = 1024 * 1024
 REASON_BINARY = "binary file"
 REASON_ASSET = "asset file (image/pdf/audio) was not explicitly requested by name or extension"
 REASON_VIDEO = "asset file (video) was not explicitly requested by name or extension"
-
-_BASE64_CHUNK = 3 * (1 << 16)  # a multiple of 3: chunks encode without padding
 
 
 @dataclass(frozen=True)
@@ -88,10 +86,10 @@ def read_matched(path: str, rel: str, shown: str, requested: Callable[[str], boo
             if st.st_size > MAX_SVG_BYTES:
                 note = f"Cannot display content of SVG file larger than 1MB: {rel}"
                 return TextFile(kind, TextRead(note), st.st_size)
-            return TextFile(kind, decode_whole(_read_up_to(fd, MAX_SVG_BYTES)), st.st_size)
+            return TextFile(kind, decode_whole(read_all(fd, st.st_size)), st.st_size)
         if kind == "text":
-            return TextFile(kind, read_text(fd, max_bytes=MAX_FILE_BYTES), st.st_size)
-        data = _base64(fd)
+            return TextFile(kind, read_text(fd, st.st_size), st.st_size)
+        data = _base64(fd, st.st_size)
         return AssetFile(kind, asset_mime_type(name, kind), data, st.st_size)
     except OSError as exc:
         return Failed(f"Read error: {exc.strerror or exc}: {shown}")
@@ -116,31 +114,20 @@ def _open_failure_text(failure: OpenFailure) -> str:
     return os.strerror(number) if isinstance(number, int) else failure.code
 
 
-def _read_up_to(fd: int, limit: int) -> bytes:
-    parts: list[bytes] = []
-    got = 0
-    while got < limit:
-        chunk = os.read(fd, min(1 << 16, limit - got))
-        if not chunk:
-            break
-        parts.append(chunk)
-        got += len(chunk)
-    return b"".join(parts)
+def _base64(fd: int, size: int) -> str:
+    """The file's bytes as base64, encoded chunk by chunk."""
+    return "".join(
+        base64.b64encode(chunk).decode("ascii") for chunk in _whole_triples(chunks(fd, size))
+    )
 
 
-def _base64(fd: int) -> str:
-    """The file's bytes (up to the size limit) as base64, encoded chunk by chunk."""
-    parts: list[str] = []
+def _whole_triples(parts: Iterator[bytes]) -> Iterator[bytes]:
+    """The same bytes, regrouped so that every piece but the last is a multiple of 3 long."""
     pending = b""
-    got = 0
-    while got < MAX_FILE_BYTES:
-        chunk = os.read(fd, min(_BASE64_CHUNK, MAX_FILE_BYTES - got))
-        if not chunk:
-            break
-        got += len(chunk)
-        pending += chunk
+    for part in parts:
+        pending += part
         whole = len(pending) - len(pending) % 3
-        parts.append(base64.b64encode(pending[:whole]).decode("ascii"))
-        pending = pending[whole:]
-    parts.append(base64.b64encode(pending).decode("ascii"))
-    return "".join(parts)
+        if whole:
+            yield pending[:whole]
+            pending = pending[whole:]
+    yield pending

@@ -1,7 +1,8 @@
 """Text as `readmany glob` shows it: BOM-aware decoding, at most 2000 lines of 2000 units.
 
 The file is decoded as it is read, in chunks, and reading stops as soon as a line beyond
-the limit shows up, so memory is bounded by the limits, not by the file. Lines end at
+the limit shows up, so memory is bounded by the limits, not by the file. A file is read
+as it was when opened: up to its size then, even if it grows meanwhile. Lines end at
 `\\n` or `\\r\\n` (a lone `\\r` is kept); a line longer than 2000 UTF-16 code units is cut
 to 2000 (1999 where the cut would split a surrogate pair) plus `... [truncated]`.
 """
@@ -9,14 +10,14 @@ to 2000 (1999 where the cut would split a surrogate pair) plus `... [truncated]`
 from __future__ import annotations
 
 import codecs
-import os
 from dataclasses import dataclass
+
+from readmany.read.safe import chunks
 
 MAX_LINES = 2000
 MAX_LINE_UNITS = 2000
 LINE_CUT_SUFFIX = "... [truncated]"
 
-_CHUNK = 1 << 16
 
 # (BOM, codec); the UTF-32 marks come first, as FF FE 00 00 also starts with FF FE.
 _BOMS = (
@@ -30,7 +31,7 @@ _BOMS = (
 
 @dataclass(frozen=True)
 class TextRead:
-    """A decoded text. `lossy`: bytes that were not valid in the encoding became U+FFFD."""
+    """A decoded text. `lossy`: bytes not valid in the encoding show as U+FFFD in `body`."""
 
     body: str
     truncated: bool = False
@@ -68,10 +69,7 @@ class _Decoder:
     def finish(self) -> str:
         if self._codec == "utf-8":
             return self.decode(b"", final=True)
-        # A trailing incomplete UTF-16/32 unit is dropped.
-        if self._decoder.getstate()[0]:
-            self.lossy = True
-        return ""
+        return ""  # a trailing incomplete UTF-16/32 unit is dropped
 
 
 def cut_line(line: str, max_units: int = MAX_LINE_UNITS) -> str | None:
@@ -101,34 +99,47 @@ class _Lines:
         self.cut = False  # some line was shortened
         self._parts: list[str] = []
         self._kept = 0
-        self._long = False
         self._pending_cr = False
 
     def feed(self, text: str) -> None:
         if self.full or not text:
             return
         if self._pending_cr:
+            text = "\r" + text
             self._pending_cr = False
-            if text.startswith("\n"):
-                self._end_line()
-                text = text[1:]
-            else:
-                self._add("\r")
-            if self.full:
-                return
-        pieces = text.split("\n")
-        for piece in pieces[:-1]:
-            self._add(piece.removesuffix("\r"))
+        if text.endswith("\r"):
+            text = text[:-1]
+            self._pending_cr = True  # the `\n` of a CRLF may come with the next chunk
+        pieces = text.replace("\r\n", "\n").split("\n")
+        self._add(pieces[0])  # continues the line begun in an earlier chunk
+        if len(pieces) > 1:
             self._end_line()
             if self.full:
                 return
-        last = pieces[-1]
-        if last.endswith("\r"):
-            last = last[:-1]
-            self._pending_cr = True  # the `\n` of a CRLF may come in the next chunk
-            if len(self.lines) >= self._max_lines:
+            whole = pieces[1:-1]
+            room = self._max_lines - len(self.lines)
+            if len(whole) > room:
+                del whole[room:]
                 self.full = True
-        self._add(last)
+            self._extend(whole)
+            if self.full:
+                return
+            self._add(pieces[-1])
+        if self._pending_cr and len(self.lines) >= self._max_lines:
+            self.full = True
+
+    def _extend(self, lines: list[str]) -> None:
+        if not lines:
+            return
+        if max(map(len, lines)) * 2 <= self._max_units:
+            self.lines.extend(lines)  # no line can be too long
+            return
+        for line in lines:
+            shortened = cut_line(line, self._max_units)
+            if shortened is not None:
+                line = shortened
+                self.cut = True
+            self.lines.append(line)
 
     def _add(self, piece: str) -> None:
         if not piece or self.full:
@@ -138,7 +149,6 @@ class _Lines:
             return
         room = self._keep - self._kept
         if len(piece) > room:
-            self._long = True
             piece = piece[:room]
         if piece:
             self._parts.append(piece)
@@ -156,7 +166,6 @@ class _Lines:
         self.lines.append(line)
         self._parts = []
         self._kept = 0
-        self._long = False
 
     def finish(self) -> str:
         """The body: kept lines joined with `\\n`, the final newline kept if not cut off."""
@@ -174,31 +183,26 @@ class _Lines:
 
 
 def read_text(
-    fd: int, *, max_bytes: int, max_lines: int = MAX_LINES, max_units: int = MAX_LINE_UNITS
+    fd: int, size: int, *, max_lines: int = MAX_LINES, max_units: int = MAX_LINE_UNITS
 ) -> TextRead:
-    """Read an open file from its start as text, within the line limits.
-
-    At most `max_bytes` are read: a file that grew past the size limit since it was
-    checked counts as truncated there.
-    """
-    data = os.read(fd, min(_CHUNK, max_bytes))
-    codec, skip = detect_bom(data)
-    decoder = _Decoder(codec)
+    """Read the first `size` bytes of an open file (its size when opened) as text."""
     lines = _Lines(max_lines, max_units)
-    total = len(data)
-    grew = False
-    lines.feed(decoder.decode(data[skip:]))
-    while not lines.full:
-        data = os.read(fd, min(_CHUNK, max_bytes - total)) if total < max_bytes else b""
-        if not data:
-            grew = total >= max_bytes and bool(os.read(fd, 1))
-            if not grew:
-                lines.feed(decoder.finish())
-            break
-        total += len(data)
+    decoder: _Decoder | None = None
+    for data in chunks(fd, size):
+        if decoder is None:
+            codec, skip = detect_bom(data)
+            decoder = _Decoder(codec)
+            data = data[skip:]
         lines.feed(decoder.decode(data))
+        if lines.full:
+            break
+    else:
+        if decoder is not None:
+            lines.feed(decoder.finish())
     body = lines.finish()
-    return TextRead(body, lines.full or lines.cut or grew, decoder.lossy)
+    # Lossy as shown: an invalid byte past the kept lines does not count.
+    lossy = decoder is not None and decoder.lossy and "\ufffd" in body
+    return TextRead(body, lines.full or lines.cut, lossy)
 
 
 def decode_whole(data: bytes) -> TextRead:

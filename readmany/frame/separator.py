@@ -1,0 +1,43 @@
+"""The `--- path ---` framing of `readmany glob` (the reference's `read_many_files`).
+
+A section is `--- <path> ---`, a blank line, the truncation warning and a blank line
+when the text was cut, the body, and a blank line. After the last section comes the end
+marker; when there is no section at all, the text is only the "no files" sentence.
+"""
+
+from __future__ import annotations
+
+from readmany.frame.paths import header_path
+
+TRUNCATION_WARNING = (
+    "[WARNING: This file was truncated. To view the full content, "
+    "use the 'read_file' tool on this specific file.]"
+)
+END_OF_CONTENT = "\n--- End of content ---"
+NO_FILES = "No files matching the criteria were found or all were skipped."
+
+
+def section_head(path: str, truncated: bool = False) -> str:
+    """Everything of a section before its body."""
+    head = f"--- {header_path(path)} ---\n\n"
+    if truncated:
+        head += TRUNCATION_WARNING + "\n\n"
+    return head
+
+
+SECTION_TAIL = "\n\n"
+
+
+def frame_separator(path: str, body: str, truncated: bool = False) -> str:
+    """One file's section."""
+    return section_head(path, truncated) + body + SECTION_TAIL
+
+
+def frame_data_url(path: str, mime_type: str, data: str) -> str:
+    """An asset in text output: a section whose body is a `data:` URL of the file."""
+    return frame_separator(path, f"data:{mime_type};base64,{data}")
+
+
+def frame_end(any_section: bool) -> str:
+    """What follows the sections: the end marker, or the "no files" sentence alone."""
+    return END_OF_CONTENT if any_section else NO_FILES

@@ -1,0 +1,258 @@
+"""Ignore files (`.gitignore`, `.readmanyignore`, `--ignore-file`) with git's semantics.
+
+A walk asks about one path at a time, parents before children, and never enters a
+directory that is ignored; so, as in git, a file below an ignored directory cannot be
+re-included. Each question is answered the way git answers it during `git status`:
+the sources are consulted from the most specific (the readmany ignore files, then the
+`.gitignore` of the deepest directory) to the least (`.git/info/exclude`), and the first
+source with a matching pattern decides, by its last matching pattern.
+
+Patterns are compiled by `pathspec`. Its matcher also reports a pattern that matches a
+*parent* of the path (a pattern for `build` matches `build/x`); a walk has judged each
+parent already, so here a pattern counts only when it matches the path itself.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pathspec.patterns.gitignore.base import GitIgnorePatternError
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+README_IGNORE = ".readmanyignore"
+GITIGNORE = ".gitignore"
+
+# pathspec's name for the group that marks a match ending at a directory boundary.
+_DIR_MARK = "ps_d"
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    """One pattern line: `!` negates it, a trailing `/` restricts it to directories."""
+
+    pattern: GitIgnoreSpecPattern
+    negated: bool
+    dir_only: bool
+
+    def matches(self, path: str, is_dir: bool) -> bool:
+        """Whether the pattern matches `path` itself (not merely one of its parents)."""
+        if self.dir_only and not is_dir:
+            return False
+        regex = self.pattern.regex
+        if regex is None:
+            return False
+        found = regex.search(path)
+        if found is None:
+            return False
+        if found.groupdict().get(_DIR_MARK) is None:
+            return True
+        # The first match stopped at a parent directory; a match of the whole path,
+        # if there is one, ends at the end of the string (paths carry no trailing `/`).
+        return regex.fullmatch(path) is not None
+
+
+def parse_rules(lines: Iterable[str]) -> tuple[IgnoreRule, ...]:
+    """Compile gitignore lines; blank lines, comments and invalid patterns are dropped."""
+    rules: list[IgnoreRule] = []
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line.endswith("\\ "):
+            line = line.rstrip(" ")
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        if negated:
+            line = line[1:]
+        dir_only = line.endswith("/")
+        if dir_only:
+            line = line[:-1]
+        if not line or line == "/":
+            continue
+        try:
+            pattern = GitIgnoreSpecPattern(line)
+        except GitIgnorePatternError:
+            continue  # git skips a pattern it cannot parse
+        if pattern.include is None or pattern.regex is None:
+            continue
+        rules.append(IgnoreRule(pattern, negated, dir_only))
+    return tuple(rules)
+
+
+@dataclass(frozen=True)
+class IgnoreSource:
+    """The rules of one ignore file and where they are anchored.
+
+    Paths asked about are relative to the selection root. `base` is the directory of the
+    file below the root (`"sub"` for `sub/.gitignore`; `""` at the root or above it);
+    for a file above the root, `prefix` is the root's path relative to the file's
+    directory (`"sub"` for `../.gitignore` when the root is `repo/sub`).
+    """
+
+    rules: tuple[IgnoreRule, ...]
+    base: str = ""
+    prefix: str = ""
+
+    def decide(self, rel: str, is_dir: bool) -> bool | None:
+        """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
+        if self.base:
+            if not rel.startswith(self.base + "/"):
+                return None
+            path = rel[len(self.base) + 1 :]
+        else:
+            path = rel
+        if self.prefix:
+            path = self.prefix + "/" + path
+        for rule in reversed(self.rules):
+            if rule.matches(path, is_dir):
+                return not rule.negated
+        return None
+
+
+def read_rules(path: str) -> tuple[IgnoreRule, ...]:
+    """Rules of the ignore file at `path`; nothing when it is absent, unreadable or a link.
+
+    Like git, a symbolic link in place of an ignore file is not followed.
+    """
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return ()
+        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+            text = handle.read()
+    except OSError:
+        return ()
+    return parse_rules(text.removeprefix("\ufeff").split("\n"))  # git skips a UTF-8 BOM
+
+
+def find_git_top(root: str) -> str | None:
+    """The nearest directory at or above `root` holding `.git` (a directory or a file)."""
+    current = os.path.abspath(root)
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _git_common_dir(top: str) -> str | None:
+    dot_git = os.path.join(top, ".git")
+    if os.path.isdir(dot_git):
+        git_dir = dot_git
+    else:
+        try:
+            with open(dot_git, encoding="utf-8") as handle:
+                first = handle.readline().strip()
+        except OSError:
+            return None
+        if not first.startswith("gitdir:"):
+            return None
+        git_dir = os.path.join(top, first[len("gitdir:") :].strip())
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+            return os.path.join(git_dir, handle.read().strip())
+    except OSError:
+        return git_dir
+
+
+class IgnoreMatcher:
+    """Answers "is this path ignored?" for paths relative to the selection root.
+
+    `.gitignore` files are read lazily, one per directory, and cached; a walk that
+    already listed a directory passes `has_gitignore` so no extra stat is needed.
+    """
+
+    def __init__(
+        self,
+        root: str,
+        *,
+        use_gitignore: bool = True,
+        ignore_files: Sequence[str] = (),
+    ) -> None:
+        # Resolved like the working directory git sees, so that a root reached through a
+        # link finds the repository it really is in.
+        self.root = os.path.realpath(root)
+        self.git_top = find_git_top(self.root) if use_gitignore else None
+        self._gitignores: dict[str, IgnoreSource | None] = {}
+        self._outer: list[IgnoreSource] = []  # least specific first
+        if self.git_top is not None:
+            self._load_outer(self.git_top)
+        names = [README_IGNORE, *(n for n in ignore_files if n != README_IGNORE)]
+        self._own = [
+            IgnoreSource(rules)
+            for name in names
+            if (rules := read_rules(os.path.join(self.root, name)))
+        ]
+
+    @property
+    def in_git_tree(self) -> bool:
+        return self.git_top is not None
+
+    def _load_outer(self, top: str) -> None:
+        common = _git_common_dir(top)
+        prefix = os.path.relpath(self.root, top).replace(os.sep, "/")
+        if prefix == ".":
+            prefix = ""
+        if common is not None:
+            rules = read_rules(os.path.join(common, "info", "exclude"))
+            if rules:
+                self._outer.append(IgnoreSource(rules, prefix=prefix))
+        # .gitignore files above the root apply to the root's contents, as in git.
+        current = top
+        parts = prefix.split("/") if prefix else []
+        for depth in range(len(parts)):
+            rules = read_rules(os.path.join(current, GITIGNORE))
+            if rules:
+                self._outer.append(IgnoreSource(rules, prefix="/".join(parts[depth:])))
+            current = os.path.join(current, parts[depth])
+
+    def _gitignore_of(self, dir_rel: str, present: bool | None) -> IgnoreSource | None:
+        if dir_rel in self._gitignores:
+            return self._gitignores[dir_rel]
+        source: IgnoreSource | None = None
+        if present is not False:
+            rules = read_rules(os.path.join(self.root, dir_rel, GITIGNORE))
+            if rules:
+                source = IgnoreSource(rules, base=dir_rel)
+        self._gitignores[dir_rel] = source
+        return source
+
+    def note_directory(self, dir_rel: str, has_gitignore: bool) -> None:
+        """Tell the matcher whether a listed directory holds a `.gitignore`."""
+        if self.git_top is not None:
+            self._gitignore_of(dir_rel, has_gitignore)
+
+    def is_ignored(self, rel: str, is_dir: bool) -> bool:
+        """Whether `rel` itself is ignored; its parent directories are not consulted."""
+        if self.git_top is not None and rel.rsplit("/", 1)[-1] == ".git":
+            return True
+        for source in reversed(self._own):
+            verdict = source.decide(rel, is_dir)
+            if verdict is not None:
+                return verdict
+        if self.git_top is None:
+            return False
+        parts = rel.split("/")[:-1]
+        for depth in range(len(parts), -1, -1):
+            gitignore = self._gitignore_of("/".join(parts[:depth]), None)
+            if gitignore is not None:
+                verdict = gitignore.decide(rel, is_dir)
+                if verdict is not None:
+                    return verdict
+        for source in reversed(self._outer):
+            verdict = source.decide(rel, is_dir)
+            if verdict is not None:
+                return verdict
+        return False
+
+    def is_path_ignored(self, rel: str, is_dir: bool) -> bool:
+        """Whether `rel` or any directory above it (below the root) is ignored."""
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            if self.is_ignored("/".join(parts[:depth]), True):
+                return True
+        return self.is_ignored(rel, is_dir)

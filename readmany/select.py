@@ -1,0 +1,564 @@
+"""The select stage: patterns, excludes and ignore files to an ordered list of candidates.
+
+The tree is walked with `os.scandir`, one directory at a time, entries sorted by name.
+Include patterns are matched segment by segment as the walk goes down, so only
+directories that some pattern can still match below are listed; directories that are
+excluded or ignored are pruned before they are listed. Every file a pattern matched
+ends up either as a candidate or as a skip record with its reason, except files removed
+by exclude patterns, which are dropped silently.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import bracex
+from wcmatch import fnmatch, glob
+
+from readmany.errors import UsageError
+from readmany.ignore import GITIGNORE, IgnoreMatcher
+
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    "**/node_modules/**",
+    "**/.git/**",
+    "**/bower_components/**",
+    "**/.svn/**",
+    "**/.hg/**",
+    "**/.vscode/**",
+    "**/.idea/**",
+    "**/dist/**",
+    "**/build/**",
+    "**/coverage/**",
+    "**/__pycache__/**",
+    "**/*.bin",
+    "**/*.exe",
+    "**/*.dll",
+    "**/*.so",
+    "**/*.dylib",
+    "**/*.class",
+    "**/*.jar",
+    "**/*.war",
+    "**/*.zip",
+    "**/*.tar",
+    "**/*.gz",
+    "**/*.bz2",
+    "**/*.rar",
+    "**/*.7z",
+    "**/*.pak",
+    "**/*.rpa",
+    "**/*.doc",
+    "**/*.docx",
+    "**/*.xls",
+    "**/*.xlsx",
+    "**/*.ppt",
+    "**/*.pptx",
+    "**/*.odt",
+    "**/*.ods",
+    "**/*.odp",
+    "**/*.pyc",
+    "**/*.pyo",
+    "**/.DS_Store",
+    "**/.env",
+)
+
+REASON_IGNORED = "ignored by project ignore files"
+REASON_OUTSIDE = "Security: Path not in workspace"
+REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
+
+# Segments a path may not contain even when nothing excludes them (compared without case,
+# trailing dots and spaces removed).
+_BLOCKED_SEGMENTS = frozenset((".git", ".env", "node_modules"))
+_BLOCKED_SEGMENT = re.compile(r"gha-creds-.*\.json", re.DOTALL)
+
+_GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.EXTGLOB | glob.BRACE
+_GLOB_FLAGS |= glob.FORCEUNIX
+_SEGMENT_FLAGS = fnmatch.IGNORECASE | fnmatch.DOTMATCH | fnmatch.EXTMATCH | fnmatch.FORCEUNIX
+_EXPANSION_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class SelectRequest:
+    """What to select, relative to `root`."""
+
+    root: str
+    patterns: tuple[str, ...]
+    literal_paths: tuple[str, ...] = ()  # exact paths (from stdin), never globs
+    excludes: tuple[str, ...] = ()
+    use_default_excludes: bool = True
+    use_gitignore: bool = True
+    ignore_files: tuple[str, ...] = ()
+    recursive: bool = True
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file to read: `rel` is relative to the root with `/`, `path` is absolute."""
+
+    rel: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A matched path that will not be read. `failed`: it could not even be looked at."""
+
+    rel: str  # a directory ends with "/"
+    reason: str
+    failed: bool = False
+
+
+@dataclass(frozen=True)
+class Selection:
+    root: str  # absolute
+    candidates: tuple[Candidate, ...]  # in output order
+    skipped: tuple[Skip, ...]  # outside the root first, then ignored, each sorted
+
+
+def sort_key(rel: str) -> bytes:
+    """Output order: UTF-16 code units, as JavaScript sorts strings."""
+    return rel.encode("utf-16-be", "surrogatepass")
+
+
+# --- include patterns ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Segment:
+    """One `/`-separated part of a pattern: `**`, a name, or a glob over one name."""
+
+    text: str
+    globstar: bool = False
+    exact: bool = False  # a name taken from the file system: compared exactly
+    matcher: fnmatch.WcMatcher[str] | None = None
+
+    def matches(self, name: str) -> bool:
+        if self.globstar:
+            return True
+        if self.exact or self.matcher is None:
+            return name == self.text
+        return self.matcher.match(name)
+
+
+_GLOBSTAR = _Segment("**", globstar=True)
+
+
+def _glob_segment(text: str) -> _Segment:
+    if text == "**":
+        return _GLOBSTAR
+    return _Segment(text, matcher=fnmatch.compile([text], flags=_SEGMENT_FLAGS))
+
+
+@dataclass(frozen=True)
+class _Includes:
+    """Compiled include patterns: walks (anchor directory → patterns) and literal files."""
+
+    walks: dict[str, list[tuple[_Segment, ...]]]
+    literals: list[str]  # absolute, normalised paths of files named exactly
+
+
+_AddWalk = Callable[[str, Sequence[_Segment]], None]
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _rel_parts(path: str, root: str) -> list[str]:
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    return [] if rel == "." else rel.split("/")
+
+
+def _expand(pattern: str) -> list[str]:
+    try:
+        return bracex.expand(pattern, limit=_EXPANSION_LIMIT)
+    except bracex.ExpansionLimitException:
+        raise UsageError(
+            f"pattern expands to more than {_EXPANSION_LIMIT} alternatives: {pattern}"
+        ) from None
+
+
+def _stat_mode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+
+
+def _compile_includes(
+    patterns: Sequence[str], literal_paths: Sequence[str], root: str, recursive: bool
+) -> _Includes:
+    walks: dict[str, list[tuple[_Segment, ...]]] = {}
+    literals: list[str] = []
+    below_dir = _GLOBSTAR if recursive else _glob_segment("*")
+
+    def add_walk(anchor: str, segments: Sequence[_Segment]) -> None:
+        walks.setdefault(anchor, []).append(tuple(segments))
+
+    def add_directory(path: str) -> None:
+        # A directory means the files under it; its own path is taken literally.
+        if _inside(path, root):
+            parts = _rel_parts(path, root)
+            add_walk(root, [*(_Segment(p, exact=True) for p in parts), below_dir])
+        else:
+            add_walk(path, [below_dir])
+
+    def add_existing(text: str, *, literal: bool) -> bool:
+        target = os.path.normpath(os.path.join(root, text))
+        mode = _stat_mode(target)
+        if mode is not None and stat.S_ISDIR(mode):
+            add_directory(target)
+            return True
+        if literal or (mode is not None and stat.S_ISREG(mode)):
+            literals.append(target)
+            return True
+        return False
+
+    for raw in literal_paths:
+        if "\0" in raw:
+            raise UsageError(f"path contains a NUL character: {raw!r}")
+        if raw:
+            add_existing(raw, literal=True)
+
+    for raw in patterns:
+        if not raw:
+            raise UsageError("empty pattern: a pattern must name at least one character")
+        if "\0" in raw:
+            raise UsageError(f"pattern contains a NUL character: {raw!r}")
+        text = raw.replace("\\", "/")
+        if add_existing(text, literal=False):
+            continue
+        for expansion in _expand(text):
+            if expansion != text and add_existing(expansion, literal=False):
+                continue
+            _add_glob(expansion, root, add_walk)
+    return _Includes(walks, literals)
+
+
+def _add_glob(pattern: str, root: str, add_walk: _AddWalk) -> None:
+    absolute = pattern.startswith("/")
+    parts = pattern.split("/")
+    if absolute:
+        parts = parts[1:]
+    if parts and parts[-1] == "":
+        return  # only directories can match a trailing "/", and files are wanted
+    parts = [p for p in parts if p not in ("", ".")]
+    if not parts:
+        return
+    first_magic = next(
+        (i for i, p in enumerate(parts) if fnmatch.is_magic(p, flags=_SEGMENT_FLAGS)),
+        len(parts),
+    )
+    if first_magic == len(parts):
+        # No glob characters, and (as tried before) no file or directory of that name:
+        # it can still name a dangling link, a FIFO or a socket.
+        first_magic = len(parts) - 1
+    base = "/" if absolute else root
+    anchor = os.path.normpath(os.path.join(base, *parts[:first_magic]))
+    rest = [_glob_segment(p) for p in parts[first_magic:]]
+    if _inside(anchor, root):
+        # Inside the root every segment matches without case, as the walk goes.
+        lead = [_glob_segment(p) for p in _rel_parts(anchor, root)]
+        add_walk(root, [*lead, *rest])
+    else:
+        add_walk(anchor, rest)
+
+
+# --- exclude patterns ---------------------------------------------------------------------
+
+
+class _Excludes:
+    """Glob excludes: a file matching one is dropped; `X/**` prunes directories `X`.
+
+    The common shapes (all the default excludes) are matched without a regular
+    expression: `**/NAME/**` by a directory name, `**/*.EXT` by a suffix, `**/NAME` by a
+    file name, all without case. Other patterns go to wcmatch.
+    """
+
+    def __init__(self, patterns: Iterable[str], root: str) -> None:
+        self._dir_names: set[str] = set()
+        self._names: set[str] = set()
+        suffixes: list[str] = []
+        files: list[str] = []
+        prune: list[str] = []
+        self._prune_all = False
+        for raw in patterns:
+            if not raw:
+                continue
+            pattern = raw
+            if os.path.isabs(pattern) and _inside(os.path.normpath(pattern), root):
+                pattern = "/".join(_rel_parts(os.path.normpath(pattern), root)) or "**"
+            if pattern.endswith("/"):
+                pattern += "**"  # `temp/` excludes the files under temp
+            for expansion in _expand(pattern):
+                simple = _simple_shape(expansion)
+                if simple is None:
+                    files.append(expansion)
+                    if expansion == "**":
+                        self._prune_all = True
+                    elif expansion.endswith("/**"):
+                        prune.append(expansion[:-3])
+                elif simple[0] == "dir":
+                    self._dir_names.add(simple[1])
+                elif simple[0] == "suffix":
+                    suffixes.append(simple[1])
+                else:
+                    self._names.add(simple[1])
+        self._suffixes = tuple(suffixes)
+        self._files = glob.compile(files, flags=_GLOB_FLAGS) if files else None
+        self._prune = glob.compile(prune, flags=_GLOB_FLAGS) if prune else None
+
+    def file_excluded(self, rel: str) -> bool:
+        *parents, name = rel.lower().split("/")
+        if name in self._names or (self._suffixes and name.endswith(self._suffixes)):
+            return True
+        if self._dir_names and any(parent in self._dir_names for parent in parents):
+            return True
+        return self._files is not None and self._files.match(rel)
+
+    def dir_pruned(self, rel: str) -> bool:
+        if self._prune_all or rel.rsplit("/", 1)[-1].lower() in self._dir_names:
+            return True
+        return self._prune is not None and self._prune.match(rel)
+
+
+def _simple_shape(pattern: str) -> tuple[str, str] | None:
+    """("dir", name) for `**/name/**`, ("suffix", ".ext") for `**/*.ext`, ("name", name)
+    for `**/name`, each lower-cased; None for anything else."""
+    if not pattern.startswith("**/"):
+        return None
+    rest = pattern[3:]
+    if rest.endswith("/**"):
+        kind, rest = "dir", rest[:-3]
+    elif rest.startswith("*."):
+        kind, rest = "suffix", rest[1:]
+    else:
+        kind = "name"
+    if not rest or "/" in rest or fnmatch.is_magic(rest, flags=_SEGMENT_FLAGS):
+        return None
+    return kind, rest.lower()
+
+
+# --- the walk -----------------------------------------------------------------------------
+
+_State = frozenset[tuple[int, int]]
+
+
+def _closure(patterns: Sequence[tuple[_Segment, ...]], states: Iterable[tuple[int, int]]) -> _State:
+    """Add the states reached by letting a `**` match no segment at all."""
+    out: set[tuple[int, int]] = set()
+    for pi, si in states:
+        out.add((pi, si))
+        segments = patterns[pi]
+        while si < len(segments) and segments[si].globstar:
+            si += 1
+            out.add((pi, si))
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class _Step:
+    accepts: bool  # the path matches some pattern as a whole
+    below: _State  # states for the entries of this directory
+    below_link: _State  # the same, when this directory is a symbolic link
+
+
+def _step(patterns: Sequence[tuple[_Segment, ...]], states: _State, name: str) -> _Step:
+    by_name: set[tuple[int, int]] = set()
+    by_star: set[tuple[int, int]] = set()
+    for pi, si in states:
+        segments = patterns[pi]
+        if si >= len(segments):
+            continue
+        segment = segments[si]
+        if segment.globstar:
+            by_star.add((pi, si))
+        elif segment.matches(name):
+            by_name.add((pi, si + 1))
+    named = _closure(patterns, by_name)
+    starred = _closure(patterns, by_star)
+    everything = named | starred
+    # A `**` that matches nothing after a name (`dir/**` against `dir`) leaves the name
+    # a directory: it does not make the name itself a match.
+    accepts = any(si == len(patterns[pi]) for pi, si in (*by_name, *starred))
+
+    def open_states(found: _State) -> _State:
+        return frozenset((pi, si) for pi, si in found if si < len(patterns[pi]))
+
+    # `**` never follows a symbolic link to a directory; a named segment does.
+    return _Step(accepts, open_states(everything), open_states(named))
+
+
+def _blocked(parts: Iterable[str]) -> bool:
+    for part in parts:
+        name = part.rstrip(". ").lower()
+        if name in _BLOCKED_SEGMENTS or _BLOCKED_SEGMENT.fullmatch(name):
+            return True
+    return False
+
+
+class _Selector:
+    def __init__(self, request: SelectRequest) -> None:
+        root = os.path.abspath(request.root)
+        if not os.path.isdir(root):
+            raise UsageError(f"root is not a directory: {request.root}")
+        self.root = root
+        self.root_real = os.path.realpath(root)
+        self.includes = _compile_includes(
+            request.patterns, request.literal_paths, root, request.recursive
+        )
+        excludes = (*DEFAULT_EXCLUDES, *request.excludes)
+        self.excludes = _Excludes(
+            excludes if request.use_default_excludes else request.excludes, root
+        )
+        self.ignores = IgnoreMatcher(
+            root, use_gitignore=request.use_gitignore, ignore_files=request.ignore_files
+        )
+        self.candidates: dict[str, Candidate] = {}
+        self.outside: dict[str, Skip] = {}  # refused by the workspace boundary
+        self.skips: dict[str, Skip] = {}  # ignored, or could not be listed
+
+    # -- results --
+
+    def _skip_outside(self, rel: str) -> None:
+        self.outside.setdefault(rel, Skip(rel, REASON_OUTSIDE))
+
+    def _skip(self, rel: str, reason: str = REASON_IGNORED, failed: bool = False) -> None:
+        if rel not in self.candidates:
+            self.skips.setdefault(rel, Skip(rel, reason, failed))
+
+    def _accept(self, rel: str, path: str, *, is_link: bool, via_link: bool) -> None:
+        """A file matched and not excluded: decide between reading it and a skip."""
+        if rel in self.candidates or rel in self.skips or rel in self.outside:
+            return
+        real_rel = rel
+        if is_link or via_link:
+            real = os.path.realpath(path)
+            if not _inside(real, self.root_real):
+                if is_link:
+                    self._skip(rel, REASON_LINK_OUTSIDE)
+                else:
+                    self._skip_outside(rel)
+                return
+            real_rel = "/".join(_rel_parts(real, self.root_real))
+            if is_link and real_rel and self.ignores.is_path_ignored(real_rel, False):
+                self._skip(rel)
+                return
+        if _blocked(rel.split("/")) or _blocked(real_rel.split("/")):
+            self._skip_outside(rel)
+            return
+        self.candidates[rel] = Candidate(rel, os.path.join(self.root, rel))
+
+    # -- literal paths --
+
+    def _literal(self, path: str) -> None:
+        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+        if not _inside(path, self.root):
+            if not self.excludes.file_excluded(rel):
+                self._skip_outside(rel)
+            return
+        if self.excludes.file_excluded(rel) or any(
+            self.excludes.dir_pruned(parent) for parent in _parents(rel)
+        ):
+            return
+        if self.ignores.is_path_ignored(rel, False):
+            self._skip(rel)
+            return
+        self._accept(rel, path, is_link=os.path.islink(path), via_link=True)
+
+    # -- walking --
+
+    def _listing(self, directory: str, rel: str) -> list[os.DirEntry[str]] | None:
+        try:
+            with os.scandir(directory) as it:
+                return sorted(it, key=lambda entry: entry.name)
+        except OSError as exc:
+            reason = f"Read error: cannot list directory: {exc.strerror or exc}"
+            self._skip((rel + "/") if rel else "./", reason, failed=True)
+            return None
+
+    def _walk(self, anchor: str, patterns: Sequence[tuple[_Segment, ...]]) -> None:
+        start = _closure(patterns, ((pi, 0) for pi in range(len(patterns))))
+        in_root_anchor = anchor == self.root
+        # Paths found from an anchor outside the root may reach it through links.
+        stack: list[tuple[str, str, _State, bool]] = [(anchor, "", start, not in_root_anchor)]
+        while stack:
+            directory, rel_dir, states, via_link = stack.pop()
+            entries = self._listing(directory, rel_dir)
+            if entries is None:
+                continue
+            if in_root_anchor:
+                self.ignores.note_directory(
+                    rel_dir, any(entry.name == GITIGNORE for entry in entries)
+                )
+            for entry in reversed(entries):
+                step = _step(patterns, states, entry.name)
+                if not step.accepts and not step.below:
+                    continue
+                if in_root_anchor:
+                    rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                else:
+                    rel = os.path.relpath(entry.path, self.root).replace(os.sep, "/")
+                inside = in_root_anchor or not rel.startswith("../")
+                is_link = entry.is_symlink()
+                if not is_link and entry.is_dir(follow_symlinks=False):
+                    if step.below and self._may_enter(rel, inside, is_dir=True):
+                        stack.append((entry.path, rel, step.below, via_link))
+                    continue
+                if step.accepts:
+                    self._leaf(rel, entry.path, inside, is_link=is_link, via_link=via_link)
+                if (
+                    is_link
+                    and step.below_link
+                    and entry.is_dir()
+                    and self._may_enter(rel, inside, is_dir=False, quiet=step.accepts)
+                ):
+                    stack.append((entry.path, rel, step.below_link, True))
+
+    def _may_enter(self, rel: str, inside: bool, *, is_dir: bool, quiet: bool = False) -> bool:
+        if self.excludes.dir_pruned(rel):
+            return False
+        if not inside or rel == ".":
+            return True
+        if self.ignores.is_ignored(rel, is_dir):
+            if not quiet:  # else already reported as a matched file
+                self._skip(rel + "/")
+            return False
+        return True
+
+    def _leaf(self, rel: str, path: str, inside: bool, *, is_link: bool, via_link: bool) -> None:
+        if self.excludes.file_excluded(rel):
+            return
+        if not inside:
+            self._skip_outside(rel)
+            return
+        if self.ignores.is_ignored(rel, False):
+            self._skip(rel)
+            return
+        self._accept(rel, path, is_link=is_link, via_link=via_link)
+
+    def run(self) -> Selection:
+        for path in self.includes.literals:
+            self._literal(path)
+        for anchor, patterns in sorted(self.includes.walks.items()):
+            self._walk(anchor, patterns)
+        candidates = sorted(self.candidates.values(), key=lambda c: sort_key(c.rel))
+        skipped = [
+            *sorted(self.outside.values(), key=lambda s: sort_key(s.rel)),
+            *sorted(self.skips.values(), key=lambda s: sort_key(s.rel)),
+        ]
+        return Selection(self.root, tuple(candidates), tuple(skipped))
+
+
+def _parents(rel: str) -> Iterator[str]:
+    parts = rel.split("/")
+    for depth in range(1, len(parts)):
+        yield "/".join(parts[:depth])
+
+
+def select_files(request: SelectRequest) -> Selection:
+    """Select the files to read, in output order, and the matched files to skip."""
+    return _Selector(request).run()

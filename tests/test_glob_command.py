@@ -1,0 +1,273 @@
+"""`run_glob` in process: content, details, exit status, stderr lines, streaming, memory."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import run_readmany
+
+import readmany.commands.glob as glob_command
+from readmany.commands import FileStat
+from readmany.commands.glob import GlobRequest, run_glob
+from readmany.emit import Sink
+from readmany.read.matched import read_matched as read_matched_for_real
+
+
+def run(root: Path, *patterns: str, json_mode: bool = False, **options: Any) -> tuple[Any, ...]:
+    stream = io.BytesIO()
+    sink = Sink(stream, json_mode=json_mode)
+    outcome = run_glob(GlobRequest(patterns=patterns, root=str(root), **options), sink)
+    sink.finish(outcome.details, list(outcome.attachments))
+    return stream.getvalue().decode("utf-8"), outcome
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    files = {
+        "a.txt": b"alpha\n",
+        "b.md": b"# b\r\nline\r\n",
+        "blob.dat": b"data",
+        "latin.txt": "café\n".encode("latin-1"),
+        "logo.png": b"\x89PNG\r\n\x1a\nfake",
+        "long.txt": b"x" * 2001 + b"\n",
+        "empty.txt": b"",
+        "huge.log": b"h" * (20 * 1024 * 1024 + 1),
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    os.symlink("missing.txt", tmp_path / "dangling.txt")
+    return tmp_path
+
+
+def test_text_output_and_exit_status(tree: Path) -> None:
+    text, outcome = run(tree, "*")
+    assert text == (
+        "--- a.txt ---\n\nalpha\n\n\n"
+        "--- b.md ---\n\n# b\nline\n\n\n"
+        "--- empty.txt ---\n\n\n\n"
+        "--- latin.txt ---\n\ncaf\ufffd\n\n\n"
+        "--- long.txt ---\n\n"
+        "[WARNING: This file was truncated. To view the full content, use the 'read_file' "
+        "tool on this specific file.]\n\n" + "x" * 2000 + "... [truncated]\n\n\n"
+        "\n--- End of content ---\n"
+    )
+    assert outcome.exit_code == 1
+    assert outcome.problems == ("Read error: File not found: dangling.txt",)
+
+
+def test_json_details(tree: Path) -> None:
+    text, _ = run(tree, "*", json_mode=True)
+    result = json.loads(text)
+    assert result["details"] == {
+        "root": str(tree),
+        "files": ["a.txt", "b.md", "empty.txt", "latin.txt", "long.txt"],
+        "skipped": [
+            {"path": "blob.dat", "reason": "binary file"},
+            {"path": "dangling.txt", "reason": "Read error: File not found: dangling.txt"},
+            {
+                "path": "huge.log",
+                "reason": "Read error: File size exceeds the 20MB limit: huge.log (20.00MB)",
+            },
+            {
+                "path": "logo.png",
+                "reason": "asset file (image/pdf/audio) was not explicitly requested by name "
+                "or extension",
+            },
+        ],
+        "read": [
+            {"path": "a.txt", "kind": "text", "bytes": 6, "truncated": False, "lossy": False},
+            {"path": "b.md", "kind": "text", "bytes": 11, "truncated": False, "lossy": False},
+            {"path": "empty.txt", "kind": "text", "bytes": 0, "truncated": False, "lossy": False},
+            {"path": "latin.txt", "kind": "text", "bytes": 5, "truncated": False, "lossy": True},
+            {"path": "long.txt", "kind": "text", "bytes": 2002, "truncated": True, "lossy": False},
+        ],
+    }
+    assert result["attachments"] == []
+
+
+def test_absolute_paths(tree: Path) -> None:
+    text, _ = run(tree, "a.txt", "blob.dat", absolute=True, json_mode=True)
+    result = json.loads(text)
+    assert result["content"] == f"--- {tree}/a.txt ---\n\nalpha\n\n\n\n--- End of content ---"
+    assert result["details"]["files"] == [f"{tree}/a.txt"]
+    assert result["details"]["skipped"] == [{"path": f"{tree}/blob.dat", "reason": "binary file"}]
+
+
+def test_requested_asset_in_both_modes(tree: Path) -> None:
+    text, outcome = run(tree, "*.png")
+    assert text == (
+        "--- logo.png ---\n\ndata:image/png;base64,iVBORw0KGgpmYWtl\n\n\n--- End of content ---\n"
+    )
+    assert outcome.attachments == ()
+    text, outcome = run(tree, "*.png", json_mode=True)
+    result = json.loads(text)
+    assert result["content"] == "\n--- End of content ---"
+    assert result["attachments"] == [
+        {"path": "logo.png", "mimeType": "image/png", "data": "iVBORw0KGgpmYWtl"}
+    ]
+    assert result["details"]["read"] == [
+        {"path": "logo.png", "kind": "image", "bytes": 12, "mimeType": "image/png"}
+    ]
+
+
+def test_nothing_read(tree: Path) -> None:
+    text, outcome = run(tree, "*.dat", "nothing/**")
+    assert text == "No files matching the criteria were found or all were skipped.\n"
+    assert outcome.exit_code == 0
+
+
+def test_too_large_and_binary_are_rules_not_failures(tree: Path) -> None:
+    _, outcome = run(tree, "huge.log", "blob.dat")
+    assert outcome.exit_code == 0
+    assert outcome.problems == ()
+
+
+def test_notices_and_stats(tree: Path) -> None:
+    _, outcome = run(tree, "*")
+    assert outcome.notices == (
+        "1 skipped (asset not requested): logo.png",
+        "1 skipped (binary file): blob.dat",
+        "1 skipped (too large): huge.log",
+        "1 truncated: long.txt",
+    )
+    assert [(s.path, s.status, s.reason) for s in outcome.stats] == [
+        ("a.txt", "read", ""),
+        ("b.md", "read", ""),
+        ("blob.dat", "skipped", "binary file"),
+        ("dangling.txt", "error", "read failed"),
+        ("empty.txt", "read", ""),
+        ("huge.log", "skipped", "too large"),
+        ("latin.txt", "read", ""),
+        ("logo.png", "skipped", "asset not requested"),
+        ("long.txt", "cut", "truncated to the line limits"),
+    ]
+    assert outcome.stats[0] == FileStat("a.txt", "read", len("--- a.txt ---\n\nalpha\n\n\n"))
+
+
+def test_notices_name_a_few_paths(tmp_path: Path) -> None:
+    for i in range(5):
+        (tmp_path / f"b{i}.dat").write_bytes(b"")
+    _, outcome = run(tmp_path, "*")
+    assert outcome.notices == ("5 skipped (binary file): b0.dat, b1.dat, b2.dat, …",)
+
+
+def test_progress_is_told_about_every_file(tree: Path) -> None:
+    seen: list[tuple[str, int | None]] = []
+    sink = Sink(io.BytesIO(), json_mode=False, on_file=lambda p, t: seen.append((p, t)))
+    run_glob(GlobRequest(patterns=("*.txt",), root=str(tree)), sink)
+    assert seen == [(name, 5) for name in ["a.txt", "dangling.txt", "empty.txt"]] + [
+        ("latin.txt", 5),
+        ("long.txt", 5),
+    ]
+
+
+def test_sections_are_written_as_files_are_read(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    real_read = read_matched_for_real
+
+    def read_matched(path: str, *args: Any) -> Any:
+        events.append("read " + os.path.basename(path))
+        return real_read(path, *args)
+
+    class Recorder(io.BytesIO):
+        def write(self, data: Any) -> int:
+            events.append("write " + bytes(data).split(b"\n", 1)[0].decode())
+            return super().write(data)
+
+    monkeypatch.setattr(glob_command, "read_matched", read_matched)
+    run_glob(
+        GlobRequest(patterns=("a.txt", "b.md", "empty.txt"), root=str(tree)),
+        Sink(Recorder(), json_mode=False),
+    )
+    assert events == [
+        "read a.txt",
+        "write --- a.txt ---",
+        "read b.md",
+        "write --- b.md ---",
+        "read empty.txt",
+        "write --- empty.txt ---",
+        "write ",
+    ]
+
+
+class Discard:
+    def write(self, data: bytes, /) -> int:
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_memory_does_not_grow_with_the_number_of_files(tmp_path: Path) -> None:
+    line = b"0123456789" * 10 + b"\n"
+    for i in range(400):
+        (tmp_path / f"f{i:03d}.txt").write_bytes(line * 500)  # 50 KB each, 20 MB in all
+    tracemalloc.start()
+    try:
+        outcome = run_glob(
+            GlobRequest(patterns=("*.txt",), root=str(tmp_path)), Sink(Discard(), json_mode=False)
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(outcome.details["files"]) == 400
+    assert peak < 3 * 1024 * 1024
+
+
+def test_svg_is_text_shown_whole_and_a_big_one_is_a_note(tmp_path: Path) -> None:
+    (tmp_path / "icon.svg").write_bytes(b"<svg>\r\n<rect/>\r\n</svg>\r\n")
+    (tmp_path / "big.svg").write_bytes(b"<svg>" + b" " * (1024 * 1024) + b"</svg>")
+    text, outcome = run(tmp_path, "*.svg")
+    assert text == (
+        "--- big.svg ---\n\nCannot display content of SVG file larger than 1MB: big.svg\n\n"
+        "--- icon.svg ---\n\n<svg>\r\n<rect/>\r\n</svg>\r\n\n\n"
+        "\n--- End of content ---\n"
+    )
+    assert outcome.exit_code == 0
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "a.txt").write_text("a\n")
+    text, outcome = run(tmp_path, "*")
+    assert text == "--- a.txt ---\n\na\n\n\n\n--- End of content ---\n"
+    assert outcome.exit_code == 1
+    assert outcome.problems == ("Read error: Not a regular file (FIFO): pipe",)
+
+
+def test_paths_from_stdin(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b [1].txt").write_text("b\n")
+    done = run_readmany(
+        ["glob", "--stdin", "-0"], cwd=tmp_path, stdin=b"b [1].txt\0a.txt\0missing.txt\0"
+    )
+    assert done.stdout.decode() == (
+        "--- a.txt ---\n\na\n\n\n--- b [1].txt ---\n\nb\n\n\n\n--- End of content ---\n"
+    )
+    assert done.returncode == 1
+    assert done.stderr.decode() == "readmany: Read error: File not found: missing.txt\n"
+
+
+def test_empty_stdin_reads_nothing(tmp_path: Path) -> None:
+    done = run_readmany(["glob", "--stdin"], cwd=tmp_path, stdin=b"")
+    assert (done.returncode, done.stdout) == (
+        0,
+        b"No files matching the criteria were found or all were skipped.\n",
+    )
+
+
+def test_root_option(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.txt").write_text("a\n")
+    done = run_readmany(["glob", "--root", "sub", "*.txt"], cwd=tmp_path)
+    assert done.stdout.decode() == "--- a.txt ---\n\na\n\n\n\n--- End of content ---\n"
+    done = run_readmany(["glob", "--root", "sub", "--absolute", "*.txt"], cwd=tmp_path)
+    assert done.stdout.decode().startswith(f"--- {tmp_path}/sub/a.txt ---\n")
