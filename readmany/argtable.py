@@ -7,8 +7,6 @@ minimum) and the defaults of the command function.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 ARGUMENTS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "many": (("files", "list", False),),
     "glob": (("patterns", "list", False),),
@@ -25,8 +23,8 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "-0": ("null", "flag", None),
         "--null": ("null", "flag", None),
         "--json": ("json_mode", "flag", None),
-        "--output": ("output", "path", None),
-        "-o": ("output", "path", None),
+        "--output": ("output", "str", None),
+        "-o": ("output", "str", None),
         "--quiet": ("quiet", "flag", None),
         "-q": ("quiet", "flag", None),
         "--copy": ("copy", "flag", None),
@@ -38,14 +36,14 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "--no-gitignore": ("no_gitignore", "flag", None),
         "--ignore-file": ("ignore_file", "list", None),
         "--no-recursive": ("no_recursive", "flag", None),
-        "--root": ("root", "path", None),
+        "--root": ("root", "str", None),
         "--absolute": ("absolute", "flag", None),
         "--stdin": ("stdin", "flag", None),
         "-0": ("null", "flag", None),
         "--null": ("null", "flag", None),
         "--json": ("json_mode", "flag", None),
-        "--output": ("output", "path", None),
-        "-o": ("output", "path", None),
+        "--output": ("output", "str", None),
+        "-o": ("output", "str", None),
         "--quiet": ("quiet", "flag", None),
         "-q": ("quiet", "flag", None),
         "--copy": ("copy", "flag", None),
@@ -54,8 +52,8 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "--offset": ("offset", "int", 1),
         "--limit": ("limit", "int", 1),
         "--json": ("json_mode", "flag", None),
-        "--output": ("output", "path", None),
-        "-o": ("output", "path", None),
+        "--output": ("output", "str", None),
+        "-o": ("output", "str", None),
         "--quiet": ("quiet", "flag", None),
         "-q": ("quiet", "flag", None),
         "--copy": ("copy", "flag", None),
@@ -84,7 +82,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "no_gitignore": False,
         "ignore_file": None,
         "no_recursive": False,
-        "root": Path("."),
+        "root": ".",
         "absolute": False,
         "stdin": False,
         "null": False,

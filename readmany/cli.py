@@ -8,7 +8,6 @@ fast path (`readmany.fastargs`) to the same functions without importing Typer.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -42,7 +41,7 @@ JsonOpt = Annotated[
     bool, typer.Option("--json", help="Write one JSON object: content, details, attachments.")
 ]
 OutputOpt = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--output", "-o", metavar="FILE", help="Write to FILE (atomically) instead of stdout."
     ),
@@ -190,8 +189,8 @@ def glob_command(
         typer.Option("--no-recursive", help="A directory means only the files directly in it."),
     ] = False,
     root: Annotated[
-        Path, typer.Option("--root", metavar="DIR", help="The root: files outside are refused.")
-    ] = Path("."),
+        str, typer.Option("--root", metavar="DIR", help="The root: files outside are refused.")
+    ] = ".",
     absolute: Annotated[
         bool, typer.Option("--absolute", help="Show absolute paths in separators.")
     ] = False,

@@ -64,17 +64,22 @@ class Sink:
     def _put(self, text: str) -> None:
         self._stream.write(encode_output(text))
 
-    def write(self, text: str) -> None:
+    def write(self, text: str) -> int:
+        """Write a piece of content; return its size in bytes (UTF-8, as written)."""
         if not text:
-            return
+            return 0
         if self.json_mode:
             if not self._started:
                 self._put('{"content": "')
                 self._started = True
             self._put(_json_string_body(text))
+            size = utf8_len(text)
         else:
-            self._put(text)
-        self.bytes_written += utf8_len(text)
+            data = encode_output(text)
+            self._stream.write(data)
+            size = len(data)
+        self.bytes_written += size
+        return size
 
     def file_done(self, path: str, total: int | None = None) -> None:
         """Tell the progress display that one more of `total` files was handled."""

@@ -10,8 +10,6 @@ accepted command line to the same values.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from readmany.argtable import ARGUMENTS, DEFAULTS, OPTIONS
 
 
@@ -71,8 +69,6 @@ def _convert(kind: str, raw: str, minimum: int | None) -> object | None:
         if minimum is not None and number < minimum:
             return None
         return number
-    if kind == "path":
-        return Path(raw)
     return raw
 
 

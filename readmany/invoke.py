@@ -12,7 +12,6 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from readmany.commands import Outcome
@@ -35,7 +34,7 @@ class Presentation:
     """Where the content goes and how much is said about it on stderr."""
 
     json_mode: bool
-    output: Path | None
+    output: str | None
     quiet: bool
     copy: bool
 
@@ -50,7 +49,7 @@ def invoke_many(
     stdin: bool,
     null: bool,
     json_mode: bool,
-    output: Path | None,
+    output: str | None,
     quiet: bool,
     copy: bool,
 ) -> int:
@@ -93,19 +92,19 @@ def invoke_glob(
     no_gitignore: bool,
     ignore_file: list[str] | None,
     no_recursive: bool,
-    root: Path,
+    root: str,
     absolute: bool,
     stdin: bool,
     null: bool,
     json_mode: bool,
-    output: Path | None,
+    output: str | None,
     quiet: bool,
     copy: bool,
 ) -> int:
     from readmany.commands.glob import GlobRequest, run_glob
 
-    if not root.is_dir():
-        raise UsageError(f"--root {str(root)!r} is not a directory")
+    if not os.path.isdir(root):
+        raise UsageError(f"--root {root!r} is not a directory")
     value = GlobRequest(
         patterns=tuple(patterns or ()) + tuple(include or ()),
         excludes=tuple(exclude or ()),
@@ -113,7 +112,7 @@ def invoke_glob(
         use_gitignore=not no_gitignore,
         ignore_files=tuple(ignore_file or ()),
         recursive=not no_recursive,
-        root=str(root),
+        root=root,
         absolute=absolute,
         literal_paths=tuple(stdin_paths(null)) if stdin else (),
     )
@@ -129,7 +128,7 @@ def invoke_hashline(
     offset: int | None,
     limit: int | None,
     json_mode: bool,
-    output: Path | None,
+    output: str | None,
     quiet: bool,
     copy: bool,
 ) -> int:
@@ -194,7 +193,7 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     target: AtomicFile | None = None
     if how.output is not None:
         try:
-            target = AtomicFile(str(how.output))
+            target = AtomicFile(how.output)
         except OSError as exc:
             raise UsageError(f"-o {how.output}: {exc.strerror}") from None
     captured = io.BytesIO() if clipboard is not None else None

@@ -100,6 +100,7 @@ class Candidate:
 
     rel: str
     path: str
+    regular: bool = False  # the directory listing said: a regular file, not a link
 
 
 @dataclass(frozen=True)
@@ -430,7 +431,9 @@ class _Selector:
         if rel not in self.candidates:
             self.skips.setdefault(rel, Skip(rel, reason, failed))
 
-    def _accept(self, rel: str, path: str, *, is_link: bool, via_link: bool) -> None:
+    def _accept(
+        self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
+    ) -> None:
         """A file matched and not excluded: decide between reading it and a skip."""
         if rel in self.candidates or rel in self.skips or rel in self.outside:
             return
@@ -450,7 +453,7 @@ class _Selector:
         if _blocked(rel.split("/")) or _blocked(real_rel.split("/")):
             self._skip_outside(rel)
             return
-        self.candidates[rel] = Candidate(rel, os.path.join(self.root, rel))
+        self.candidates[rel] = Candidate(rel, os.path.join(self.root, rel), regular)
 
     # -- literal paths --
 
@@ -509,7 +512,10 @@ class _Selector:
                         stack.append((entry.path, rel, step.below, via_link))
                     continue
                 if step.accepts:
-                    self._leaf(rel, entry.path, inside, is_link=is_link, via_link=via_link)
+                    regular = not is_link and entry.is_file(follow_symlinks=False)
+                    self._leaf(
+                        rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
+                    )
                 if (
                     is_link
                     and step.below_link
@@ -529,7 +535,16 @@ class _Selector:
             return False
         return True
 
-    def _leaf(self, rel: str, path: str, inside: bool, *, is_link: bool, via_link: bool) -> None:
+    def _leaf(
+        self,
+        rel: str,
+        path: str,
+        inside: bool,
+        *,
+        is_link: bool,
+        via_link: bool,
+        regular: bool = False,
+    ) -> None:
         if self.excludes.file_excluded(rel):
             return
         if not inside:
@@ -538,7 +553,7 @@ class _Selector:
         if self.ignores.is_ignored(rel, False):
             self._skip(rel)
             return
-        self._accept(rel, path, is_link=is_link, via_link=via_link)
+        self._accept(rel, path, is_link=is_link, via_link=via_link, regular=regular)
 
     def run(self) -> Selection:
         for path in self.includes.literals:

@@ -246,24 +246,20 @@ def fish(cmds: list[Command]) -> str:
 
 def _value_kind(annotation: object) -> str:
     import typing
-    from pathlib import Path as _Path
 
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     base = args[0] if args else annotation
     if typing.get_origin(base) is list:
         return "list"
-    return {bool: "flag", int: "int", str: "str", _Path: "path"}[base]  # type: ignore[index]
+    return {bool: "flag", int: "int", str: "str"}[base]  # type: ignore[index]
 
 
 def _py(value: object) -> str:
     """A literal as ruff formats it: strings in double quotes."""
     import json
-    from pathlib import Path as _Path
 
     if isinstance(value, str):
         return json.dumps(value)
-    if isinstance(value, _Path):
-        return f"Path({json.dumps(str(value))})"
     if isinstance(value, tuple):
         return "(" + ", ".join(_py(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     return repr(value)
@@ -310,8 +306,6 @@ def argtable() -> str:
         '"""',
         "",
         "from __future__ import annotations",
-        "",
-        "from pathlib import Path",
         "",
     ]
     return "\n".join([*head, *arguments_lines, "", *options_lines, "", *defaults_lines, ""])

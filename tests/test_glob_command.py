@@ -173,9 +173,9 @@ def test_sections_are_written_as_files_are_read(
     events: list[str] = []
     real_read = read_matched_for_real
 
-    def read_matched(path: str, *args: Any) -> Any:
+    def read_matched(path: str, *args: Any, **kwargs: Any) -> Any:
         events.append("read " + os.path.basename(path))
-        return real_read(path, *args)
+        return real_read(path, *args, **kwargs)
 
     class Recorder(io.BytesIO):
         def write(self, data: Any) -> int:

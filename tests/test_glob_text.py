@@ -18,6 +18,7 @@ from readmany.read.text import (
     decode_whole,
     detect_bom,
     read_text,
+    text_of_bytes,
 )
 
 
@@ -257,3 +258,26 @@ def test_chunk_boundaries_do_not_change_the_result(data: bytes, cuts: list[int])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(text_module, "chunks", pieces)
         assert read_limited(data, max_lines=3, max_units=6) == whole
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    parts=st.lists(
+        st.sampled_from(
+            [b"a", "é".encode(), "\U0001f600".encode(), b"\n", b"\r", b"\r\n", b"\xff",
+             b"\xef\xbb\xbf", b"\xff\xfe", b"x" * 999, b"y" * 1001, "😀".encode() * 700,
+             b"\n" * 1999]
+        ),
+        max_size=12,
+    )
+)  # fmt: skip
+def test_whole_bytes_read_equals_the_streamed_read(parts: list[bytes]) -> None:
+    data = b"".join(parts)
+    assert text_of_bytes(data) == read(data)
+
+
+@pytest.mark.parametrize("lines", [1999, 2000, 2001])
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b""])
+def test_whole_bytes_read_at_the_line_limit(lines: int, ending: bytes) -> None:
+    data = b"\n".join(b"L%d" % n for n in range(lines)) + ending
+    assert text_of_bytes(data) == read(data)

@@ -23,7 +23,6 @@ from readmany.select import (
     SelectRequest,
     select_files,
 )
-from readmany.units import utf8_len
 
 _NOTICE_PATHS = 3  # paths named per notice line
 _TRUNCATED = "truncated to the line limits"
@@ -74,11 +73,12 @@ def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
     any_section = False
     for candidate in selection.candidates:
         path = report.shown(candidate.rel)
-        result = read_matched(candidate.path, candidate.rel, path, requested)
+        result = read_matched(
+            candidate.path, candidate.rel, path, requested, listed_regular=candidate.regular
+        )
         if isinstance(result, TextFile):
             block = frame_separator(path, result.text.body, result.text.truncated)
-            sink.write(block)
-            report.text(path, result, utf8_len(block))
+            report.text(path, result, sink.write(block))
             any_section = True
         elif isinstance(result, AssetFile):
             if sink.json_mode:
@@ -86,8 +86,7 @@ def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
                 report.asset(path, result, 0)
             else:
                 block = frame_data_url(path, result.mime_type, result.data)
-                sink.write(block)
-                report.asset(path, result, len(block))
+                report.asset(path, result, sink.write(block))
             any_section = True
         elif isinstance(result, Skipped):
             report.skip(path, result.reason, result.category)

@@ -176,8 +176,14 @@ _CONTROL = bytes((*range(0x01, 0x07), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x
 
 
 def extension(name: str) -> str:
-    """The lower-cased extension with its dot (`.png`), or "" (`.env` has none)."""
-    return os.path.splitext(name)[1].lower()
+    """The lower-cased extension with its dot (`.png`), or "" (`.env` has none).
+
+    As `os.path.splitext` has it: leading dots start no extension.
+    """
+    dot = name.rfind(".")
+    if dot <= 0 or len(name) - len(name.lstrip(".")) > dot:
+        return ""
+    return name[dot:].lower()
 
 
 def kind_by_name(name: str) -> Kind | None:
@@ -199,9 +205,12 @@ def kind_by_name(name: str) -> Kind | None:
     return None
 
 
-def classify(name: str, head: bytes) -> Kind:
-    """The kind of a file named `name` whose first bytes (up to SNIFF_BYTES) are `head`."""
-    by_name = kind_by_name(name)
+def classify(name: str, head: bytes, by_name: Kind | None = None) -> Kind:
+    """The kind of a file named `name` whose first bytes (up to SNIFF_BYTES) are `head`.
+
+    `by_name`: what `kind_by_name(name)` said, where the caller already asked.
+    """
+    by_name = by_name or kind_by_name(name)
     if by_name is not None:
         return by_name
     ext = extension(name)

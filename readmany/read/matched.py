@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from readmany.read.classify import ASSET_KINDS, SNIFF_BYTES, Kind, classify, kind_by_name
 from readmany.read.classify import mime_type as asset_mime_type
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
-from readmany.read.text import TextRead, decode_whole, read_text
+from readmany.read.text import TextRead, decode_whole, read_text, text_of_bytes
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_SVG_BYTES = 1024 * 1024
+WHOLE_FILE_BYTES = 256 * 1024  # read at once; bigger text is decoded as it is read
 
 REASON_BINARY = "binary file"
 REASON_ASSET = "asset file (image/pdf/audio) was not explicitly requested by name or extension"
@@ -60,18 +61,31 @@ class Failed:
 MatchedRead = TextFile | AssetFile | Skipped | Failed
 
 
-def read_matched(path: str, rel: str, shown: str, requested: Callable[[str], bool]) -> MatchedRead:
-    """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown."""
+def read_matched(
+    path: str,
+    rel: str,
+    shown: str,
+    requested: Callable[[str], bool],
+    *,
+    listed_regular: bool = False,
+) -> MatchedRead:
+    """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown.
+
+    `listed_regular`: the walk saw a regular file there (see `open_regular`).
+    """
     name = os.path.basename(path)
     by_name = kind_by_name(name)
     if by_name in ASSET_KINDS and not requested(name):
         return Skipped(REASON_ASSET, "asset not requested")
     try:
-        fd, st = open_regular(path)
+        fd, st = open_regular(path, listed_regular=listed_regular)
     except OpenFailure as failure:
         return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
     try:
-        kind = by_name or classify(name, read_prefix(fd, SNIFF_BYTES))
+        # A small file is read whole, once: the sniff and the text come from those bytes.
+        whole = read_all(fd, st.st_size) if st.st_size <= WHOLE_FILE_BYTES else None
+        head = whole[:SNIFF_BYTES] if whole is not None else read_prefix(fd, SNIFF_BYTES)
+        kind = classify(name, head, by_name)
         if kind in ASSET_KINDS and not requested(name):
             return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
         if st.st_size > MAX_FILE_BYTES:
@@ -86,9 +100,11 @@ def read_matched(path: str, rel: str, shown: str, requested: Callable[[str], boo
             if st.st_size > MAX_SVG_BYTES:
                 note = f"Cannot display content of SVG file larger than 1MB: {rel}"
                 return TextFile(kind, TextRead(note), st.st_size)
-            return TextFile(kind, decode_whole(read_all(fd, st.st_size)), st.st_size)
+            svg = whole if whole is not None else read_all(fd, st.st_size)
+            return TextFile(kind, decode_whole(svg), st.st_size)
         if kind == "text":
-            return TextFile(kind, read_text(fd, st.st_size), st.st_size)
+            text = text_of_bytes(whole) if whole is not None else read_text(fd, st.st_size)
+            return TextFile(kind, text, st.st_size)
         data = _base64(fd, st.st_size)
         return AssetFile(kind, asset_mime_type(name, kind), data, st.st_size)
     except OSError as exc:

@@ -1,8 +1,8 @@
 """Opening files without ever blocking: FIFOs, devices and sockets are refused up front.
 
-`open_regular` is the only way the readers open a file. It opens with O_NONBLOCK (so a
-FIFO without a writer cannot hang the open), checks with fstat that the thing opened is
-a regular file, then clears O_NONBLOCK again.
+`open_regular` is the only way the readers open a file. It checks with stat that the
+path is a regular file, opens it with O_NONBLOCK (so a FIFO swapped in meanwhile cannot
+hang the open) and checks again with fstat that what was opened is a regular file.
 """
 
 from __future__ import annotations
@@ -46,28 +46,33 @@ def _file_kind(mode: int) -> str:
     return "special file"
 
 
-def open_regular(path: str) -> tuple[int, os.stat_result]:
-    """Open `path` read-only; return (fd, stat). Raises OpenFailure for anything else."""
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise OpenFailure(_errno_name(exc), path) from None
-    if not stat.S_ISREG(st.st_mode):
-        if stat.S_ISDIR(st.st_mode):
-            raise OpenFailure("EISDIR", path, "directory")
-        raise OpenFailure("ESPECIAL", path, _file_kind(st.st_mode))
+def open_regular(path: str, *, listed_regular: bool = False) -> tuple[int, os.stat_result]:
+    """Open `path` read-only; return (fd, stat). Raises OpenFailure for anything else.
+
+    `listed_regular`: a directory listing just said this is a regular file, so the stat
+    before opening is skipped; the fstat after it still checks.
+    """
+    if not listed_regular:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise OpenFailure(_errno_name(exc), path) from None
+        if not stat.S_ISREG(st.st_mode):
+            if stat.S_ISDIR(st.st_mode):
+                raise OpenFailure("EISDIR", path, "directory")
+            raise OpenFailure("ESPECIAL", path, _file_kind(st.st_mode))
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
         raise OpenFailure(_errno_name(exc), path) from None
+    # O_NONBLOCK stays set: it has no effect on a regular file.
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):  # swapped between stat and open
-            raise OpenFailure("ESPECIAL", path, _file_kind(st.st_mode))
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
+            kind = _file_kind(st.st_mode)
+            raise OpenFailure("EISDIR" if kind == "directory" else "ESPECIAL", path, kind)
     except BaseException:
         os.close(fd)
         raise

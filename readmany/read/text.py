@@ -205,6 +205,40 @@ def read_text(
     return TextRead(body, lines.full or lines.cut, lossy)
 
 
+def _may_have_long_line(text: str) -> bool:
+    """Whether a line may be over the limit in UTF-16 units (the careful path decides)."""
+    most = MAX_LINE_UNITS // 2  # characters that can never exceed the limit
+    return len(text) > most and max(map(len, text.split("\n"))) > most
+
+
+def text_of_bytes(data: bytes) -> TextRead:
+    """`data`, a whole file already read, as text: the same result as `read_text`.
+
+    Most source files are valid UTF-8 without a BOM, under the line limits: for them
+    the body is the decoded text with CRLF made LF, found without splitting lines.
+    """
+    codec, skip = detect_bom(data)
+    if codec == "utf-8":
+        try:
+            text = data[skip:].decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            if "\r" in text:
+                text = text.replace("\r\n", "\n")
+            breaks = text.count("\n")
+            within = breaks < MAX_LINES or (breaks == MAX_LINES and text.endswith("\n"))
+            if within and not _may_have_long_line(text):
+                return TextRead(text)
+    lines = _Lines(MAX_LINES, MAX_LINE_UNITS)
+    decoder = _Decoder(codec)
+    lines.feed(decoder.decode(data[skip:]))
+    if not lines.full:
+        lines.feed(decoder.finish())
+    body = lines.finish()
+    return TextRead(body, lines.full or lines.cut, decoder.lossy and "\ufffd" in body)
+
+
 def decode_whole(data: bytes) -> TextRead:
     """All of `data` as text, BOM-aware, without line limits (SVG is shown whole)."""
     codec, skip = detect_bom(data)
