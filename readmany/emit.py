@@ -82,7 +82,7 @@ class Sink:
         return size
 
     def file_done(self, path: str, total: int | None = None) -> None:
-        """Tell the progress display that one more of `total` files was handled."""
+        """Tell the progress display that one more file (of `total`, where known) is done."""
         if self._on_file is not None:
             self._on_file(path, total)
 

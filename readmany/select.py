@@ -10,6 +10,7 @@ by exclude patterns, which are dropped silently.
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 import stat
@@ -401,6 +402,13 @@ def _blocked(parts: Iterable[str]) -> bool:
     return False
 
 
+Event = Candidate | Skip
+
+
+def _event_key(event: Event) -> bytes:
+    return sort_key(event.rel)
+
+
 class _Selector:
     def __init__(self, request: SelectRequest) -> None:
         root = os.path.abspath(request.root)
@@ -418,121 +426,161 @@ class _Selector:
         self.ignores = IgnoreMatcher(
             root, use_gitignore=request.use_gitignore, ignore_files=request.ignore_files
         )
-        self.candidates: dict[str, Candidate] = {}
-        self.outside: dict[str, Skip] = {}  # refused by the workspace boundary
-        self.skips: dict[str, Skip] = {}  # ignored, or could not be listed
+        self._blocked_dirs: dict[str, bool] = {}
 
-    # -- results --
+    # -- decisions --
 
-    def _skip_outside(self, rel: str) -> None:
-        self.outside.setdefault(rel, Skip(rel, REASON_OUTSIDE))
-
-    def _skip(self, rel: str, reason: str = REASON_IGNORED, failed: bool = False) -> None:
-        if rel not in self.candidates:
-            self.skips.setdefault(rel, Skip(rel, reason, failed))
+    def _blocked(self, rel: str) -> bool:
+        """Whether a segment of `rel` is one no file may be read under (or named)."""
+        parent, _, name = rel.rpartition("/")
+        if _blocked((name,)):
+            return True
+        if not parent:
+            return False
+        known = self._blocked_dirs.get(parent)
+        if known is None:
+            known = self._blocked_dirs[parent] = self._blocked(parent)
+        return known
 
     def _accept(
         self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
-    ) -> None:
-        """A file matched and not excluded: decide between reading it and a skip."""
-        if rel in self.candidates or rel in self.skips or rel in self.outside:
-            return
+    ) -> Event:
+        """A file matched and not excluded: a candidate, or a skip with its reason."""
         real_rel = rel
         if is_link or via_link:
             real = os.path.realpath(path)
             if not _inside(real, self.root_real):
-                if is_link:
-                    self._skip(rel, REASON_LINK_OUTSIDE)
-                else:
-                    self._skip_outside(rel)
-                return
+                return Skip(rel, REASON_LINK_OUTSIDE) if is_link else Skip(rel, REASON_OUTSIDE)
             real_rel = "/".join(_rel_parts(real, self.root_real))
             if is_link and real_rel and self.ignores.is_path_ignored(real_rel, False):
-                self._skip(rel)
-                return
-        if _blocked(rel.split("/")) or _blocked(real_rel.split("/")):
-            self._skip_outside(rel)
-            return
-        self.candidates[rel] = Candidate(rel, os.path.join(self.root, rel), regular)
+                return Skip(rel, REASON_IGNORED)
+        if self._blocked(rel) or (real_rel != rel and _blocked(real_rel.split("/"))):
+            return Skip(rel, REASON_OUTSIDE)
+        return Candidate(rel, os.path.join(self.root, rel), regular)
 
     # -- literal paths --
 
-    def _literal(self, path: str) -> None:
+    def _literal(self, path: str) -> Event | None:
         rel = os.path.relpath(path, self.root).replace(os.sep, "/")
         if not _inside(path, self.root):
-            if not self.excludes.file_excluded(rel):
-                self._skip_outside(rel)
-            return
+            return None if self.excludes.file_excluded(rel) else Skip(rel, REASON_OUTSIDE)
         if self.excludes.file_excluded(rel) or any(
             self.excludes.dir_pruned(parent) for parent in _parents(rel)
         ):
-            return
+            return None
         if self.ignores.is_path_ignored(rel, False):
-            self._skip(rel)
-            return
-        self._accept(rel, path, is_link=os.path.islink(path), via_link=True)
+            return Skip(rel, REASON_IGNORED)
+        return self._accept(rel, path, is_link=os.path.islink(path), via_link=True)
+
+    def _literal_events(self) -> Iterator[Event]:
+        found = (self._literal(path) for path in self.includes.literals)
+        yield from sorted((e for e in found if e is not None), key=_event_key)
 
     # -- walking --
 
-    def _listing(self, directory: str, rel: str) -> list[os.DirEntry[str]] | None:
+    def _listing(self, directory: str) -> list[os.DirEntry[str]] | str:
+        """The entries of a directory, or why it cannot be listed."""
         try:
             with os.scandir(directory) as it:
-                return sorted(it, key=lambda entry: entry.name)
+                return list(it)
         except OSError as exc:
-            reason = f"Read error: cannot list directory: {exc.strerror or exc}"
-            self._skip((rel + "/") if rel else "./", reason, failed=True)
-            return None
+            return f"Read error: cannot list directory: {exc.strerror or exc}"
 
-    def _walk(self, anchor: str, patterns: Sequence[tuple[_Segment, ...]]) -> None:
+    def _walk_events(
+        self, anchor: str, patterns: Sequence[tuple[_Segment, ...]]
+    ) -> Iterator[Event]:
+        """The walk below `anchor`, depth first, in output order.
+
+        A directory's entries are visited in the order of their paths: a directory
+        sorts as its name plus `/`, so its subtree comes exactly where the sorted paths
+        put it; a link to a directory that is matched itself comes twice, once as a
+        name and once as a subtree.
+        """
         start = _closure(patterns, ((pi, 0) for pi in range(len(patterns))))
-        in_root_anchor = anchor == self.root
+        in_root = anchor == self.root
         # Paths found from an anchor outside the root may reach it through links.
-        stack: list[tuple[str, str, _State, bool]] = [(anchor, "", start, not in_root_anchor)]
+        stack = [iter(self._directory_items(patterns, in_root, anchor, "", start, not in_root))]
         while stack:
-            directory, rel_dir, states, via_link = stack.pop()
-            entries = self._listing(directory, rel_dir)
-            if entries is None:
+            item = next(stack[-1], None)
+            if item is None:
+                stack.pop()
                 continue
-            if in_root_anchor:
-                self.ignores.note_directory(
-                    rel_dir, any(entry.name == GITIGNORE for entry in entries)
-                )
-            for entry in reversed(entries):
-                step = _step(patterns, states, entry.name)
-                if not step.accepts and not step.below:
-                    continue
-                if in_root_anchor:
-                    rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-                else:
-                    rel = os.path.relpath(entry.path, self.root).replace(os.sep, "/")
-                inside = in_root_anchor or not rel.startswith("../")
-                is_link = entry.is_symlink()
-                if not is_link and entry.is_dir(follow_symlinks=False):
-                    if step.below and self._may_enter(rel, inside, is_dir=True):
-                        stack.append((entry.path, rel, step.below, via_link))
-                    continue
-                if step.accepts:
-                    regular = not is_link and entry.is_file(follow_symlinks=False)
-                    self._leaf(
-                        rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
-                    )
-                if (
-                    is_link
-                    and step.below_link
-                    and entry.is_dir()
-                    and self._may_enter(rel, inside, is_dir=False, quiet=step.accepts)
-                ):
-                    stack.append((entry.path, rel, step.below_link, True))
+            if isinstance(item, (Candidate, Skip)):
+                yield item
+                continue
+            directory, rel, states, via_link = item
+            items = self._directory_items(patterns, in_root, directory, rel, states, via_link)
+            stack.append(iter(items))
 
-    def _may_enter(self, rel: str, inside: bool, *, is_dir: bool, quiet: bool = False) -> bool:
+    def _directory_items(
+        self,
+        patterns: Sequence[tuple[_Segment, ...]],
+        in_root: bool,
+        directory: str,
+        rel_dir: str,
+        states: _State,
+        via_link: bool,
+    ) -> Iterator[Event | tuple[str, str, _State, bool]]:
+        """A directory's matched files as events, its subdirectories to enter as tuples."""
+        entries = self._listing(directory)
+        if isinstance(entries, str):
+            yield Skip((rel_dir + "/") if rel_dir else "./", entries, failed=True)
+            return
+        if in_root:
+            self.ignores.note_directory(rel_dir, any(e.name == GITIGNORE for e in entries))
+        keyed: list[tuple[bytes, int, os.DirEntry[str], _Step]] = []
+        for entry in entries:
+            step = _step(patterns, states, entry.name)
+            if not step.accepts and not step.below:
+                continue
+            is_link = entry.is_symlink()
+            if not is_link and entry.is_dir(follow_symlinks=False):
+                if step.below:
+                    keyed.append((sort_key(entry.name + "/"), _DIRECTORY, entry, step))
+                continue
+            if step.accepts:
+                keyed.append((sort_key(entry.name), _FILE, entry, step))
+            if is_link and step.below_link:
+                keyed.append((sort_key(entry.name + "/"), _LINKED_DIRECTORY, entry, step))
+        keyed.sort(key=lambda item: item[0])
+        for _key, what, entry, step in keyed:
+            if in_root:
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            else:
+                rel = os.path.relpath(entry.path, self.root).replace(os.sep, "/")
+            inside = in_root or not rel.startswith("../")
+            if what == _DIRECTORY:
+                verdict = self._may_enter(rel, inside, is_dir=True)
+                if isinstance(verdict, Skip):
+                    yield verdict
+                elif verdict:
+                    yield (entry.path, rel, step.below, via_link)
+            elif what == _FILE:
+                is_link = entry.is_symlink()
+                regular = not is_link and entry.is_file(follow_symlinks=False)
+                event = self._leaf(
+                    rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
+                )
+                if event is not None:
+                    yield event
+            elif entry.is_dir():
+                verdict = self._may_enter(rel, inside, is_dir=False, quiet=step.accepts)
+                if isinstance(verdict, Skip):
+                    yield verdict
+                elif verdict:
+                    yield (entry.path, rel, step.below_link, True)
+
+    def _may_enter(
+        self, rel: str, inside: bool, *, is_dir: bool, quiet: bool = False
+    ) -> bool | Skip:
+        """True to walk into a directory; False or a skip record (ignored) not to."""
         if self.excludes.dir_pruned(rel):
             return False
         if not inside or rel == ".":
             return True
         if self.ignores.is_ignored(rel, is_dir):
-            if not quiet:  # else already reported as a matched file
-                self._skip(rel + "/")
-            return False
+            # A matched link to an ignored directory was reported already, as a file.
+            return False if quiet else Skip(rel + "/", REASON_IGNORED)
         return True
 
     def _leaf(
@@ -544,36 +592,62 @@ class _Selector:
         is_link: bool,
         via_link: bool,
         regular: bool = False,
-    ) -> None:
+    ) -> Event | None:
         if self.excludes.file_excluded(rel):
-            return
+            return None
         if not inside:
-            self._skip_outside(rel)
-            return
+            return Skip(rel, REASON_OUTSIDE)
         if self.ignores.is_ignored(rel, False):
-            self._skip(rel)
-            return
-        self._accept(rel, path, is_link=is_link, via_link=via_link, regular=regular)
+            return Skip(rel, REASON_IGNORED)
+        return self._accept(rel, path, is_link=is_link, via_link=via_link, regular=regular)
 
-    def run(self) -> Selection:
-        for path in self.includes.literals:
-            self._literal(path)
+    def events(self) -> Iterator[Event]:
+        """Every matched file once, as a candidate or a skip, in output order."""
+        sources = [self._literal_events()] if self.includes.literals else []
         for anchor, patterns in sorted(self.includes.walks.items()):
-            self._walk(anchor, patterns)
-        candidates = sorted(self.candidates.values(), key=lambda c: sort_key(c.rel))
-        skipped = [
-            *sorted(self.outside.values(), key=lambda s: sort_key(s.rel)),
-            *sorted(self.skips.values(), key=lambda s: sort_key(s.rel)),
-        ]
-        return Selection(self.root, tuple(candidates), tuple(skipped))
+            sources.append(self._walk_events(anchor, patterns))
+        merged = (
+            heapq.merge(*sources, key=_event_key)
+            if len(sources) > 1
+            else iter(sources[0] if sources else ())
+        )
+        previous: str | None = None
+        for event in merged:
+            if event.rel != previous:  # the same path from two patterns: the first wins
+                previous = event.rel
+                yield event
+
+
+_FILE, _DIRECTORY, _LINKED_DIRECTORY = range(3)
+
+
+def iter_selection(request: SelectRequest) -> tuple[str, Iterator[Event]]:
+    """The root (absolute) and the matched files as a stream, in output order.
+
+    The walk advances as the stream is consumed, so a caller reading each candidate as
+    it comes holds no more than one directory listing per level of the tree.
+    """
+    selector = _Selector(request)
+    return selector.root, selector.events()
+
+
+def select_files(request: SelectRequest) -> Selection:
+    """Select the files to read, in output order, and the matched files to skip."""
+    root, events = iter_selection(request)
+    candidates: list[Candidate] = []
+    outside: list[Skip] = []
+    skips: list[Skip] = []
+    for event in events:
+        if isinstance(event, Candidate):
+            candidates.append(event)
+        elif event.reason == REASON_OUTSIDE:
+            outside.append(event)
+        else:
+            skips.append(event)
+    return Selection(root, tuple(candidates), (*outside, *skips))
 
 
 def _parents(rel: str) -> Iterator[str]:
     parts = rel.split("/")
     for depth in range(1, len(parts)):
         yield "/".join(parts[:depth])
-
-
-def select_files(request: SelectRequest) -> Selection:
-    """Select the files to read, in output order, and the matched files to skip."""
-    return _Selector(request).run()

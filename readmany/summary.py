@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
-from readmany.commands import FileStat
+from readmany.commands import Tally
 from readmany.tokens import estimate_tokens
 
 PROGRESS_AFTER_SECONDS = 1.0
 PROGRESS_AFTER_FILES = int(os.environ.get("READMANY_PROGRESS_AFTER_FILES", "500"))
-LARGEST_SHOWN = 3
 
 
 def human_size(size: int) -> str:
@@ -29,9 +26,9 @@ def human_size(size: int) -> str:
     raise AssertionError("unreachable")
 
 
-def summary_lines(stats: Sequence[FileStat], content_bytes: int) -> list[str]:
+def summary_lines(tally: Tally, content_bytes: int) -> list[str]:
     """The summary as plain lines (rendered with colour by `print_summary`)."""
-    counts = Counter(stat.status for stat in stats)
+    counts = tally.counts
     parts = [f"{counts['read']} read"]
     for status in ("cut", "omitted", "skipped", "error"):
         if counts[status]:
@@ -39,29 +36,24 @@ def summary_lines(stats: Sequence[FileStat], content_bytes: int) -> list[str]:
             parts.append(f"{counts[status]} {label}")
     tokens = estimate_tokens(content_bytes)
     lines = [f"{', '.join(parts)} · {human_size(content_bytes)} · ~{tokens:,} tokens"]
-    reasons = Counter(
-        stat.reason or stat.status for stat in stats if stat.status in ("skipped", "omitted")
-    )
-    if reasons:
-        listed = ", ".join(f"{reason} ({count})" for reason, count in sorted(reasons.items()))
+    if tally.reasons:
+        listed = ", ".join(f"{reason} ({count})" for reason, count in sorted(tally.reasons.items()))
         lines.append(f"not shown: {listed}")
-    errors = [stat.path for stat in stats if stat.status == "error"]
-    if errors:
-        lines.append("errors: " + ", ".join(errors[:5]) + (" …" if len(errors) > 5 else ""))
-    shown_files = (s for s in stats if s.bytes and s.status in ("read", "cut"))
-    largest = sorted(shown_files, key=lambda s: (-s.bytes, s.path))
+    if tally.errors:
+        more = " …" if counts["error"] > len(tally.errors) else ""
+        lines.append("errors: " + ", ".join(tally.errors) + more)
+    largest = tally.largest_files()
     if largest:
-        shown = ", ".join(f"{s.path} {human_size(s.bytes)}" for s in largest[:LARGEST_SHOWN])
-        lines.append(f"largest: {shown}")
+        lines.append("largest: " + ", ".join(f"{p} {human_size(b)}" for p, b in largest))
     return lines
 
 
-def print_summary(stats: Sequence[FileStat], content_bytes: int) -> None:
+def print_summary(tally: Tally, content_bytes: int) -> None:
     from rich.console import Console
     from rich.text import Text
 
     console = Console(stderr=True, highlight=False)
-    first, *rest = summary_lines(stats, content_bytes)
+    first, *rest = summary_lines(tally, content_bytes)
     console.print(Text("readmany: ", style="bold") + Text(first, style="green"))
     for line in rest:
         label, _, value = line.partition(": ")

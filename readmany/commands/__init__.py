@@ -6,6 +6,9 @@ returns an `Outcome`; the CLI turns the outcome into the exit code and stderr li
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +23,55 @@ class FileStat:
     status: str
     bytes: int = 0  # bytes of output it took (0 when not shown)
     reason: str = ""
+
+
+class Tally:
+    """What a run did to its files, counted as it goes: the summary's material.
+
+    Memory stays bounded however many files pass: counts, a few examples per reason,
+    the first errors and the largest files, never a record per file.
+    """
+
+    EXAMPLES = 3
+    ERRORS = 5
+    LARGEST = 3
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()  # of files not shown: skipped, omitted
+        self.examples: dict[str, list[str]] = {}  # reason -> the first few paths
+        self.errors: list[str] = []
+        self.largest: list[tuple[int, str]] = []  # a heap of the largest shown files
+
+    def add(self, stat: FileStat) -> None:
+        self.counts[stat.status] += 1
+        if stat.status in ("skipped", "omitted", "cut"):
+            reason = stat.reason or stat.status
+            if stat.status != "cut":
+                self.reasons[reason] += 1
+            examples = self.examples.setdefault(reason, [])
+            if len(examples) < self.EXAMPLES:
+                examples.append(stat.path)
+        if stat.status == "error" and len(self.errors) < self.ERRORS:
+            self.errors.append(stat.path)
+        if stat.bytes and stat.status in ("read", "cut"):
+            entry = (stat.bytes, stat.path)
+            if len(self.largest) < self.LARGEST:
+                heapq.heappush(self.largest, entry)
+            elif entry > self.largest[0]:
+                heapq.heapreplace(self.largest, entry)
+
+    def largest_files(self) -> list[tuple[str, int]]:
+        """(path, bytes) of the largest shown files, largest first."""
+        ranked = sorted(self.largest, key=lambda e: (-e[0], e[1]))
+        return [(path, size) for size, path in ranked]
+
+    @classmethod
+    def of(cls, stats: Iterable[FileStat]) -> Tally:
+        tally = cls()
+        for stat in stats:
+            tally.add(stat)
+        return tally
 
 
 @dataclass(frozen=True)
@@ -37,4 +89,4 @@ class Outcome:
     problems: tuple[str, ...] = field(default=())  # read failures, one stderr line each
     notices: tuple[str, ...] = field(default=())  # skipped / cut / omitted, one line each
     failure: str | None = None
-    stats: tuple[FileStat, ...] = ()
+    stats: Tally = field(default_factory=Tally)

@@ -1,7 +1,8 @@
 """`readmany glob`: select by globs and ignore rules, read, frame with `--- path ---`.
 
-Sections are written to the sink as each file is read, in output order; only the list
-of paths (with the skip records) is held in memory, never the contents of all files.
+The walk, the reads and the output advance together: each file is read and its section
+written as the walk reaches it, in output order. Memory does not grow with the number of
+files, except for the per-file records of `--json` details.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from readmany.commands import FileStat, Outcome
+from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
 from readmany.frame.separator import frame_data_url, frame_end, frame_separator
@@ -21,10 +22,10 @@ from readmany.select import (
     REASON_LINK_OUTSIDE,
     REASON_OUTSIDE,
     SelectRequest,
-    select_files,
+    Skip,
+    iter_selection,
 )
 
-_NOTICE_PATHS = 3  # paths named per notice line
 _TRUNCATED = "truncated to the line limits"
 _SELECT_CATEGORIES = {
     REASON_OUTSIDE: "outside the root",
@@ -49,7 +50,7 @@ class GlobRequest:
 
 
 def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
-    selection = select_files(
+    root, events = iter_selection(
         SelectRequest(
             root=request.root,
             patterns=request.patterns,
@@ -61,21 +62,18 @@ def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
             recursive=request.recursive,
         )
     )
-    report = _Report(selection.root, request.absolute)
-    for record in selection.skipped:
-        path = report.shown(record.rel)
-        if record.failed:
-            report.fail(path, f"{path}: {record.reason}", record.reason)
-        else:
-            report.skip(path, record.reason, _SELECT_CATEGORIES[record.reason])
-
+    report = _Report(root, request.absolute, keep_records=sink.json_mode)
     requested = RequestedAssets(request.patterns, request.literal_paths)
     any_section = False
-    for candidate in selection.candidates:
-        path = report.shown(candidate.rel)
-        result = read_matched(
-            candidate.path, candidate.rel, path, requested, listed_regular=candidate.regular
-        )
+    for event in events:
+        path = report.shown(event.rel)
+        if isinstance(event, Skip):
+            if event.failed:
+                report.fail(path, f"{path}: {event.reason}", event.reason)
+            else:
+                report.skip(path, event.reason, _SELECT_CATEGORIES[event.reason])
+            continue
+        result = read_matched(event.path, event.rel, path, requested, listed_regular=event.regular)
         if isinstance(result, TextFile):
             block = frame_separator(path, result.text.body, result.text.truncated)
             report.text(path, result, sink.write(block))
@@ -92,24 +90,29 @@ def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
             report.skip(path, result.reason, result.category)
         else:  # Failed
             report.fail(path, result.reason, result.reason)
-        sink.file_done(path, len(selection.candidates))
+        sink.file_done(path)
     sink.write(frame_end(any_section))
     return report.outcome()
 
 
 class _Report:
-    """What became of each matched file: details, stats and stderr lines."""
+    """What became of each matched file: details, the tally and stderr lines.
 
-    def __init__(self, root: str, absolute: bool) -> None:
+    Per-file records are kept only for `--json` details (`keep_records`); otherwise
+    memory does not grow with the number of files.
+    """
+
+    def __init__(self, root: str, absolute: bool, *, keep_records: bool) -> None:
         self.root = root
         self.absolute = absolute
+        self.keep_records = keep_records
         self.files: list[str] = []
         self.read: list[dict[str, Any]] = []
+        self.outside: list[dict[str, str]] = []  # listed first, as the reference does
         self.skipped: list[dict[str, str]] = []
         self.attachments: list[Attachment] = []
         self.problems: list[str] = []
-        self.stats: list[FileStat] = []
-        self.skipped_by: dict[str, list[str]] = {}
+        self.tally = Tally()
 
     def shown(self, rel: str) -> str:
         """How a root-relative path is written: as it is, or absolute with `--absolute`."""
@@ -120,64 +123,70 @@ class _Report:
 
     def text(self, path: str, result: TextFile, size: int) -> None:
         text = result.text
-        self.files.append(path)
-        self.read.append(
-            {
-                "path": path,
-                "kind": result.kind,
-                "bytes": result.size,
-                "truncated": text.truncated,
-                "lossy": text.lossy,
-            }
-        )
         if text.truncated:
-            self.stats.append(FileStat(path, "cut", size, _TRUNCATED))
+            self.tally.add(FileStat(path, "cut", size, _TRUNCATED))
         else:
-            self.stats.append(FileStat(path, "read", size))
+            self.tally.add(FileStat(path, "read", size))
+        if self.keep_records:
+            self.files.append(path)
+            self.read.append(
+                {
+                    "path": path,
+                    "kind": result.kind,
+                    "bytes": result.size,
+                    "truncated": text.truncated,
+                    "lossy": text.lossy,
+                }
+            )
 
     def asset(self, path: str, result: AssetFile, size: int) -> None:
-        self.files.append(path)
-        self.read.append(
-            {"path": path, "kind": result.kind, "bytes": result.size, "mimeType": result.mime_type}
-        )
-        self.stats.append(FileStat(path, "read", size))
+        self.tally.add(FileStat(path, "read", size))
+        if self.keep_records:
+            self.files.append(path)
+            self.read.append(
+                {
+                    "path": path,
+                    "kind": result.kind,
+                    "bytes": result.size,
+                    "mimeType": result.mime_type,
+                }
+            )
 
     def skip(self, path: str, reason: str, category: str) -> None:
-        self.skipped.append({"path": path, "reason": reason})
-        self.stats.append(FileStat(path, "skipped", 0, category))
-        self.skipped_by.setdefault(category, []).append(path)
+        self.tally.add(FileStat(path, "skipped", 0, category))
+        if self.keep_records:
+            records = self.outside if reason == REASON_OUTSIDE else self.skipped
+            records.append({"path": path, "reason": reason})
 
     def fail(self, path: str, problem: str, reason: str) -> None:
-        self.skipped.append({"path": path, "reason": reason})
-        self.stats.append(FileStat(path, "error", 0, "read failed"))
+        self.tally.add(FileStat(path, "error", 0, "read failed"))
         self.problems.append(problem)
+        if self.keep_records:
+            self.skipped.append({"path": path, "reason": reason})
 
     def notices(self) -> list[str]:
         """One line per kind of skip, and one for truncated files, naming a few paths."""
-        truncated = [stat.path for stat in self.stats if stat.status == "cut"]
-        groups = [
-            *((f"skipped ({category})", paths) for category, paths in self.skipped_by.items()),
-            ("truncated", truncated),
-        ]
         lines = []
-        for label, paths in sorted(groups[:-1]) + groups[-1:]:
-            if paths:
-                named = ", ".join(paths[:_NOTICE_PATHS])
-                more = ", …" if len(paths) > _NOTICE_PATHS else ""
-                lines.append(f"{len(paths)} {label}: {named}{more}")
+        for category, count in sorted(self.tally.reasons.items()):
+            lines.append(self._notice(f"skipped ({category})", count, category))
+        if self.tally.counts["cut"]:
+            lines.append(self._notice("truncated", self.tally.counts["cut"], _TRUNCATED))
         return lines
 
+    def _notice(self, label: str, count: int, reason: str) -> str:
+        examples = self.tally.examples.get(reason, [])
+        more = ", …" if count > len(examples) else ""
+        return f"{count} {label}: {', '.join(examples)}{more}"
+
     def outcome(self) -> Outcome:
+        details: dict[str, Any] = {"root": self.root}
+        if self.keep_records:
+            details.update(files=self.files, skipped=[*self.outside, *self.skipped], read=self.read)
         return Outcome(
-            details={
-                "root": self.root,
-                "files": self.files,
-                "skipped": self.skipped,
-                "read": self.read,
-            },
+            details=details,
             exit_code=EXIT_FILE_ERROR if self.problems else EXIT_OK,
             attachments=tuple(self.attachments),
             problems=tuple(self.problems),
             notices=tuple(self.notices()),
-            stats=tuple(self.stats),
+            stats=self.tally,
         )

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from readmany.commands import Outcome
+from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Sink
 from readmany.errors import EXIT_FILE_ERROR
 from readmany.frame.hashline import frame_rows
@@ -68,8 +68,8 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     if isinstance(shown, Outcome):
         return shown
     # Written only now, outside the read's error handling: a closed stdout is the CLI's.
-    sink.write(shown.text)
-    return Outcome(shown.details)
+    size = sink.write(shown.text)
+    return Outcome(shown.details, stats=Tally.of([FileStat(request.path, "read", size)]))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from readmany.commands import FileStat, Outcome
+from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame.heredoc import Block, frame_heredoc
@@ -204,7 +204,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
         exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
         problems=tuple(problems),
         notices=tuple(_budget_notes(packing.omitted, packing.plan.partial_index, candidates)),
-        stats=tuple(_stats(candidates, packing)),
+        stats=Tally.of(_stats(candidates, packing)),
     )
 
 
