@@ -15,9 +15,11 @@ parent already, so here a pattern counts only when it matches the path itself.
 from __future__ import annotations
 
 import os
+import re
 import stat
+import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pathspec.patterns.gitignore.base import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
@@ -36,6 +38,18 @@ class IgnoreRule:
     pattern: GitIgnoreSpecPattern
     negated: bool
     dir_only: bool
+
+    def own_regex(self) -> str:
+        """The pattern's regular expression, matching the path itself only.
+
+        pathspec ends a pattern with "a `/` (a parent matched) or the end"; a walk has
+        judged the parents, so here the expression must end at the end of the path.
+        """
+        regex = self.pattern.regex
+        assert regex is not None
+        text = str(regex.pattern)
+        tail = f"(?:(?P<{_DIR_MARK}>/)|$)"
+        return text[: -len(tail)] + "$" if text.endswith(tail) else text
 
     def matches(self, path: str, is_dir: bool) -> bool:
         """Whether the pattern matches `path` itself (not merely one of its parents)."""
@@ -72,7 +86,9 @@ def parse_rules(lines: Iterable[str]) -> tuple[IgnoreRule, ...]:
         if not line or line == "/":
             continue
         try:
-            pattern = GitIgnoreSpecPattern(line)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)  # see _combine
+                pattern = GitIgnoreSpecPattern(line)
         except GitIgnorePatternError:
             continue  # git skips a pattern it cannot parse
         if pattern.include is None or pattern.regex is None:
@@ -94,6 +110,9 @@ class IgnoreSource:
     rules: tuple[IgnoreRule, ...]
     base: str = ""
     prefix: str = ""
+    _combined: dict[bool, re.Pattern[str] | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
@@ -105,10 +124,42 @@ class IgnoreSource:
             path = rel
         if self.prefix:
             path = self.prefix + "/" + path
+        combined = self._combined.get(is_dir, _UNSET)
+        if combined is _UNSET:
+            combined = self._combined[is_dir] = _combine(self.rules, is_dir)
+        if combined is not None:
+            found = combined.match(path)
+            if found is None:
+                return None
+            return not self.rules[int(found.lastgroup[1:])].negated  # type: ignore[index]
         for rule in reversed(self.rules):
             if rule.matches(path, is_dir):
                 return not rule.negated
         return None
+
+
+_UNSET: re.Pattern[str] | None = re.compile("")
+
+
+def _combine(rules: Sequence[IgnoreRule], is_dir: bool) -> re.Pattern[str] | None:
+    """One expression for all the rules that apply, the last rule tried first.
+
+    The alternative that matches names its rule (`r<index>`); as in git, the last
+    matching rule decides. None where a rule's own expression has groups of its own.
+    """
+    parts = []
+    for index in range(len(rules) - 1, -1, -1):
+        rule = rules[index]
+        if rule.dir_only and not is_dir:
+            continue
+        own = rule.own_regex()
+        if "(?P" in own:
+            return None
+        parts.append(f"(?P<r{index}>{own})")
+    with warnings.catch_warnings():
+        # pathspec writes `[[]` for a literal `[`, which the re module frowns at.
+        warnings.simplefilter("ignore", FutureWarning)
+        return re.compile("|".join(parts) or "(?!)")
 
 
 def read_rules(path: str) -> tuple[IgnoreRule, ...]:

@@ -231,8 +231,24 @@ def test_ignore_rules_are_case_sensitive_as_in_git(repo: Path) -> None:
 
 # --- against git itself ---
 
-NAMES = ["a", "b.log", "c.txt", "build", "Keep.txt", ".hid"]
+NAMES = ["a", "b.log", "c.txt", "build", "Keep.txt", ".hid", "#x", "!y", "s*t", "d e", "[x]"]
 PATTERNS = [
+    "\\#x",
+    "\\!y",
+    "s\\*t",
+    "s*t",
+    "[[]x]",
+    "\\[x\\]",
+    "[!ab]*",
+    "[a-c]*.txt",
+    "d\\ e",
+    "d e ",
+    "d e\\ ",
+    "#x",
+    "**/a",
+    "a/**/",
+    "/*/",
+    "!/a/**",
     "*.log",
     "!b.log",
     "build/",
@@ -296,7 +312,7 @@ def write_random_tree(root: Path, files: list[str], ignores: dict[str, list[str]
 def git_untracked(root: Path) -> list[str]:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
     done = subprocess.run(
-        ["git", "ls-files", "--others", "--exclude-standard", "-z"],
+        ["git", "ls-files", "--others", "--cached", "--exclude-standard", "-z"],
         cwd=root,
         capture_output=True,
         check=True,
@@ -306,7 +322,7 @@ def git_untracked(root: Path) -> list[str]:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git to compare with")
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files=files_strategy, ignores=ignore_strategy)
 def test_agrees_with_git(
     tmp_path_factory: pytest.TempPathFactory, files: list[str], ignores: dict[str, list[str]]
