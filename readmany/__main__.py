@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
+EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug in readmany, never a problem with the input
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
@@ -26,6 +28,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("readmany: interrupted\n")
         return 130
+    except Exception as exc:  # a bug: one line, the traceback only on request
+        if os.environ.get("READMANY_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"readmany: internal error: {type(exc).__name__}: {exc} "
+            "(please report it; READMANY_DEBUG=1 shows the traceback)\n"
+        )
+        return EXIT_INTERNAL
     return code
 
 

@@ -20,9 +20,10 @@ import stat
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from pathspec.patterns.gitignore.base import GitIgnorePatternError
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+if TYPE_CHECKING:
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 README_IGNORE = ".readmanyignore"
 GITIGNORE = ".gitignore"
@@ -70,6 +71,10 @@ class IgnoreRule:
 
 def parse_rules(lines: Iterable[str]) -> tuple[IgnoreRule, ...]:
     """Compile gitignore lines; blank lines, comments and invalid patterns are dropped."""
+    # Imported here: a tree without ignore files never needs it, and it is slow to import.
+    from pathspec.patterns.gitignore.base import GitIgnorePatternError
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     rules: list[IgnoreRule] = []
     for raw in lines:
         line = raw.rstrip("\r\n")
@@ -229,6 +234,7 @@ class IgnoreMatcher:
         self.root = os.path.realpath(root)
         self.git_top = find_git_top(self.root) if use_gitignore else None
         self._gitignores: dict[str, IgnoreSource | None] = {}
+        self._chains: dict[str, tuple[IgnoreSource, ...]] = {}
         self._outer: list[IgnoreSource] = []  # least specific first
         if self.git_top is not None:
             self._load_outer(self.git_top)
@@ -272,6 +278,15 @@ class IgnoreMatcher:
         self._gitignores[dir_rel] = source
         return source
 
+    def _chain(self, dir_rel: str) -> tuple[IgnoreSource, ...]:
+        """The `.gitignore` files that apply in a directory, deepest first."""
+        chain = self._chains.get(dir_rel)
+        if chain is None:
+            own = self._gitignore_of(dir_rel, None)
+            above = self._chain(dir_rel.rpartition("/")[0]) if dir_rel else ()
+            chain = self._chains[dir_rel] = (own, *above) if own is not None else above
+        return chain
+
     def note_directory(self, dir_rel: str, has_gitignore: bool) -> None:
         """Tell the matcher whether a listed directory holds a `.gitignore`."""
         if self.git_top is not None:
@@ -287,13 +302,10 @@ class IgnoreMatcher:
                 return verdict
         if self.git_top is None:
             return False
-        parts = rel.split("/")[:-1]
-        for depth in range(len(parts), -1, -1):
-            gitignore = self._gitignore_of("/".join(parts[:depth]), None)
-            if gitignore is not None:
-                verdict = gitignore.decide(rel, is_dir)
-                if verdict is not None:
-                    return verdict
+        for gitignore in self._chain(rel.rpartition("/")[0]):
+            verdict = gitignore.decide(rel, is_dir)
+            if verdict is not None:
+                return verdict
         for source in reversed(self._outer):
             verdict = source.decide(rel, is_dir)
             if verdict is not None:

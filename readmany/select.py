@@ -16,12 +16,14 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-
-import bracex
-from wcmatch import fnmatch, glob
+from typing import TYPE_CHECKING
 
 from readmany.errors import UsageError
 from readmany.ignore import GITIGNORE, IgnoreMatcher
+from readmany.patterns import compile_paths, compile_segment, expand_braces, is_magic
+
+if TYPE_CHECKING:
+    from readmany.patterns import NameMatcher
 
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     "**/node_modules/**",
@@ -74,11 +76,6 @@ REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
 # trailing dots and spaces removed).
 _BLOCKED_SEGMENTS = frozenset((".git", ".env", "node_modules"))
 _BLOCKED_SEGMENT = re.compile(r"gha-creds-.*\.json", re.DOTALL)
-
-_GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.EXTGLOB | glob.BRACE
-_GLOB_FLAGS |= glob.FORCEUNIX
-_SEGMENT_FLAGS = fnmatch.IGNORECASE | fnmatch.DOTMATCH | fnmatch.EXTMATCH | fnmatch.FORCEUNIX
-_EXPANSION_LIMIT = 1000
 
 
 @dataclass(frozen=True)
@@ -135,7 +132,7 @@ class _Segment:
     text: str
     globstar: bool = False
     exact: bool = False  # a name taken from the file system: compared exactly
-    matcher: fnmatch.WcMatcher[str] | None = None
+    matcher: NameMatcher[str] | None = None
 
     def matches(self, name: str) -> bool:
         if self.globstar:
@@ -151,7 +148,7 @@ _GLOBSTAR = _Segment("**", globstar=True)
 def _glob_segment(text: str) -> _Segment:
     if text == "**":
         return _GLOBSTAR
-    return _Segment(text, matcher=fnmatch.compile([text], flags=_SEGMENT_FLAGS))
+    return _Segment(text, matcher=compile_segment(text))
 
 
 @dataclass(frozen=True)
@@ -172,15 +169,6 @@ def _inside(path: str, root: str) -> bool:
 def _rel_parts(path: str, root: str) -> list[str]:
     rel = os.path.relpath(path, root).replace(os.sep, "/")
     return [] if rel == "." else rel.split("/")
-
-
-def _expand(pattern: str) -> list[str]:
-    try:
-        return bracex.expand(pattern, limit=_EXPANSION_LIMIT)
-    except bracex.ExpansionLimitException:
-        raise UsageError(
-            f"pattern expands to more than {_EXPANSION_LIMIT} alternatives: {pattern}"
-        ) from None
 
 
 def _stat_mode(path: str) -> int | None:
@@ -233,7 +221,7 @@ def _compile_includes(
         text = raw.replace("\\", "/")
         if add_existing(text, literal=False):
             continue
-        for expansion in _expand(text):
+        for expansion in expand_braces(text):
             if expansion != text and add_existing(expansion, literal=False):
                 continue
             _add_glob(expansion, root, add_walk)
@@ -251,7 +239,7 @@ def _add_glob(pattern: str, root: str, add_walk: _AddWalk) -> None:
     if not parts:
         return
     first_magic = next(
-        (i for i, p in enumerate(parts) if fnmatch.is_magic(p, flags=_SEGMENT_FLAGS)),
+        (i for i, p in enumerate(parts) if is_magic(p)),
         len(parts),
     )
     if first_magic == len(parts):
@@ -295,7 +283,7 @@ class _Excludes:
                 pattern = "/".join(_rel_parts(os.path.normpath(pattern), root)) or "**"
             if pattern.endswith("/"):
                 pattern += "**"  # `temp/` excludes the files under temp
-            for expansion in _expand(pattern):
+            for expansion in expand_braces(pattern):
                 simple = _simple_shape(expansion)
                 if simple is None:
                     files.append(expansion)
@@ -310,8 +298,8 @@ class _Excludes:
                 else:
                     self._names.add(simple[1])
         self._suffixes = tuple(suffixes)
-        self._files = glob.compile(files, flags=_GLOB_FLAGS) if files else None
-        self._prune = glob.compile(prune, flags=_GLOB_FLAGS) if prune else None
+        self._files = compile_paths(files) if files else None
+        self._prune = compile_paths(prune) if prune else None
 
     def file_excluded(self, rel: str) -> bool:
         *parents, name = rel.lower().split("/")
@@ -339,7 +327,7 @@ def _simple_shape(pattern: str) -> tuple[str, str] | None:
         kind, rest = "suffix", rest[1:]
     else:
         kind = "name"
-    if not rest or "/" in rest or fnmatch.is_magic(rest, flags=_SEGMENT_FLAGS):
+    if not rest or "/" in rest or is_magic(rest):
         return None
     return kind, rest.lower()
 
@@ -529,8 +517,14 @@ class _Selector:
         if in_root:
             self.ignores.note_directory(rel_dir, any(e.name == GITIGNORE for e in entries))
         keyed: list[tuple[bytes, int, os.DirEntry[str], _Step]] = []
+        # Below a `**` with nothing after it, every name steps the same way: once will do.
+        same_for_all = (
+            _step(patterns, states, "")
+            if all(si == len(patterns[pi]) or patterns[pi][si].globstar for pi, si in states)
+            else None
+        )
         for entry in entries:
-            step = _step(patterns, states, entry.name)
+            step = same_for_all or _step(patterns, states, entry.name)
             if not step.accepts and not step.below:
                 continue
             is_link = entry.is_symlink()

@@ -376,6 +376,7 @@ def man(cmds: list[Command]) -> str:
         ("0", "Every requested file was read (glob: every matched file not skipped by a rule)."),
         ("1", "Output was written, but at least one file could not be read."),
         ("2", "Usage error: bad arguments, bad pattern, too many files; nothing on stdout."),
+        ("70", "Internal error: a bug in readmany. READMANY_DEBUG=1 shows the traceback."),
     ]
     for code, meaning in codes:
         out += [".TP", f"\\fB{code}\\fR", _roff(meaning)]
@@ -384,6 +385,9 @@ def man(cmds: list[Command]) -> str:
         ".TP",
         "\\fBNO_COLOR\\fR",
         "When set, the summary on standard error is not coloured.",
+        ".TP",
+        "\\fBREADMANY_DEBUG\\fR",
+        "When set, an internal error shows its traceback.",
         ".SH FILES",
         ".TP",
         "\\fB.gitignore\\fR, \\fB.git/info/exclude\\fR",

@@ -188,3 +188,24 @@ def test_a_missing_file_with_a_range_is_a_missing_file(tree: Path) -> None:
     result = run_readmany(["many", "missing.txt:3:1", "a.txt"], cwd=tree)
     assert result.returncode == 1
     assert b"[Error: ENOENT: no such file or directory" in result.stdout
+
+
+def test_an_internal_error_is_one_line_and_exit_70(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import readmany.__main__ as entry
+    import readmany.fastargs
+
+    def broken(args: list[str]) -> None:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(readmany.fastargs, "parse", broken)
+    monkeypatch.delenv("READMANY_DEBUG", raising=False)
+    assert entry.main(["many", "a.txt"]) == 70
+    assert capsys.readouterr().err == (
+        "readmany: internal error: ValueError: boom "
+        "(please report it; READMANY_DEBUG=1 shows the traceback)\n"
+    )
+    monkeypatch.setenv("READMANY_DEBUG", "1")
+    with pytest.raises(ValueError, match="boom"):
+        entry.main(["many", "a.txt"])

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import bracex
-from wcmatch import fnmatch
+from readmany.errors import UsageError
+from readmany.patterns import compile_segment, expand_braces
+
+if TYPE_CHECKING:
+    from readmany.patterns import NameMatcher
 
 Kind = Literal["text", "svg", "image", "pdf", "audio", "video", "binary"]
 ASSET_KINDS: frozenset[Kind] = frozenset(("image", "pdf", "audio", "video"))
@@ -252,26 +255,25 @@ class RequestedAssets:
     Only a pattern's last component counts, compared without case: `*.png` and `*.PNG`
     ask for every PNG they match, `logo.png`, `logo.*` and `logo` ask for `logo.png`,
     `photo.*` for `photo.JPG`. A wildcard alone (`img/*`, `**`, a directory) asks for
-    no asset.
+    no asset. Matchers are compiled on the first asset asked about.
     """
-
-    _FLAGS = fnmatch.IGNORECASE | fnmatch.DOTMATCH | fnmatch.EXTMATCH | fnmatch.FORCEUNIX
 
     def __init__(self, patterns: Iterable[str], literal_paths: Iterable[str] = ()) -> None:
         lasts: list[str] = []
         for pattern in patterns:
             text = pattern.replace("\\", "/").rstrip("/")
             try:
-                expansions = bracex.expand(text, limit=1000)
-            except bracex.ExpansionLimitException:
+                expansions = expand_braces(text)
+            except UsageError:
                 expansions = [text]
             lasts.extend(expansion.rsplit("/", 1)[-1].lower() for expansion in expansions)
         lasts.extend(path.rstrip("/").rsplit("/", 1)[-1].lower() for path in literal_paths)
-        self._lasts = [
-            (last, fnmatch.compile([last], flags=self._FLAGS)) for last in dict.fromkeys(lasts)
-        ]
+        self._names = list(dict.fromkeys(lasts))
+        self._lasts: list[tuple[str, NameMatcher[str]]] | None = None
 
     def __call__(self, name: str) -> bool:
+        if self._lasts is None:
+            self._lasts = [(last, compile_segment(last)) for last in self._names]
         lower = name.lower()
         stem, ext = os.path.splitext(lower)
         for last, matcher in self._lasts:
