@@ -156,7 +156,7 @@ class _Includes:
     """Compiled include patterns: walks (anchor directory → patterns) and literal files."""
 
     walks: dict[str, list[tuple[_Segment, ...]]]
-    literals: list[str]  # absolute, normalised paths of files named exactly
+    literals: list[tuple[str, bool]]  # (absolute normalised path, a regular file) named exactly
 
 
 _AddWalk = Callable[[str, Sequence[_Segment]], None]
@@ -182,7 +182,7 @@ def _compile_includes(
     patterns: Sequence[str], literal_paths: Sequence[str], root: str, recursive: bool
 ) -> _Includes:
     walks: dict[str, list[tuple[_Segment, ...]]] = {}
-    literals: list[str] = []
+    literals: list[tuple[str, bool]] = []
     below_dir = _GLOBSTAR if recursive else _glob_segment("*")
 
     def add_walk(anchor: str, segments: Sequence[_Segment]) -> None:
@@ -202,8 +202,9 @@ def _compile_includes(
         if mode is not None and stat.S_ISDIR(mode):
             add_directory(target)
             return True
-        if literal or (mode is not None and stat.S_ISREG(mode)):
-            literals.append(target)
+        regular = mode is not None and stat.S_ISREG(mode)
+        if literal or regular:
+            literals.append((target, regular))
             return True
         return False
 
@@ -415,6 +416,10 @@ class _Selector:
             root, use_gitignore=request.use_gitignore, ignore_files=request.ignore_files
         )
         self._blocked_dirs: dict[str, bool] = {}
+        self._root_slash = root.rstrip("/") + "/"
+        self._pruned: dict[str, bool] = {}
+        self._ignored: dict[str, bool] = {}
+        self._real_directories: dict[str, str] = {}
 
     # -- decisions --
 
@@ -434,9 +439,15 @@ class _Selector:
         self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
     ) -> Event:
         """A file matched and not excluded: a candidate, or a skip with its reason."""
+        real = os.path.realpath(path) if is_link or via_link else None
+        return self._accept_real(rel, path, real, is_link=is_link, regular=regular)
+
+    def _accept_real(
+        self, rel: str, path: str, real: str | None, *, is_link: bool, regular: bool
+    ) -> Event:
+        """As `_accept`, `real` being the resolved path where links may be on the way."""
         real_rel = rel
-        if is_link or via_link:
-            real = os.path.realpath(path)
+        if real is not None:
             if not _inside(real, self.root_real):
                 return Skip(rel, REASON_LINK_OUTSIDE) if is_link else Skip(rel, REASON_OUTSIDE)
             real_rel = "/".join(_rel_parts(real, self.root_real))
@@ -448,21 +459,59 @@ class _Selector:
 
     # -- literal paths --
 
-    def _literal(self, path: str) -> Event | None:
-        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+    def _relative(self, path: str) -> str:
+        if path.startswith(self._root_slash):
+            return path[len(self._root_slash) :]
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def _literal(self, path: str, regular: bool) -> Event | None:
+        rel = self._relative(path)
         if not _inside(path, self.root):
             return None if self.excludes.file_excluded(rel) else Skip(rel, REASON_OUTSIDE)
-        if self.excludes.file_excluded(rel) or any(
-            self.excludes.dir_pruned(parent) for parent in _parents(rel)
-        ):
+        parent = rel.rpartition("/")[0]
+        if self.excludes.file_excluded(rel) or self._pruned_directory(parent):
             return None
-        if self.ignores.is_path_ignored(rel, False):
+        if self._ignored_directory(parent) or self.ignores.is_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
-        return self._accept(rel, path, is_link=os.path.islink(path), via_link=True)
+        is_link = os.path.islink(path)
+        # Resolve the directory once for all its files; only a link itself needs more.
+        directory, _, name = path.rpartition("/")
+        real = os.path.realpath(path) if is_link else f"{self._real_directory(directory)}/{name}"
+        return self._accept_real(rel, path, real, is_link=is_link, regular=regular and not is_link)
+
+    def _pruned_directory(self, rel_dir: str) -> bool:
+        """Whether an exclude prunes `rel_dir` or a directory above it."""
+        if not rel_dir:
+            return False
+        known = self._pruned.get(rel_dir)
+        if known is None:
+            above = self._pruned_directory(rel_dir.rpartition("/")[0])
+            known = self._pruned[rel_dir] = above or self.excludes.dir_pruned(rel_dir)
+        return known
+
+    def _ignored_directory(self, rel_dir: str) -> bool:
+        """Whether an ignore file ignores `rel_dir` or a directory above it."""
+        if not rel_dir:
+            return False
+        known = self._ignored.get(rel_dir)
+        if known is None:
+            above = self._ignored_directory(rel_dir.rpartition("/")[0])
+            known = self._ignored[rel_dir] = above or self.ignores.is_ignored(rel_dir, True)
+        return known
+
+    def _real_directory(self, directory: str) -> str:
+        real = self._real_directories.get(directory)
+        if real is None:
+            real = self._real_directories[directory] = os.path.realpath(directory)
+        return real
 
     def _literal_events(self) -> Iterator[Event]:
-        found = (self._literal(path) for path in self.includes.literals)
-        yield from sorted((e for e in found if e is not None), key=_event_key)
+        """The literal paths in output order (sorted as paths, not as events: less memory)."""
+        ordered = sorted(self.includes.literals, key=lambda item: sort_key(self._relative(item[0])))
+        for path, regular in ordered:
+            event = self._literal(path, regular)
+            if event is not None:
+                yield event
 
     # -- walking --
 

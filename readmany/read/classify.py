@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
 from readmany.errors import UsageError
-from readmany.patterns import compile_segment, expand_braces
+from readmany.patterns import compile_segment, expand_braces, is_magic
 
 if TYPE_CHECKING:
     from readmany.patterns import NameMatcher
@@ -268,16 +268,21 @@ class RequestedAssets:
                 expansions = [text]
             lasts.extend(expansion.rsplit("/", 1)[-1].lower() for expansion in expansions)
         lasts.extend(path.rstrip("/").rsplit("/", 1)[-1].lower() for path in literal_paths)
-        self._names = list(dict.fromkeys(lasts))
-        self._lasts: list[tuple[str, NameMatcher[str]]] | None = None
+        unique = dict.fromkeys(lasts)
+        # A name without glob characters matches only itself: a set lookup will do.
+        self._exact = {last for last in unique if not is_magic(last)}
+        self._magic = [last for last in unique if is_magic(last)]
+        self._globs: list[tuple[str, NameMatcher[str]]] | None = None
 
     def __call__(self, name: str) -> bool:
-        if self._lasts is None:
-            self._lasts = [(last, compile_segment(last)) for last in self._names]
         lower = name.lower()
         stem, ext = os.path.splitext(lower)
-        for last, matcher in self._lasts:
-            if last in (lower, stem):
+        if lower in self._exact or stem in self._exact:
+            return True
+        if self._globs is None:
+            self._globs = [(last, compile_segment(last)) for last in self._magic]
+        for last, matcher in self._globs:
+            if last in (lower, stem):  # `[id].png` names itself, whatever `[id]` matches
                 return True
             if not matcher.match(lower):
                 continue
