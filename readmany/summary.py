@@ -6,7 +6,6 @@ only then. `NO_COLOR` is honoured (rich reads it).
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -14,7 +13,7 @@ from readmany.commands import Tally
 from readmany.tokens import estimate_tokens
 
 PROGRESS_AFTER_SECONDS = 1.0
-PROGRESS_AFTER_FILES = int(os.environ.get("READMANY_PROGRESS_AFTER_FILES", "500"))
+PROGRESS_AFTER_FILES = 500
 
 
 def human_size(size: int) -> str:

@@ -77,14 +77,19 @@ def test_no_summary_when_stderr_is_not_a_terminal(tree: Path) -> None:
 
 
 def test_progress_bar_on_long_runs(tree: Path) -> None:
-    # Enough files to cross the file-count threshold of the progress bar.
-    names = []
-    for n in range(26):
-        (tree / f"f{n}.txt").write_text("x\n")
-        names.append(f"f{n}.txt")
-    env = {"READMANY_PROGRESS_AFTER_FILES": "5"}
-    _, _, screen = run_with_terminal_stderr(["many", *names], tree, env=env)
+    # Past 500 files the bar appears (and goes again: it is transient).
+    for n in range(600):
+        (tree / f"f{n:03d}.txt").write_text("x\n")
+    status, stdout, screen = run_with_terminal_stderr(["glob", "f*.txt"], tree)
+    assert status == 0
+    assert stdout.count(b"\n--- f") == 599
     assert b"reading" in screen
+    assert b"600 read" in screen
+
+
+def test_no_progress_bar_on_short_runs(tree: Path) -> None:
+    _, _, screen = run_with_terminal_stderr(["many", "a.txt", "big.txt"], tree)
+    assert b"reading" not in screen
 
 
 def fake_tool(bin_dir: Path, name: str, sink: Path) -> None:
