@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import run_readmany, run_unprivileged, unprivileged_prefix
@@ -203,3 +204,135 @@ def test_hashline_anchors_a_file_just_under_the_limit(tree: Path) -> None:
     result = run_readmany(["hashline", "big.bin", "--json"], cwd=tree, timeout=TIMEOUT)
     assert_clean(result, 0)
     assert b"shown compactly" in result.stdout
+
+
+# --- glob ---------------------------------------------------------------------------------
+
+
+def _glob_json(
+    args: list[str], cwd: Path, stdin: bytes | None = None
+) -> tuple[int, dict[str, Any], bytes]:
+    import json
+
+    result = run_readmany(["glob", *args, "--json"], cwd=cwd, stdin=stdin, timeout=TIMEOUT)
+    assert b"Traceback" not in result.stderr
+    return result.returncode, json.loads(result.stdout), result.stderr
+
+
+GLOB_FAILURES = {
+    "fifo": "Read error: Not a regular file (FIFO): fifo",
+    "sock": "Read error: Not a regular file (socket): sock",
+    "loop_a": "Read error: Too many levels of symbolic links: loop_a",
+    "dangling": "Read error: File not found: dangling",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GLOB_FAILURES))
+def test_glob_bad_file_is_reported_and_the_rest_read(tree: Path, name: str) -> None:
+    status, report, stderr = _glob_json([name, "good.txt"], tree)
+    assert status == 1
+    assert report["details"]["files"] == ["good.txt"]
+    assert report["details"]["skipped"] == [{"path": name, "reason": GLOB_FAILURES[name]}]
+    assert stderr == f"readmany: {GLOB_FAILURES[name]}\n".encode()
+
+
+def test_glob_devices_and_escapes_are_outside_the_root(tree: Path) -> None:
+    status, report, _ = _glob_json(["--stdin"], tree, stdin=b"/dev/zero\n../x\ngood.txt\n")
+    assert status == 0
+    assert report["details"]["files"] == ["good.txt"]
+    outside = "Security: Path not in workspace"
+    depth = len(tree.parts) - 1
+    assert report["details"]["skipped"] == [
+        {"path": "../" * depth + "dev/zero", "reason": outside},
+        {"path": "../x", "reason": outside},
+    ]
+
+
+def test_glob_links_leading_outside_are_refused(tree: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret\n")
+    os.symlink(secret, tree / "out_link.txt")
+    status, report, _ = _glob_json(["*.txt"], tree)
+    assert status == 0
+    assert {"path": "out_link.txt", "reason": "ignored: symlink target is outside the root"} in (
+        report["details"]["skipped"]
+    )
+    assert "secret" not in report["content"]
+
+
+def test_glob_unreadable_file(tree: Path) -> None:
+    prefix = unprivileged_prefix()
+    if prefix is None:
+        pytest.skip("root without setpriv/runuser: every file is readable")
+    (tree / "secret.txt").write_text("hidden\n")
+    (tree / "secret.txt").chmod(0o000)
+    result = run_unprivileged(prefix, ["glob", "secret.txt", "good.txt"], tree)
+    assert_clean(result, 1)
+    assert result.stderr == b"readmany: Read error: Permission denied: secret.txt\n"
+    assert b"--- good.txt ---\n\ngood\n" in result.stdout
+
+
+def test_glob_text_edge_cases(tree: Path) -> None:
+    (tree / "early_nul.txt").write_bytes(b"a" * 100 + b"\x00tail\n")
+    (tree / "lines.txt").write_text("".join(f"{n}\n" for n in range(100_000)))
+    (tree / "wide.txt").write_text("w" * 10_000_000)
+    with open(tree / "sparse.txt", "wb") as handle:
+        handle.truncate(1 << 30)
+    status, report, _ = _glob_json(["*.txt"], tree)
+    assert status == 0
+    read = {entry["path"]: entry for entry in report["details"]["read"]}
+    assert read["invalid.txt"]["lossy"] is True
+    assert read["late_nul.txt"]["truncated"] is True  # one 9000-character line, cut
+    assert read["lines.txt"]["truncated"] is True and read["wide.txt"]["truncated"] is True
+    skipped = {entry["path"]: entry["reason"] for entry in report["details"]["skipped"]}
+    assert skipped["early_nul.txt"] == "binary file"
+    assert skipped["sparse.txt"] == (
+        "Read error: File size exceeds the 20MB limit: sparse.txt (1024.00MB)"
+    )
+    assert "\n1999\n\n" in report["content"] and "\n2000\n" not in report["content"]
+
+
+@pytest.mark.parametrize(
+    "name", ["new\nline.txt", "co:lon.txt", "ha#sh.txt", "sp ace.txt", "ünï😀.txt", "-dash.txt"]
+)
+def test_glob_odd_file_names(tree: Path, name: str) -> None:
+    (tree / name).write_text("odd\n")
+    result = run_readmany(["glob", "--", name, "good.txt"], cwd=tree)
+    assert_clean(result, 0)
+    shown = '"new\\nline.txt"' if "\n" in name else name
+    assert f"--- {shown} ---\n\nodd\n\n\n".encode() in result.stdout
+    via_stdin = run_readmany(["glob", "--stdin", "-0"], cwd=tree, stdin=name.encode() + b"\0")
+    assert f"--- {shown} ---\n\nodd\n".encode() in via_stdin.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "no pattern given: name at least one PATTERN (or use --stdin)"),
+        ([""], "empty pattern: a pattern must name at least one character"),
+        (["{1..2000}"], "pattern expands to more than 1000 alternatives: {1..2000}"),
+        (["a", "--root", "missing-dir"], "--root 'missing-dir' is not a directory"),
+    ],
+)
+def test_glob_usage_errors(tree: Path, args: list[str], message: str) -> None:
+    result = run_readmany(["glob", *args], cwd=tree)
+    assert_clean(result, 2)
+    assert result.stdout == b""
+    assert result.stderr == f"readmany: {message}\n".encode()
+
+
+@pytest.mark.parametrize("grow", [True, False], ids=["growing", "shrinking"])
+def test_glob_file_changing_while_read(tree: Path, grow: bool) -> None:
+    target = tree / "moving.txt"
+    target.write_text("start\n" * 1000)
+    stop = threading.Event()
+    worker = threading.Thread(target=_churn, args=(target, stop, grow))
+    worker.start()
+    try:
+        for _ in range(5):
+            result = run_readmany(["glob", "*.txt"], cwd=tree, timeout=TIMEOUT)
+            assert_clean(result, 0)
+            assert b"--- good.txt ---\n\ngood\n" in result.stdout
+    finally:
+        stop.set()
+        worker.join()
