@@ -294,3 +294,22 @@ def test_root_option(tmp_path: Path) -> None:
     assert done.stdout.decode() == "--- a.txt ---\n\na\n\n\n\n--- End of content ---\n"
     done = run_readmany(["glob", "--root", "sub", "--absolute", "*.txt"], cwd=tmp_path)
     assert done.stdout.decode().startswith(f"--- {tmp_path}/sub/a.txt ---\n")
+
+
+def test_git_ls_files_pipeline_on_this_repository() -> None:
+    import json
+    import subprocess
+
+    from helpers import run_readmany
+
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        pytest.fail("this test reads the project's own git checkout")
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True)
+    tracked = sorted(p for p in listed.stdout.decode().split("\0") if p)
+    result = run_readmany(["glob", "--stdin", "-0", "--json"], cwd=root, stdin=listed.stdout)
+    assert result.returncode == 0, result.stderr
+    details = json.loads(result.stdout)["details"]
+    accounted = details["files"] + [entry["path"] for entry in details["skipped"]]
+    assert sorted(accounted) == tracked  # every tracked file read or skipped with a reason
+    assert "readmany/cli.py" in details["files"]
