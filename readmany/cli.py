@@ -49,6 +49,15 @@ OutputOpt = Annotated[
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="No notes or summary on stderr; errors still.")
 ]
+StdinOpt = Annotated[
+    bool, typer.Option("--stdin", help="Read more paths from stdin, one a line.")
+]
+NullOpt = Annotated[
+    bool,
+    typer.Option(
+        "-0", "--null", help="With --stdin: NUL-separated (git ls-files -z, find -print0)."
+    ),
+]
 CopyOpt = Annotated[
     bool,
     typer.Option(
@@ -112,12 +121,8 @@ def many_command(
     max_lines: Annotated[
         int, typer.Option("--max-lines", min=1, help="Combined line budget of the output.")
     ] = 2000,
-    stdin: Annotated[
-        bool, typer.Option("--stdin", help="Read more FILE arguments from stdin, one a line.")
-    ] = False,
-    null: Annotated[
-        bool, typer.Option("-0", "--null", help="With --stdin: NUL-separated (find -print0).")
-    ] = False,
+    stdin: StdinOpt = False,
+    null: NullOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
@@ -194,12 +199,8 @@ def glob_command(
     absolute: Annotated[
         bool, typer.Option("--absolute", help="Show absolute paths in separators.")
     ] = False,
-    stdin: Annotated[
-        bool, typer.Option("--stdin", help="Read more paths from stdin, one a line.")
-    ] = False,
-    null: Annotated[
-        bool, typer.Option("-0", "--null", help="With --stdin: NUL-separated (git ls-files -z).")
-    ] = False,
+    stdin: StdinOpt = False,
+    null: NullOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,

@@ -192,7 +192,7 @@ class _Window:
     user_limited: Number | None  # end - start when a limit was given
 
 
-def _window(offset: Number | None, limit: Number | None, total: int, path: str) -> _Window | str:
+def _window(offset: Number | None, limit: Number | None, total: int) -> _Window | str:
     start: Number = max(0, offset - 1) if offset else 0
     if start >= total:
         return f"Offset {js_number(offset or 0)} is beyond end of file ({total} lines total)"
@@ -222,7 +222,7 @@ def _read_text(
     size: int,
 ) -> ToolRead:
     lines = data.decode("utf-8", "replace").split("\n")
-    window = _window(offset, limit, len(lines), path)
+    window = _window(offset, limit, len(lines))
     if isinstance(window, str):
         return ToolRead(error=window, size=size, file_lines=len(lines))
     selected = lines[window.first : window.stop] if window.stop > window.first else []
@@ -335,7 +335,7 @@ def _read_streamed(
     size: int,
 ) -> ToolRead:
     total = _count_newlines(fd, size) + 1
-    window = _window(offset, limit, total, path)
+    window = _window(offset, limit, total)
     if isinstance(window, str):
         return ToolRead(error=window, size=size, file_lines=total)
     wanted = max(window.stop - window.first, 0)
