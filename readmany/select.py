@@ -302,11 +302,17 @@ class _Excludes:
         self._files = compile_paths(files) if files else None
         self._prune = compile_paths(prune) if prune else None
 
-    def file_excluded(self, rel: str) -> bool:
-        *parents, name = rel.lower().split("/")
+    def file_excluded(self, rel: str, *, parents_checked: bool = False) -> bool:
+        """Whether an exclude drops the file `rel`.
+
+        `parents_checked`: a walk got here, so no directory above was pruned.
+        """
+        lower = rel.lower()
+        parent, _, name = lower.rpartition("/")
         if name in self._names or (self._suffixes and name.endswith(self._suffixes)):
             return True
-        if self._dir_names and any(parent in self._dir_names for parent in parents):
+        checks_parents = self._dir_names and parent and not parents_checked
+        if checks_parents and not self._dir_names.isdisjoint(parent.split("/")):
             return True
         return self._files is not None and self._files.match(rel)
 
@@ -636,7 +642,7 @@ class _Selector:
         via_link: bool,
         regular: bool = False,
     ) -> Event | None:
-        if self.excludes.file_excluded(rel):
+        if self.excludes.file_excluded(rel, parents_checked=inside):
             return None
         if not inside:
             return Skip(rel, REASON_OUTSIDE)

@@ -101,8 +101,11 @@ def chunks(fd: int, size: int, chunk_size: int = CHUNK) -> Iterator[bytes]:
 
 def read_prefix(fd: int, count: int) -> bytes:
     """Read up to `count` bytes from the start of an open file."""
-    parts: list[bytes] = []
-    got = 0
+    first = os.pread(fd, count, 0)
+    if len(first) >= count or not first:
+        return first  # one read is enough for a regular file, nearly always
+    parts = [first]
+    got = len(first)
     while got < count:
         chunk = os.pread(fd, count - got, got)
         if not chunk:

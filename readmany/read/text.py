@@ -29,6 +29,9 @@ _BOMS = (
 )
 
 
+_BOM_STARTS = frozenset(bom[:1] for bom, _ in _BOMS)
+
+
 @dataclass(frozen=True)
 class TextRead:
     """A decoded text. `lossy`: bytes not valid in the encoding show as U+FFFD in `body`."""
@@ -40,6 +43,8 @@ class TextRead:
 
 def detect_bom(head: bytes) -> tuple[str, int]:
     """The codec a file's first bytes announce and the length of the mark (UTF-8, 0 if none)."""
+    if head[:1] not in _BOM_STARTS:
+        return "utf-8", 0
     for bom, codec in _BOMS:
         if head.startswith(bom):
             return codec, len(bom)
