@@ -49,9 +49,7 @@ OutputOpt = Annotated[
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="No notes or summary on stderr; errors still.")
 ]
-StdinOpt = Annotated[
-    bool, typer.Option("--stdin", help="Read more paths from stdin, one a line.")
-]
+StdinOpt = Annotated[bool, typer.Option("--stdin", help="Read more paths from stdin, one a line.")]
 NullOpt = Annotated[
     bool,
     typer.Option(

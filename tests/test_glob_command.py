@@ -15,6 +15,7 @@ from helpers import run_readmany
 import readmany.commands.glob as glob_command
 from readmany.commands.glob import GlobRequest, run_glob
 from readmany.emit import Sink
+from readmany.frame.separator import TRUNCATION_WARNING
 from readmany.read.matched import read_matched as read_matched_for_real
 
 
@@ -60,6 +61,21 @@ def test_text_output_and_exit_status(tree: Path) -> None:
     assert outcome.problems == ("Read error: File not found: dangling.txt",)
 
 
+def read_entry(
+    path: str, size: int, section: str, *, truncated: bool = False, lossy: bool = False
+) -> dict[str, Any]:
+    shown = len(section.encode())
+    return {
+        "path": path,
+        "kind": "text",
+        "bytes": size,
+        "truncated": truncated,
+        "lossy": lossy,
+        "outputBytes": shown,
+        "estimatedTokens": -(-shown // 4),
+    }
+
+
 def test_json_details(tree: Path) -> None:
     text, _ = run(tree, "*", json_mode=True)
     result = json.loads(text)
@@ -80,12 +96,23 @@ def test_json_details(tree: Path) -> None:
             },
         ],
         "read": [
-            {"path": "a.txt", "kind": "text", "bytes": 6, "truncated": False, "lossy": False},
-            {"path": "b.md", "kind": "text", "bytes": 11, "truncated": False, "lossy": False},
-            {"path": "empty.txt", "kind": "text", "bytes": 0, "truncated": False, "lossy": False},
-            {"path": "latin.txt", "kind": "text", "bytes": 5, "truncated": False, "lossy": True},
-            {"path": "long.txt", "kind": "text", "bytes": 2002, "truncated": True, "lossy": False},
+            read_entry("a.txt", 6, "--- a.txt ---\n\nalpha\n\n\n"),
+            read_entry("b.md", 11, "--- b.md ---\n\n# b\nline\n\n\n"),
+            read_entry("empty.txt", 0, "--- empty.txt ---\n\n\n\n"),
+            read_entry("latin.txt", 5, "--- latin.txt ---\n\ncaf\ufffd\n\n\n", lossy=True),
+            read_entry(
+                "long.txt",
+                2002,
+                "--- long.txt ---\n\n"
+                + TRUNCATION_WARNING
+                + "\n\n"
+                + "x" * 2000
+                + "... [truncated]\n\n\n",
+                truncated=True,
+            ),
         ],
+        "bytes": len(result["content"].encode()),
+        "estimatedTokens": -(-len(result["content"].encode()) // 4),
     }
     assert result["attachments"] == []
 
@@ -111,7 +138,14 @@ def test_requested_asset_in_both_modes(tree: Path) -> None:
         {"path": "logo.png", "mimeType": "image/png", "data": "iVBORw0KGgpmYWtl"}
     ]
     assert result["details"]["read"] == [
-        {"path": "logo.png", "kind": "image", "bytes": 12, "mimeType": "image/png"}
+        {
+            "path": "logo.png",
+            "kind": "image",
+            "bytes": 12,
+            "mimeType": "image/png",
+            "outputBytes": 0,  # an attachment, not in the content
+            "estimatedTokens": 0,
+        }
     ]
 
 

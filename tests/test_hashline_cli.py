@@ -71,6 +71,8 @@ def test_json_holds_content_and_details(tmp_path: Path) -> None:
             "totalLines": 3,
             "nextOffset": None,
             "writable": True,
+            "bytes": 47,
+            "estimatedTokens": 12,
         },
         "attachments": [],
     }
@@ -86,6 +88,8 @@ def test_json_details_of_a_window(tmp_path: Path) -> None:
         "totalLines": 6,
         "nextOffset": 4,
         "writable": True,
+        "bytes": 89,
+        "estimatedTokens": 23,
     }
 
 
@@ -225,6 +229,8 @@ def test_read_only_file_details(shared_dir: Path) -> None:
             "totalLines": 4,
             "nextOffset": 3,
             "writable": False,
+            "bytes": 54,
+            "estimatedTokens": 14,
         },
         "attachments": [],
     }

@@ -25,6 +25,7 @@ from readmany.select import (
     Skip,
     iter_selection,
 )
+from readmany.tokens import estimate_tokens
 
 _TRUNCATED = "truncated to the line limits"
 _SELECT_CATEGORIES = {
@@ -92,7 +93,7 @@ def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
             report.fail(path, result.reason, result.reason)
         sink.file_done(path)
     sink.write(frame_end(any_section))
-    return report.outcome()
+    return report.outcome(sink.bytes_written)
 
 
 class _Report:
@@ -136,6 +137,8 @@ class _Report:
                     "bytes": result.size,
                     "truncated": text.truncated,
                     "lossy": text.lossy,
+                    "outputBytes": size,
+                    "estimatedTokens": estimate_tokens(size),
                 }
             )
 
@@ -149,6 +152,8 @@ class _Report:
                     "kind": result.kind,
                     "bytes": result.size,
                     "mimeType": result.mime_type,
+                    "outputBytes": size,
+                    "estimatedTokens": estimate_tokens(size),
                 }
             )
 
@@ -178,10 +183,11 @@ class _Report:
         more = ", …" if count > len(examples) else ""
         return f"{count} {label}: {', '.join(examples)}{more}"
 
-    def outcome(self) -> Outcome:
+    def outcome(self, content_bytes: int) -> Outcome:
         details: dict[str, Any] = {"root": self.root}
         if self.keep_records:
             details.update(files=self.files, skipped=[*self.outside, *self.skipped], read=self.read)
+        details.update(bytes=content_bytes, estimatedTokens=estimate_tokens(content_bytes))
         return Outcome(
             details=details,
             exit_code=EXIT_FILE_ERROR if self.problems else EXIT_OK,

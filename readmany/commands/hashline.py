@@ -28,6 +28,7 @@ from readmany.read.tool import (
     read_tool,
     resolve_path,
 )
+from readmany.tokens import estimate_tokens
 
 READ_CHUNK = 1 << 18
 # An anchor hashes its whole line, byte by byte: bound the time a huge file can take.
@@ -69,7 +70,8 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         return shown
     # Written only now, outside the read's error handling: a closed stdout is the CLI's.
     size = sink.write(shown.text)
-    return Outcome(shown.details, stats=Tally.of([FileStat(request.path, "read", size)]))
+    details = {**shown.details, "bytes": size, "estimatedTokens": estimate_tokens(size)}
+    return Outcome(details, stats=Tally.of([FileStat(request.path, "read", size)]))
 
 
 @dataclass(frozen=True)
