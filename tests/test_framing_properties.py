@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -137,3 +138,58 @@ def test_hashline_output_parses_back_exactly(
     for number, anchor, text in rows:
         assert text == lines[number - 1]
         assert anchor == line_anchor(text)
+
+
+def parse_separated(content: str, read: list[dict[str, object]]) -> list[tuple[str, str]]:
+    """(path, body) of every `--- path ---` section, cut by the sizes `--json` reports.
+
+    Cutting by size is what makes this exact: a body may hold lines that look like
+    separators, so the text alone cannot always be split.
+    """
+    data = content.encode("utf-8")
+    sections = []
+    position = 0
+    for entry in read:
+        size = entry["outputBytes"]
+        assert isinstance(size, int)
+        section = data[position : position + size].decode("utf-8")
+        position += size
+        header, rest = section.split("\n\n", 1)
+        assert header.startswith("--- ") and header.endswith(" ---") and "\n" not in header
+        shown = header[4:-4]
+        path = json.loads(shown) if shown.startswith('"') else shown
+        assert rest.endswith("\n\n")
+        sections.append((path, rest[:-2]))
+    assert data[position:] == b"\n--- End of content ---"
+    return sections
+
+
+glob_names = st.sampled_from(
+    ["a.txt", "b c.md", "new\nline.txt", '"quoted.txt', "--- x ---", "é.txt", "tab\tname"]
+)
+glob_bodies = st.lists(
+    st.one_of(
+        st.text(alphabet=st.characters(blacklist_categories=["Cs", "Cc"]), max_size=20),
+        st.sampled_from(["--- a.txt ---", "--- End of content ---", "", "\r"]),
+    ),
+    max_size=6,
+).map("\n".join)
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.dictionaries(glob_names, glob_bodies, min_size=1, max_size=5))
+def test_glob_output_parses_back_to_each_file(tmp_path: Path, files: dict[str, str]) -> None:
+    from readmany.commands.glob import GlobRequest, run_glob
+
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8", newline="")
+    stream = io.BytesIO()
+    sink = Sink(stream, json_mode=True)
+    outcome = run_glob(GlobRequest(patterns=("*",), root=str(root)), sink)
+    sink.finish(outcome.details)
+    report = json.loads(stream.getvalue())
+    shown = parse_separated(report["content"], report["details"]["read"])
+    expected = {name: text.replace("\r\n", "\n") for name, text in files.items()}
+    assert dict(shown) == expected
+    assert [path for path, _ in shown] == report["details"]["files"]
