@@ -14,6 +14,7 @@ import heapq
 import os
 import re
 import stat
+import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -99,6 +100,7 @@ class Candidate:
     rel: str
     path: str
     regular: bool = False  # the directory listing said: a regular file, not a link
+    named: bool = False  # named exactly (a literal path), which requests it even as an asset
 
 
 @dataclass(frozen=True)
@@ -117,9 +119,20 @@ class Selection:
     skipped: tuple[Skip, ...]  # outside the root first, then ignored, each sorted
 
 
-def sort_key(rel: str) -> bytes:
-    """Output order: UTF-16 code units, as JavaScript sorts strings."""
-    return rel.encode("utf-16-be", "surrogatepass")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def sort_key(rel: str) -> str:
+    """Output order: UTF-16 code units, as JavaScript sorts strings.
+
+    Code points and UTF-16 code units sort alike except for characters beyond U+FFFF,
+    which UTF-16 writes as surrogates (below U+E000): only a string holding one is
+    spelled out as code units. Everything else is its own key, at no cost.
+    """
+    if rel.isascii() or _ASTRAL.search(rel) is None:
+        return rel
+    units = rel.encode("utf-16-le", "surrogatepass")
+    return "".join(map(chr, struct.unpack(f"<{len(units) // 2}H", units)))
 
 
 # --- include patterns ---------------------------------------------------------------------
@@ -400,7 +413,7 @@ def _blocked(parts: Iterable[str]) -> bool:
 Event = Candidate | Skip
 
 
-def _event_key(event: Event) -> bytes:
+def _event_key(event: Event) -> str:
     return sort_key(event.rel)
 
 
@@ -449,7 +462,14 @@ class _Selector:
         return self._accept_real(rel, path, real, is_link=is_link, regular=regular)
 
     def _accept_real(
-        self, rel: str, path: str, real: str | None, *, is_link: bool, regular: bool
+        self,
+        rel: str,
+        path: str,
+        real: str | None,
+        *,
+        is_link: bool,
+        regular: bool,
+        named: bool = False,
     ) -> Event:
         """As `_accept`, `real` being the resolved path where links may be on the way."""
         real_rel = rel
@@ -461,7 +481,7 @@ class _Selector:
                 return Skip(rel, REASON_IGNORED)
         if self._blocked(rel) or (real_rel != rel and _blocked(real_rel.split("/"))):
             return Skip(rel, REASON_OUTSIDE)
-        return Candidate(rel, os.path.join(self.root, rel), regular)
+        return Candidate(rel, os.path.join(self.root, rel), regular, named)
 
     # -- literal paths --
 
@@ -483,7 +503,8 @@ class _Selector:
         # Resolve the directory once for all its files; only a link itself needs more.
         directory, _, name = path.rpartition("/")
         real = os.path.realpath(path) if is_link else f"{self._real_directory(directory)}/{name}"
-        return self._accept_real(rel, path, real, is_link=is_link, regular=regular and not is_link)
+        regular = regular and not is_link
+        return self._accept_real(rel, path, real, is_link=is_link, regular=regular, named=True)
 
     def _pruned_directory(self, rel_dir: str) -> bool:
         """Whether an exclude prunes `rel_dir` or a directory above it."""
@@ -571,7 +592,7 @@ class _Selector:
             return
         if in_root:
             self.ignores.note_directory(rel_dir, any(e.name == GITIGNORE for e in entries))
-        keyed: list[tuple[bytes, int, os.DirEntry[str], _Step]] = []
+        keyed: list[tuple[str, int, os.DirEntry[str], _Step]] = []
         # Below a `**` with nothing after it, every name steps the same way: once will do.
         same_for_all = (
             _step(patterns, states, "")

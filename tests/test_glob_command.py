@@ -347,3 +347,25 @@ def test_git_ls_files_pipeline_on_this_repository() -> None:
     accounted = details["files"] + [entry["path"] for entry in details["skipped"]]
     assert sorted(accounted) == tracked  # every tracked file read or skipped with a reason
     assert "readmany/cli.py" in details["files"]
+
+
+def test_a_literal_path_requests_its_own_asset_only(tmp_path: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\nfake"
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "logo.png").write_bytes(png)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "logo.png").write_bytes(png)
+    request = GlobRequest(
+        patterns=("other/*",), literal_paths=("img/logo.png",), root=str(tmp_path)
+    )
+    stream = io.BytesIO()
+    sink = Sink(stream, json_mode=True)
+    outcome = run_glob(request, sink)
+    assert [a.path for a in outcome.attachments] == ["img/logo.png"]
+    assert outcome.details["skipped"] == [
+        {
+            "path": "other/logo.png",
+            "reason": "asset file (image/pdf/audio) was not explicitly requested by name "
+            "or extension",
+        }
+    ]

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from readmany.errors import UsageError
 from readmany.patterns import compile_paths
@@ -22,6 +24,7 @@ from readmany.select import (
     Skip,
     _Excludes,
     select_files,
+    sort_key,
 )
 
 Tree = Mapping[str, "str | bytes | tuple[str, str]"]  # ("link", target) makes a symlink
@@ -531,3 +534,16 @@ def test_simple_exclude_shapes_agree_with_wcmatch(pattern: str) -> None:
         # A directory is pruned when it is the one `X/**` names (its parents were not).
         pruned = pattern.endswith("/**") and compile_paths([pattern[:-3]]).match(path)
         assert fast.dir_pruned(path) == pruned, path
+
+
+@settings(max_examples=500)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(["a", "z", "/", ".", "\ue000", "\uffff", "😀", "é"])),
+        min_size=2,
+        max_size=6,
+    )
+)
+def test_sort_key_orders_as_utf16_code_units(paths: list[str]) -> None:
+    by_units = sorted(paths, key=lambda p: p.encode("utf-16-be", "surrogatepass"))
+    assert sorted(paths, key=sort_key) == by_units

@@ -64,7 +64,7 @@ def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
         )
     )
     report = _Report(root, request.absolute, keep_records=sink.json_mode)
-    requested = RequestedAssets(request.patterns, request.literal_paths)
+    requested = RequestedAssets(request.patterns)
     any_section = False
     for event in events:
         path = report.shown(event.rel)
@@ -74,7 +74,8 @@ def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
             else:
                 report.skip(path, event.reason, _SELECT_CATEGORIES[event.reason])
             continue
-        result = read_matched(event.path, event.rel, path, requested, listed_regular=event.regular)
+        gate = _named if event.named else requested
+        result = read_matched(event.path, event.rel, path, gate, listed_regular=event.regular)
         if isinstance(result, TextFile):
             block = frame_separator(path, result.text.body, result.text.truncated)
             report.text(path, result, sink.write(block))
@@ -94,6 +95,11 @@ def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
         sink.file_done(path)
     sink.write(frame_end(any_section))
     return report.outcome(sink.bytes_written)
+
+
+def _named(name: str) -> bool:
+    """The gate of a file named exactly: naming it requests it."""
+    return True
 
 
 class _Report:

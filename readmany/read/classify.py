@@ -258,7 +258,7 @@ class RequestedAssets:
     no asset. Matchers are compiled on the first asset asked about.
     """
 
-    def __init__(self, patterns: Iterable[str], literal_paths: Iterable[str] = ()) -> None:
+    def __init__(self, patterns: Iterable[str]) -> None:
         lasts: list[str] = []
         for pattern in patterns:
             text = pattern.replace("\\", "/").rstrip("/")
@@ -267,7 +267,6 @@ class RequestedAssets:
             except UsageError:
                 expansions = [text]
             lasts.extend(expansion.rsplit("/", 1)[-1].lower() for expansion in expansions)
-        lasts.extend(path.rstrip("/").rsplit("/", 1)[-1].lower() for path in literal_paths)
         unique = dict.fromkeys(lasts)
         # A name without glob characters matches only itself: a set lookup will do.
         self._exact = {last for last in unique if not is_magic(last)}
