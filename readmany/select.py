@@ -169,7 +169,8 @@ class _Includes:
     """Compiled include patterns: walks (anchor directory → patterns) and literal files."""
 
     walks: dict[str, list[tuple[_Segment, ...]]]
-    literals: list[tuple[str, bool]]  # (absolute normalised path, a regular file) named exactly
+    # Files named exactly: (absolute normalised path, a regular file, a symbolic link).
+    literals: list[tuple[str, bool, bool]]
 
 
 _AddWalk = Callable[[str, Sequence[_Segment]], None]
@@ -184,9 +185,9 @@ def _rel_parts(path: str, root: str) -> list[str]:
     return [] if rel == "." else rel.split("/")
 
 
-def _stat_mode(path: str) -> int | None:
+def _stat_mode(path: str, *, follow: bool = True) -> int | None:
     try:
-        return os.stat(path).st_mode
+        return os.stat(path, follow_symlinks=follow).st_mode
     except (OSError, ValueError):
         return None
 
@@ -195,7 +196,7 @@ def _compile_includes(
     patterns: Sequence[str], literal_paths: Sequence[str], root: str, recursive: bool
 ) -> _Includes:
     walks: dict[str, list[tuple[_Segment, ...]]] = {}
-    literals: list[tuple[str, bool]] = []
+    literals: list[tuple[str, bool, bool]] = []
     below_dir = _GLOBSTAR if recursive else _glob_segment("*")
 
     def add_walk(anchor: str, segments: Sequence[_Segment]) -> None:
@@ -211,13 +212,15 @@ def _compile_includes(
 
     def add_existing(text: str, *, literal: bool) -> bool:
         target = os.path.normpath(os.path.join(root, text))
-        mode = _stat_mode(target)
+        own_mode = _stat_mode(target, follow=False)
+        is_link = own_mode is not None and stat.S_ISLNK(own_mode)
+        mode = _stat_mode(target) if is_link else own_mode
         if mode is not None and stat.S_ISDIR(mode):
             add_directory(target)
             return True
         regular = mode is not None and stat.S_ISREG(mode)
         if literal or regular:
-            literals.append((target, regular))
+            literals.append((target, regular, is_link))
             return True
         return False
 
@@ -436,6 +439,7 @@ class _Selector:
         )
         self._blocked_dirs: dict[str, bool] = {}
         self._root_slash = root.rstrip("/") + "/"
+        self._root_real_slash = self.root_real.rstrip("/") + "/"
         self._pruned: dict[str, bool] = {}
         self._ignored: dict[str, bool] = {}
         self._real_directories: dict[str, str] = {}
@@ -476,7 +480,11 @@ class _Selector:
         if real is not None:
             if not _inside(real, self.root_real):
                 return Skip(rel, REASON_LINK_OUTSIDE) if is_link else Skip(rel, REASON_OUTSIDE)
-            real_rel = "/".join(_rel_parts(real, self.root_real))
+            real_rel = (
+                real[len(self._root_real_slash) :]
+                if real.startswith(self._root_real_slash)
+                else "/".join(_rel_parts(real, self.root_real))
+            )
             if is_link and real_rel and self.ignores.is_path_ignored(real_rel, False):
                 return Skip(rel, REASON_IGNORED)
         if self._blocked(rel) or (real_rel != rel and _blocked(real_rel.split("/"))):
@@ -490,7 +498,7 @@ class _Selector:
             return path[len(self._root_slash) :]
         return os.path.relpath(path, self.root).replace(os.sep, "/")
 
-    def _literal(self, path: str, regular: bool) -> Event | None:
+    def _literal(self, path: str, regular: bool, is_link: bool) -> Event | None:
         rel = self._relative(path)
         if not _inside(path, self.root):
             return None if self.excludes.file_excluded(rel) else Skip(rel, REASON_OUTSIDE)
@@ -499,7 +507,6 @@ class _Selector:
             return None
         if self._ignored_directory(parent) or self.ignores.is_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
-        is_link = os.path.islink(path)
         # Resolve the directory once for all its files; only a link itself needs more.
         directory, _, name = path.rpartition("/")
         real = os.path.realpath(path) if is_link else f"{self._real_directory(directory)}/{name}"
@@ -535,8 +542,8 @@ class _Selector:
     def _literal_events(self) -> Iterator[Event]:
         """The literal paths in output order (sorted as paths, not as events: less memory)."""
         ordered = sorted(self.includes.literals, key=lambda item: sort_key(self._relative(item[0])))
-        for path, regular in ordered:
-            event = self._literal(path, regular)
+        for path, regular, is_link in ordered:
+            event = self._literal(path, regular, is_link)
             if event is not None:
                 yield event
 
