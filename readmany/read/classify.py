@@ -267,7 +267,8 @@ class RequestedAssets:
             except UsageError:
                 expansions = [text]
             lasts.extend(expansion.rsplit("/", 1)[-1].lower() for expansion in expansions)
-        unique = dict.fromkeys(lasts)
+        # `*` and `**` alone name neither an extension nor a stem.
+        unique = dict.fromkeys(last for last in lasts if last.strip("*"))
         # A name without glob characters matches only itself: a set lookup will do.
         self._exact = {last for last in unique if not is_magic(last)}
         self._magic = [last for last in unique if is_magic(last)]

@@ -10,6 +10,7 @@ to 2000 (1999 where the cut would split a surrogate pair) plus `... [truncated]`
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 
 from readmany.read.safe import chunks
@@ -210,10 +211,19 @@ def read_text(
     return TextRead(body, lines.full or lines.cut, lossy)
 
 
+_SAFE_CHARACTERS = MAX_LINE_UNITS // 2  # so many characters can never pass the limit
+# A run this long with no line break: first at the start, then after any `\n` (a search
+# for a pattern that starts with a literal character jumps from one `\n` to the next).
+_LONG_RUN = f"[^\n]{{{_SAFE_CHARACTERS + 1}}}"
+_LONG_FIRST_LINE = re.compile(_LONG_RUN)
+_LONG_LATER_LINE = re.compile("\n" + _LONG_RUN)
+
+
 def _may_have_long_line(text: str) -> bool:
     """Whether a line may be over the limit in UTF-16 units (the careful path decides)."""
-    most = MAX_LINE_UNITS // 2  # characters that can never exceed the limit
-    return len(text) > most and max(map(len, text.split("\n"))) > most
+    if len(text) <= _SAFE_CHARACTERS:
+        return False
+    return _LONG_FIRST_LINE.match(text) is not None or _LONG_LATER_LINE.search(text) is not None
 
 
 def text_of_bytes(data: bytes) -> TextRead:
