@@ -55,7 +55,7 @@ def _kind(option: object, metavar: str) -> str:
 
 def commands() -> list[Command]:
     group = typer.main.get_command(app)
-    context = typer.Context(group, info_name="readmany")  # type: ignore[arg-type]
+    context = typer.Context(group, info_name="readmany")
     found = []
     for name in group.list_commands(context):  # type: ignore[attr-defined]
         command = group.get_command(context, name)  # type: ignore[attr-defined]
