@@ -12,13 +12,12 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from readmany.errors import UsageError
 
 
-@dataclass(frozen=True)
-class Clipboard:
+class Clipboard(NamedTuple):
     name: str
     command: tuple[str, ...] = ()  # empty: OSC 52 to the terminal
 

@@ -12,8 +12,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import IO, Any, Protocol
+from typing import IO, Any, NamedTuple, Protocol
 
 from readmany.units import encode_output, utf8_len
 
@@ -28,8 +27,7 @@ class Writer(Protocol):
     def flush(self) -> None: ...
 
 
-@dataclass(frozen=True)
-class Attachment:
+class Attachment(NamedTuple):
     """An image, PDF or other asset that was requested: shown in JSON, not in text."""
 
     path: str

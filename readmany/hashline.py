@@ -16,8 +16,7 @@ import base64
 import codecs
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 TAG_LENGTH = 8
 TAG_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -139,8 +138,7 @@ def decode_lines(data: bytes) -> list[str]:
 # --- streaming ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LongLine:
+class LongLine(NamedTuple):
     """A line longer than `MAX_BYTES`: it is always shown compactly, so only its start,
     its anchor (of the whole line) and its size are kept."""
 
@@ -152,8 +150,7 @@ class LongLine:
 Row: TypeAlias = str | LongLine
 
 
-@dataclass(frozen=True)
-class FileScan:
+class FileScan(NamedTuple):
     """One pass over a file: its tag, its line counts and the lines from `start` on.
 
     `rows` holds the lines from index `start` (0-based), up to `limit` of them, but only as

@@ -19,8 +19,7 @@ import re
 import stat
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
@@ -32,8 +31,7 @@ GITIGNORE = ".gitignore"
 _DIR_MARK = "ps_d"
 
 
-@dataclass(frozen=True)
-class IgnoreRule:
+class IgnoreRule(NamedTuple):
     """One pattern line: `!` negates it, a trailing `/` restricts it to directories."""
 
     pattern: GitIgnoreSpecPattern
@@ -102,7 +100,6 @@ def parse_rules(lines: Iterable[str]) -> tuple[IgnoreRule, ...]:
     return tuple(rules)
 
 
-@dataclass(frozen=True)
 class IgnoreSource:
     """The rules of one ignore file and where they are anchored.
 
@@ -112,12 +109,13 @@ class IgnoreSource:
     directory (`"sub"` for `../.gitignore` when the root is `repo/sub`).
     """
 
-    rules: tuple[IgnoreRule, ...]
-    base: str = ""
-    prefix: str = ""
-    _combined: dict[bool, re.Pattern[str] | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    __slots__ = ("_combined", "base", "prefix", "rules")
+
+    def __init__(self, rules: tuple[IgnoreRule, ...], base: str = "", prefix: str = "") -> None:
+        self.rules = rules
+        self.base = base
+        self.prefix = prefix
+        self._combined: dict[bool, re.Pattern[str] | None] = {}
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""

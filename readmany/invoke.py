@@ -11,10 +11,9 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from readmany.commands import Outcome
+from readmany.commands import Outcome, Tally
 from readmany.emit import AtomicFile, Sink, Writer, error_line
 from readmany.errors import EXIT_FILE_ERROR, UsageError
 
@@ -29,8 +28,7 @@ class StdoutClosed(Exception):
     """
 
 
-@dataclass(frozen=True)
-class Presentation:
+class Presentation(NamedTuple):
     """Where the content goes and how much is said about it on stderr."""
 
     json_mode: bool
@@ -70,7 +68,7 @@ def invoke_many(
         if specs:
             raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
         parsed = parse_request_object(load_json(request), cwd)
-        value = replace(parsed, stop_on_error=parsed.stop_on_error or stop_on_error)
+        value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
     else:
         check_file_count(len(specs))
         value = ManyRequest(
@@ -78,7 +76,7 @@ def invoke_many(
             stop_on_error=stop_on_error,
             cwd=cwd,
         )
-    value = replace(value, budget=Budget(max_bytes=max_bytes, max_lines=max_lines))
+    value = value._replace(budget=Budget(max_bytes=max_bytes, max_lines=max_lines))
     how = Presentation(json_mode, output, quiet, copy)
     return present(lambda sink: run_many(value, sink), how)
 
@@ -231,7 +229,7 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     if interactive:
         from readmany.summary import print_summary
 
-        print_summary(outcome.stats, sink.bytes_written)
+        print_summary(outcome.stats or Tally(), sink.bytes_written)
     elif not how.quiet:
         for line in outcome.notices:
             error_line(line)

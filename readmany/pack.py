@@ -9,7 +9,7 @@ wins only when it includes strictly more successful files in full.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from readmany.frame.heredoc import Block
 from readmany.read.tool import truncate_head
@@ -22,26 +22,23 @@ PARTIAL_BYTE_SLACK = 96
 PARTIAL_ATTEMPTS = 16
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(NamedTuple):
     max_bytes: int = 51200
     max_lines: int = 2000
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A processed file: its full block, and its body if it may be cut (errors may not)."""
 
-    index: int  # 0-based request position
+    position: int  # 0-based request position
     path: str
     block: Block
     body: str | None
     ok: bool
-    reframe: Callable[[str], Block] = field(compare=False, repr=False)
+    reframe: Callable[[str], Block]  # frames a cut body as this file's block
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     strategy: str
     full: frozenset[int]
     full_success: int
@@ -53,8 +50,7 @@ class Plan:
         return len(self.full)
 
 
-@dataclass(frozen=True)
-class Packing:
+class Packing(NamedTuple):
     """The chosen plan, and the `details.packing` value that reports it."""
 
     plan: Plan
@@ -65,14 +61,14 @@ class Packing:
         """The included blocks, in request order."""
         shown: list[Block] = []
         for candidate in candidates:
-            if candidate.index in self.plan.full:
+            if candidate.position in self.plan.full:
                 shown.append(candidate.block)
-            elif candidate.index == self.plan.partial_index and self.plan.partial is not None:
+            elif candidate.position == self.plan.partial_index and self.plan.partial is not None:
                 shown.append(self.plan.partial)
         return shown
 
     def as_json(self, candidates: Sequence[Candidate]) -> dict[str, object]:
-        by_index = {c.index: c for c in candidates}
+        by_position = {c.position: c for c in candidates}
         details: dict[str, object] = {
             "strategy": self.plan.strategy,
             "switchedForCoverage": self.switched,
@@ -80,8 +76,8 @@ class Packing:
             "fullIncludedSuccessCount": self.plan.full_success,
         }
         if self.plan.partial_index is not None:
-            details["partialIncludedPath"] = by_index[self.plan.partial_index].path
-        details["omittedPaths"] = [by_index[i].path for i in self.omitted]
+            details["partialIncludedPath"] = by_position[self.plan.partial_index].path
+        details["omittedPaths"] = [by_position[i].path for i in self.omitted]
         return details
 
 
@@ -113,12 +109,14 @@ def pack_blocks(candidates: Sequence[Candidate], budget: Budget | None = None) -
     """Choose what is shown whole, what is cut, what is omitted."""
     budget = budget or Budget()
     in_order = _plan("request-order", candidates, candidates, budget, stop_at_misfit=True)
-    by_size = sorted(candidates, key=lambda c: (c.block.bytes, c.block.lines, c.index))
+    by_size = sorted(candidates, key=lambda c: (c.block.bytes, c.block.lines, c.position))
     smallest = _plan("smallest-first", candidates, by_size, budget, stop_at_misfit=False)
     switched = smallest.full_success > in_order.full_success
     plan = smallest if switched else in_order
     omitted = tuple(
-        c.index for c in candidates if c.index not in plan.full and c.index != plan.partial_index
+        c.position
+        for c in candidates
+        if c.position not in plan.full and c.position != plan.partial_index
     )
     return Packing(plan, switched, omitted)
 
@@ -137,12 +135,12 @@ def _plan(
     for candidate in visit:
         if usage.fits(candidate.block):
             usage.add(candidate.block)
-            full.add(candidate.index)
+            full.add(candidate.position)
             success += candidate.ok
         elif stop_at_misfit:
             break
     for candidate in candidates:
-        if candidate.index in full:
+        if candidate.position in full:
             continue
         sep_bytes, sep_lines = usage.separator()
         room_bytes = budget.max_bytes - usage.bytes - sep_bytes
@@ -151,7 +149,7 @@ def _plan(
             break
         partial = cut_block(candidate, room_bytes, room_lines)
         if partial is not None:
-            return Plan(strategy, frozenset(full), success, candidate.index, partial)
+            return Plan(strategy, frozenset(full), success, candidate.position, partial)
     return Plan(strategy, frozenset(full), success)
 
 

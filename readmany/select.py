@@ -16,8 +16,7 @@ import re
 import stat
 import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from readmany.errors import UsageError
 from readmany.ignore import GITIGNORE, IgnoreMatcher
@@ -79,8 +78,7 @@ _BLOCKED_SEGMENTS = frozenset((".git", ".env", "node_modules"))
 _BLOCKED_SEGMENT = re.compile(r"gha-creds-.*\.json", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class SelectRequest:
+class SelectRequest(NamedTuple):
     """What to select, relative to `root`."""
 
     root: str
@@ -93,8 +91,7 @@ class SelectRequest:
     recursive: bool = True
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A file to read: `rel` is relative to the root with `/`, `path` is absolute."""
 
     rel: str
@@ -103,8 +100,7 @@ class Candidate:
     named: bool = False  # named exactly (a literal path), which requests it even as an asset
 
 
-@dataclass(frozen=True)
-class Skip:
+class Skip(NamedTuple):
     """A matched path that will not be read. `failed`: it could not even be looked at."""
 
     rel: str  # a directory ends with "/"
@@ -112,8 +108,7 @@ class Skip:
     failed: bool = False
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     root: str  # absolute
     candidates: tuple[Candidate, ...]  # in output order
     skipped: tuple[Skip, ...]  # outside the root first, then ignored, each sorted
@@ -138,8 +133,7 @@ def sort_key(rel: str) -> str:
 # --- include patterns ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Segment:
+class _Segment(NamedTuple):
     """One `/`-separated part of a pattern: `**`, a name, or a glob over one name."""
 
     text: str
@@ -164,8 +158,7 @@ def _glob_segment(text: str) -> _Segment:
     return _Segment(text, matcher=compile_segment(text))
 
 
-@dataclass(frozen=True)
-class _Includes:
+class _Includes(NamedTuple):
     """Compiled include patterns: walks (anchor directory → patterns) and literal files."""
 
     walks: dict[str, list[tuple[_Segment, ...]]]
@@ -372,8 +365,7 @@ def _closure(patterns: Sequence[tuple[_Segment, ...]], states: Iterable[tuple[in
     return frozenset(out)
 
 
-@dataclass(frozen=True)
-class _Step:
+class _Step(NamedTuple):
     accepts: bool  # the path matches some pattern as a whole
     below: _State  # states for the entries of this directory
     below_link: _State  # the same, when this directory is a symbolic link

@@ -12,7 +12,7 @@ def candidate(index: int, body: str, ok: bool = True, path: str | None = None) -
     name = path or f"f{index}.txt"
     text = body if ok else f"[Error: {body}]"
     return Candidate(
-        index=index,
+        position=index,
         path=name,
         block=frame_heredoc(name, text, index + 1),
         body=text if ok else None,

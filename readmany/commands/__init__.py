@@ -9,14 +9,12 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from readmany.emit import Attachment
 
 
-@dataclass(frozen=True)
-class FileStat:
+class FileStat(NamedTuple):
     """One file's fate, for the summary: `read`, `cut`, `omitted`, `skipped` or `error`."""
 
     path: str
@@ -74,8 +72,7 @@ class Tally:
         return tally
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What a command produced, besides the content already written to the sink.
 
     `failure` set means nothing is to be written at all (the command failed as a
@@ -86,7 +83,7 @@ class Outcome:
     details: dict[str, Any]
     exit_code: int = 0
     attachments: tuple[Attachment, ...] = ()
-    problems: tuple[str, ...] = field(default=())  # read failures, one stderr line each
-    notices: tuple[str, ...] = field(default=())  # skipped / cut / omitted, one line each
+    problems: tuple[str, ...] = ()  # read failures, one stderr line each
+    notices: tuple[str, ...] = ()  # skipped / cut / omitted, one line each
     failure: str | None = None
-    stats: Tally = field(default_factory=Tally)
+    stats: Tally | None = None  # for the summary

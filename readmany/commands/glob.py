@@ -8,8 +8,7 @@ files, except for the per-file records of `--json` details.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Attachment, Sink
@@ -35,8 +34,7 @@ _SELECT_CATEGORIES = {
 }
 
 
-@dataclass(frozen=True)
-class GlobRequest:
+class GlobRequest(NamedTuple):
     """The flags of `readmany glob`, as the CLI parsed them."""
 
     patterns: tuple[str, ...]  # positional patterns, then --include

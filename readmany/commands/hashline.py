@@ -10,8 +10,7 @@ the file's size.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Sink
@@ -35,8 +34,7 @@ READ_CHUNK = 1 << 18
 MAX_ANCHORED_BYTES = 32 << 20
 
 
-@dataclass(frozen=True)
-class HashlineRequest:
+class HashlineRequest(NamedTuple):
     """The flags of `readmany hashline`, as the CLI parsed them."""
 
     path: str  # as given on the command line; shown in the header
@@ -74,8 +72,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     return Outcome(details, stats=Tally.of([FileStat(request.path, "read", size)]))
 
 
-@dataclass(frozen=True)
-class _Shown:
+class _Shown(NamedTuple):
     text: str
     details: dict[str, Any]
 

@@ -6,9 +6,8 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Sink
@@ -22,18 +21,16 @@ MAX_FILES = 26
 _RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>\d+)(?::(?P<limit>\d+))?$", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class FileRequest:
+class FileRequest(NamedTuple):
     path: str
     offset: Number | None = None
     limit: Number | None = None
 
 
-@dataclass(frozen=True)
-class ManyRequest:
+class ManyRequest(NamedTuple):
     files: tuple[FileRequest, ...]
     stop_on_error: bool = False
-    budget: Budget = field(default_factory=Budget)
+    budget: Budget = Budget()
     cwd: str = "."
 
 
@@ -171,7 +168,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
         block = frame_heredoc(file.path, body, index + 1)
         candidates.append(
             Candidate(
-                index=index,
+                position=index,
                 path=file.path,
                 block=block,
                 body=body if result.ok else None,
@@ -212,12 +209,12 @@ def _stats(candidates: Sequence[Candidate], packing: Packing) -> list[FileStat]:
     stats = []
     partial_block = packing.plan.partial
     for c in candidates:
-        shown = c.index in packing.plan.full
+        shown = c.position in packing.plan.full
         if not c.ok:
             stats.append(FileStat(c.path, "error", c.block.bytes if shown else 0, "read failed"))
         elif shown:
             stats.append(FileStat(c.path, "read", c.block.bytes))
-        elif c.index == packing.plan.partial_index and partial_block is not None:
+        elif c.position == packing.plan.partial_index and partial_block is not None:
             stats.append(FileStat(c.path, "cut", partial_block.bytes, "cut to fit the budget"))
         else:
             stats.append(FileStat(c.path, "omitted", 0, "over the budget"))

@@ -9,7 +9,7 @@ for the byte limit compactly (the anchor still hashes the whole line), cuts the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from readmany.hashline import (
     COMPACT_UNITS,
@@ -28,8 +28,7 @@ _BYTE_LIMIT = f"{MAX_BYTES / 1024:.1f}KB"
 _ROW_PUNCTUATION = len("#abc|")
 
 
-@dataclass(frozen=True)
-class HashlineFrame:
+class HashlineFrame(NamedTuple):
     """The framed text and the facts a caller reports about it."""
 
     text: str  # no trailing newline

@@ -7,7 +7,7 @@ first free of `_1` … `_256`, then a length-derived fallback, is taken instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from readmany.frame.paths import header_path
 from readmany.units import utf8_len, utf16_len
@@ -22,8 +22,7 @@ NUMBERED_SUFFIXES = 256
 _BASE36 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """One framed file: its text (no trailing newline) and what it costs in the budget."""
 
     text: str

@@ -12,7 +12,7 @@ import base64
 import errno
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from readmany.read.classify import ASSET_KINDS, SNIFF_BYTES, Kind, classify, kind_by_name
 from readmany.read.classify import mime_type as asset_mime_type
@@ -28,31 +28,27 @@ REASON_ASSET = "asset file (image/pdf/audio) was not explicitly requested by nam
 REASON_VIDEO = "asset file (video) was not explicitly requested by name or extension"
 
 
-@dataclass(frozen=True)
-class TextFile:
+class TextFile(NamedTuple):
     kind: Kind  # "text" or "svg"
     text: TextRead
     size: int
 
 
-@dataclass(frozen=True)
-class AssetFile:
+class AssetFile(NamedTuple):
     kind: Kind
     mime_type: str
     data: str  # base64 of the whole file
     size: int
 
 
-@dataclass(frozen=True)
-class Skipped:
+class Skipped(NamedTuple):
     """Not read, by a rule. `category` is the short form of `reason`, for summaries."""
 
     reason: str
     category: str
 
 
-@dataclass(frozen=True)
-class Failed:
+class Failed(NamedTuple):
     """Could not be read: `reason` is one line naming the file."""
 
     reason: str

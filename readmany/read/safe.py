@@ -11,12 +11,10 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 CHUNK = 1 << 16
 
 
-@dataclass(frozen=True)
 class OpenFailure(Exception):
     """Why a path could not be opened as a regular file.
 
@@ -24,9 +22,11 @@ class OpenFailure(Exception):
     `ESPECIAL` for a FIFO, device or socket); `kind` names the special file type.
     """
 
-    code: str
-    path: str
-    kind: str = ""
+    def __init__(self, code: str, path: str, kind: str = "") -> None:
+        super().__init__(code, path, kind)
+        self.code = code
+        self.path = path
+        self.kind = kind
 
     def __str__(self) -> str:
         return f"{self.code}: {self.path}"

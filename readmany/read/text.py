@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from readmany.read.safe import chunks
 
@@ -33,8 +33,7 @@ _BOMS = (
 _BOM_STARTS = frozenset(bom[:1] for bom, _ in _BOMS)
 
 
-@dataclass(frozen=True)
-class TextRead:
+class TextRead(NamedTuple):
     """A decoded text. `lossy`: bytes not valid in the encoding show as U+FFFD in `body`."""
 
     body: str

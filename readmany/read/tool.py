@@ -16,7 +16,7 @@ import codecs
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from readmany.read import images
 from readmany.read.safe import CHUNK, OpenFailure, chunks, open_regular, read_all, read_prefix
@@ -41,8 +41,7 @@ _ERRNO_TEXT = {
 Number = int | float
 
 
-@dataclass(frozen=True)
-class Truncation:
+class Truncation(NamedTuple):
     """The head-truncation record, in the key order the reference reports it."""
 
     content: str
@@ -72,8 +71,7 @@ class Truncation:
         }
 
 
-@dataclass(frozen=True)
-class ToolRead:
+class ToolRead(NamedTuple):
     """What the read tool returned for one path: text (with notices) or an error."""
 
     text: str = ""
@@ -182,8 +180,7 @@ def _image(head: bytes, mime: str, size: int) -> ToolRead:
     return ToolRead(text=text, image_count=1, mime_type=mime, size=size)
 
 
-@dataclass(frozen=True)
-class _Window:
+class _Window(NamedTuple):
     """Which lines to show, in JavaScript's terms."""
 
     start: Number  # max(0, offset - 1), possibly fractional
