@@ -132,34 +132,27 @@ class _Report:
             self.tally.add(FileStat(path, "cut", size, _TRUNCATED))
         else:
             self.tally.add(FileStat(path, "read", size))
-        if self.keep_records:
-            self.files.append(path)
-            self.read.append(
-                {
-                    "path": path,
-                    "kind": result.kind,
-                    "bytes": result.size,
-                    "truncated": text.truncated,
-                    "lossy": text.lossy,
-                    "outputBytes": size,
-                    "estimatedTokens": estimate_tokens(size),
-                }
-            )
+        self._record(path, result, size, truncated=text.truncated, lossy=text.lossy)
 
     def asset(self, path: str, result: AssetFile, size: int) -> None:
         self.tally.add(FileStat(path, "read", size))
-        if self.keep_records:
-            self.files.append(path)
-            self.read.append(
-                {
-                    "path": path,
-                    "kind": result.kind,
-                    "bytes": result.size,
-                    "mimeType": result.mime_type,
-                    "outputBytes": size,
-                    "estimatedTokens": estimate_tokens(size),
-                }
-            )
+        self._record(path, result, size, mimeType=result.mime_type)
+
+    def _record(self, path: str, result: TextFile | AssetFile, size: int, **facts: Any) -> None:
+        """The `--json` record of a file read: what it is and what it took of the output."""
+        if not self.keep_records:
+            return
+        self.files.append(path)
+        self.read.append(
+            {
+                "path": path,
+                "kind": result.kind,
+                "bytes": result.size,
+                **facts,
+                "outputBytes": size,
+                "estimatedTokens": estimate_tokens(size),
+            }
+        )
 
     def skip(self, path: str, reason: str, category: str) -> None:
         self.tally.add(FileStat(path, "skipped", 0, category))
