@@ -277,7 +277,9 @@ def run(args: list[str]) -> int:
     except Exception as exc:
         click_code = getattr(exc, "exit_code", None)
         if hasattr(exc, "format_message") and isinstance(click_code, int):
-            error_line(exc.format_message())
+            message = exc.format_message()
+            if message:  # none when the help was shown instead (no arguments at all)
+                error_line(message)
             return EXIT_USAGE if click_code == 2 else click_code
         raise
     return code if isinstance(code, int) else EXIT_OK
