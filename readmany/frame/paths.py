@@ -13,6 +13,8 @@ _NEEDS_QUOTING = re.compile(r'[\x00-\x1f\x7f]|^"')
 
 
 def header_path(path: str) -> str:
+    if path.isascii() and path.isprintable() and not path.startswith('"'):
+        return path  # the common case, decided without a regular expression
     if _NEEDS_QUOTING.search(path) is None:
         return path
     import json

@@ -30,7 +30,7 @@ SECTION_TAIL = "\n\n"
 
 def frame_separator(path: str, body: str, truncated: bool = False) -> str:
     """One file's section."""
-    return section_head(path, truncated) + body + SECTION_TAIL
+    return "".join((section_head(path, truncated), body, SECTION_TAIL))
 
 
 def frame_data_url(path: str, mime_type: str, data: str) -> str:
