@@ -75,7 +75,6 @@ REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
 # Segments a path may not contain even when nothing excludes them (compared without case,
 # trailing dots and spaces removed).
 _BLOCKED_SEGMENTS = frozenset((".git", ".env", "node_modules"))
-_BLOCKED_SEGMENT = re.compile(r"gha-creds-.*\.json", re.DOTALL)
 
 
 class SelectRequest(NamedTuple):
@@ -398,11 +397,14 @@ def _step(patterns: Sequence[tuple[_Segment, ...]], states: _State, name: str) -
 
 
 def _blocked(parts: Iterable[str]) -> bool:
-    for part in parts:
-        name = part.rstrip(". ").lower()
-        if name in _BLOCKED_SEGMENTS or _BLOCKED_SEGMENT.fullmatch(name):
-            return True
-    return False
+    return any(_blocked_name(part) for part in parts)
+
+
+def _blocked_name(part: str) -> bool:
+    name = part.rstrip(". ").lower()
+    if name in _BLOCKED_SEGMENTS:
+        return True
+    return name.startswith("gha-creds-") and name.endswith(".json")
 
 
 Event = Candidate | Skip
@@ -441,7 +443,7 @@ class _Selector:
     def _blocked(self, rel: str) -> bool:
         """Whether a segment of `rel` is one no file may be read under (or named)."""
         parent, _, name = rel.rpartition("/")
-        if _blocked((name,)):
+        if _blocked_name(name):
             return True
         if not parent:
             return False
@@ -481,7 +483,7 @@ class _Selector:
                 return Skip(rel, REASON_IGNORED)
         if self._blocked(rel) or (real_rel != rel and _blocked(real_rel.split("/"))):
             return Skip(rel, REASON_OUTSIDE)
-        return Candidate(rel, os.path.join(self.root, rel), regular, named)
+        return Candidate(rel, path, regular, named)
 
     # -- literal paths --
 
