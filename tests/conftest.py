@@ -8,6 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Timings belong in the benchmark: a slow machine must not fail a property test.
+settings.register_profile("readmany", deadline=None)
+settings.load_profile("readmany")
 
 
 @pytest.fixture

@@ -57,7 +57,7 @@ paths = st.one_of(
 )
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(data=st.data(), path=paths, index=st.integers(1, 26))
 def test_heredoc_block_parses_back_exactly(data: st.DataObject, path: str, index: int) -> None:
     body = "\n".join(data.draw(st.lists(tricky_lines(path, index), max_size=8)))
@@ -77,7 +77,9 @@ file_texts = st.lists(
 ).map("\n".join)
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(contents=st.lists(file_texts, min_size=1, max_size=5))
 def test_many_output_parses_back_to_each_file(tmp_path: Path, contents: list[str]) -> None:
     names = []
@@ -117,7 +119,7 @@ def parse_hashline(text: str) -> tuple[str, str, list[tuple[int, str, str]], str
     return path, tag, parsed, notice
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(
     data=st.binary(max_size=200).map(lambda b: b.decode("utf-8", "ignore").encode("utf-8")),
     path=st.sampled_from(["a.txt", "src/a#b.ts", "sp ace.py"]),
@@ -176,7 +178,9 @@ glob_bodies = st.lists(
 ).map("\n".join)
 
 
-@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(files=st.dictionaries(glob_names, glob_bodies, min_size=1, max_size=5))
 def test_glob_output_parses_back_to_each_file(tmp_path: Path, files: dict[str, str]) -> None:
     from readmany.commands.glob import GlobRequest, run_glob

@@ -181,7 +181,9 @@ file_bytes = st.one_of(
 numbers = st.one_of(st.none(), st.integers(-3, 15), st.sampled_from([0.5, 2.5, -1.5]))
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=file_bytes, offset=numbers, limit=numbers)
 def test_streamed_read_equals_whole_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, offset: float | None,

@@ -536,7 +536,7 @@ def test_simple_exclude_shapes_agree_with_wcmatch(pattern: str) -> None:
         assert fast.dir_pruned(path) == pruned, path
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(
     st.lists(
         st.text(alphabet=st.sampled_from(["a", "z", "/", ".", "\ue000", "\uffff", "😀", "é"])),
