@@ -163,6 +163,18 @@ class TreeWriter:
             self.kept_files += 1
             self.kept_bytes += len(raw)
 
+    def info(self, kind: str, commit: str) -> TreeInfo:
+        """What this writer wrote, as the tree built."""
+        return TreeInfo(
+            kind=kind,
+            kept_files=self.kept_files,
+            kept_bytes=self.kept_bytes,
+            ignored_files=self.ignored_files,
+            ignored_bytes=self.ignored_bytes,
+            one_file=ONE_FILE,
+            commit=commit,
+        )
+
 
 def _lognormal_size(rng: random.Random, median: int, sigma: float, low: int, high: int) -> int:
     return max(low, min(high, int(rng.lognormvariate(math.log(median), sigma))))
@@ -313,16 +325,7 @@ def build_repo_tree(root: Path, spec: RepoSpec) -> TreeInfo:
         out.write(f"vendor/native/blob_{index}{ext}", _binary(rng, size))
 
     _write_repo_ignored(rng, out, pools, components, max(4, spec.files // 4))
-    commit = _commit_all(root)
-    return TreeInfo(
-        kind="repo",
-        kept_files=out.kept_files,
-        kept_bytes=out.kept_bytes,
-        ignored_files=out.ignored_files,
-        ignored_bytes=out.ignored_bytes,
-        one_file=ONE_FILE,
-        commit=commit,
-    )
+    return out.info("repo", _commit_all(root))
 
 
 def _write_repo_ignored(
@@ -422,16 +425,7 @@ def build_monorepo_tree(root: Path, spec: MonorepoSpec) -> TreeInfo:
             out.write(path, body, ignored=True)
         module += 1
 
-    commit = _commit_all(root)
-    return TreeInfo(
-        kind="monorepo",
-        kept_files=out.kept_files,
-        kept_bytes=out.kept_bytes,
-        ignored_files=out.ignored_files,
-        ignored_bytes=out.ignored_bytes,
-        one_file=ONE_FILE,
-        commit=commit,
-    )
+    return out.info("monorepo", _commit_all(root))
 
 
 Spec = TypeVar("Spec", RepoSpec, MonorepoSpec)

@@ -284,6 +284,16 @@ def _install(argv: Sequence[str], timeout: float) -> str | None:
     return None
 
 
+def _peer(name: str, exe: Path, reused: bool, failure: str | None) -> Peer:
+    """The peer as installed at `exe`, else as found on PATH, else why it is missing."""
+    if exe.exists():
+        return Peer(name, (str(exe),), _version_of(str(exe)), "", reused)
+    found = shutil.which(name)
+    if found:
+        return Peer(name, (found,), _version_of(found), "")
+    return Peer(name, None, "", failure or "not installed")
+
+
 def setup_files_to_prompt(peers_dir: Path, timeout: float) -> Peer:
     venv = peers_dir / "files-to-prompt-venv"
     exe = venv / "bin" / "files-to-prompt"
@@ -302,12 +312,7 @@ def setup_files_to_prompt(peers_dir: Path, timeout: float) -> Peer:
             ],
             timeout,
         )
-    if exe.exists():
-        return Peer("files-to-prompt", (str(exe),), _version_of(str(exe)), "", reused)
-    found = shutil.which("files-to-prompt")
-    if found:
-        return Peer("files-to-prompt", (found,), _version_of(found), "")
-    return Peer("files-to-prompt", None, "", failure or "not installed")
+    return _peer("files-to-prompt", exe, reused, failure)
 
 
 def setup_repomix(peers_dir: Path, timeout: float) -> Peer:
@@ -334,12 +339,7 @@ def setup_repomix(peers_dir: Path, timeout: float) -> Peer:
                 ],
                 timeout,
             )
-    if exe.exists():
-        return Peer("repomix", (str(exe),), _version_of(str(exe)), "", reused)
-    found = shutil.which("repomix")
-    if found:
-        return Peer("repomix", (found,), _version_of(found), "")
-    return Peer("repomix", None, "", failure or "not installed")
+    return _peer("repomix", exe, reused, failure)
 
 
 def readmany_command() -> tuple[str, ...]:

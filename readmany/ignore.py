@@ -243,10 +243,6 @@ class IgnoreMatcher:
             if (rules := read_rules(os.path.join(self.root, name)))
         ]
 
-    @property
-    def in_git_tree(self) -> bool:
-        return self.git_top is not None
-
     def _load_outer(self, top: str) -> None:
         common = _git_common_dir(top)
         prefix = os.path.relpath(self.root, top).replace(os.sep, "/")

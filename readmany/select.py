@@ -440,7 +440,7 @@ class _Selector:
 
     # -- decisions --
 
-    def _blocked(self, rel: str) -> bool:
+    def _refused(self, rel: str) -> bool:
         """Whether a segment of `rel` is one no file may be read under (or named)."""
         parent, _, name = rel.rpartition("/")
         if _blocked_name(name):
@@ -449,7 +449,7 @@ class _Selector:
             return False
         known = self._blocked_dirs.get(parent)
         if known is None:
-            known = self._blocked_dirs[parent] = self._blocked(parent)
+            known = self._blocked_dirs[parent] = self._refused(parent)
         return known
 
     def _accept(
@@ -481,7 +481,7 @@ class _Selector:
             )
             if is_link and real_rel and self.ignores.is_path_ignored(real_rel, False):
                 return Skip(rel, REASON_IGNORED)
-        if self._blocked(rel) or (real_rel != rel and _blocked(real_rel.split("/"))):
+        if self._refused(rel) or (real_rel != rel and _blocked(real_rel.split("/"))):
             return Skip(rel, REASON_OUTSIDE)
         return Candidate(rel, path, regular, named)
 
@@ -497,7 +497,8 @@ class _Selector:
         if not _inside(path, self.root):
             return None if self.excludes.file_excluded(rel) else Skip(rel, REASON_OUTSIDE)
         parent = rel.rpartition("/")[0]
-        if self.excludes.file_excluded(rel) or self._pruned_directory(parent):
+        # `_pruned_directory` judges every directory above, as a walk would have.
+        if self._pruned_directory(parent) or self.excludes.file_excluded(rel, parents_checked=True):
             return None
         if self._ignored_directory(parent) or self.ignores.is_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
@@ -716,9 +717,3 @@ def select_files(request: SelectRequest) -> Selection:
         else:
             skips.append(event)
     return Selection(root, tuple(candidates), (*outside, *skips))
-
-
-def _parents(rel: str) -> Iterator[str]:
-    parts = rel.split("/")
-    for depth in range(1, len(parts)):
-        yield "/".join(parts[:depth])

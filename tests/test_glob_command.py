@@ -237,18 +237,24 @@ class Discard:
         pass
 
 
-def test_memory_does_not_grow_with_the_number_of_files(tmp_path: Path) -> None:
-    line = b"0123456789" * 10 + b"\n"
-    for i in range(400):
-        (tmp_path / f"f{i:03d}.txt").write_bytes(line * 500)  # 50 KB each, 20 MB in all
+def _traced_glob(root: Path, pattern: str) -> tuple[Any, int]:
+    """The outcome of a glob run written nowhere, and the peak of traced memory."""
     tracemalloc.start()
     try:
         outcome = run_glob(
-            GlobRequest(patterns=("*.txt",), root=str(tmp_path)), Sink(Discard(), json_mode=False)
+            GlobRequest(patterns=(pattern,), root=str(root)), Sink(Discard(), json_mode=False)
         )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+    return outcome, peak
+
+
+def test_memory_does_not_grow_with_the_number_of_files(tmp_path: Path) -> None:
+    line = b"0123456789" * 10 + b"\n"
+    for i in range(400):
+        (tmp_path / f"f{i:03d}.txt").write_bytes(line * 500)  # 50 KB each, 20 MB in all
+    outcome, peak = _traced_glob(tmp_path, "*.txt")
     assert outcome.stats.counts["read"] == 400
     assert peak < 3 * 1024 * 1024
 
@@ -259,14 +265,7 @@ def _peak_for(root: Path, directories: int) -> int:
         folder.mkdir()
         for i in range(100):
             (folder / f"f{i:03d}.txt").write_bytes(b"x" * 100)
-    tracemalloc.start()
-    try:
-        outcome = run_glob(
-            GlobRequest(patterns=("**",), root=str(root)), Sink(Discard(), json_mode=False)
-        )
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    outcome, peak = _traced_glob(root, "**")
     assert outcome.stats.counts["read"] == directories * 100
     return peak
 

@@ -208,14 +208,13 @@ def kind_by_name(name: str) -> Kind | None:
     return None
 
 
-def classify(name: str, head: bytes, by_name: Kind | None = None) -> Kind:
-    """The kind of a file named `name` whose first bytes (up to SNIFF_BYTES) are `head`.
+def classify(name: str, head: bytes) -> Kind:
+    """The kind of a file named `name` whose first bytes (up to SNIFF_BYTES) are `head`."""
+    return kind_by_name(name) or kind_by_content(name, head)
 
-    `by_name`: what `kind_by_name(name)` said, where the caller already asked.
-    """
-    by_name = by_name or kind_by_name(name)
-    if by_name is not None:
-        return by_name
+
+def kind_by_content(name: str, head: bytes) -> Kind:
+    """The kind of a file whose name alone did not decide (`kind_by_name` said None)."""
     ext = extension(name)
     mime = _MIME_BY_EXTENSION.get(ext, "")
     binary = is_binary(head)

@@ -10,7 +10,6 @@ import struct
 
 SNIFF_BYTES = 4100
 MAX_SIDE = 2000
-MAX_IMAGE_BYTES = 4.5 * 1024 * 1024
 
 
 def sniff_image(head: bytes) -> str | None:

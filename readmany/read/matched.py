@@ -14,7 +14,13 @@ import os
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from readmany.read.classify import ASSET_KINDS, SNIFF_BYTES, Kind, classify, kind_by_name
+from readmany.read.classify import (
+    ASSET_KINDS,
+    SNIFF_BYTES,
+    Kind,
+    kind_by_content,
+    kind_by_name,
+)
 from readmany.read.classify import mime_type as asset_mime_type
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.text import TextRead, decode_whole, read_text, text_of_bytes
@@ -81,7 +87,7 @@ def read_matched(
         # A small file is read whole, once: the sniff and the text come from those bytes.
         whole = read_all(fd, st.st_size) if st.st_size <= WHOLE_FILE_BYTES else None
         head = whole[:SNIFF_BYTES] if whole is not None else read_prefix(fd, SNIFF_BYTES)
-        kind = classify(name, head, by_name)
+        kind = by_name or kind_by_content(name, head)
         if kind in ASSET_KINDS and not requested(name):
             return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
         if st.st_size > MAX_FILE_BYTES:
