@@ -281,3 +281,15 @@ def test_whole_bytes_read_equals_the_streamed_read(parts: list[bytes]) -> None:
 def test_whole_bytes_read_at_the_line_limit(lines: int, ending: bytes) -> None:
     data = b"\n".join(b"L%d" % n for n in range(lines)) + ending
     assert text_of_bytes(data) == read(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    runs=st.lists(st.integers(min_value=0, max_value=2600), min_size=1, max_size=8),
+    lead=st.integers(min_value=0, max_value=600),
+)
+def test_long_line_check_finds_every_run_over_the_safe_length(runs: list[int], lead: int) -> None:
+    # Runs of every length around the window size, at every offset from the start.
+    text = "a" * lead + "\n".join("x" * run for run in runs)
+    longest = max(map(len, text.split("\n")))
+    assert text_module._may_have_long_line(text) == (longest > text_module._SAFE_CHARACTERS)

@@ -218,9 +218,22 @@ _LONG_FIRST_LINE = re.compile(_LONG_RUN)
 _LONG_LATER_LINE = re.compile("\n" + _LONG_RUN)
 
 
+# A run of `2 * _WINDOW - 1` characters or more without a line break covers one whole
+# window of the text cut into `_WINDOW`-character pieces; looking for a break in each
+# piece is a few short searches, where the expressions above would scan every character.
+_WINDOW = (_SAFE_CHARACTERS + 2) // 2
+
+
 def _may_have_long_line(text: str) -> bool:
     """Whether a line may be over the limit in UTF-16 units (the careful path decides)."""
-    if len(text) <= _SAFE_CHARACTERS:
+    size = len(text)
+    if size <= _SAFE_CHARACTERS:
+        return False
+    find = text.find
+    for start in range(0, size - _WINDOW + 1, _WINDOW):
+        if find("\n", start, start + _WINDOW) < 0:
+            break  # a piece without a break: some line may be long
+    else:
         return False
     return _LONG_FIRST_LINE.match(text) is not None or _LONG_LATER_LINE.search(text) is not None
 
@@ -240,8 +253,11 @@ def text_of_bytes(data: bytes) -> TextRead:
         else:
             if "\r" in text:
                 text = text.replace("\r\n", "\n")
-            breaks = text.count("\n")
-            within = breaks < MAX_LINES or (breaks == MAX_LINES and text.endswith("\n"))
+            if len(text) < MAX_LINES:
+                within = True  # too short to hold that many line breaks
+            else:
+                breaks = text.count("\n")
+                within = breaks < MAX_LINES or (breaks == MAX_LINES and text.endswith("\n"))
             if within and not _may_have_long_line(text):
                 return TextRead(text)
     lines = _Lines(MAX_LINES, MAX_LINE_UNITS)
