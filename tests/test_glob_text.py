@@ -293,3 +293,11 @@ def test_long_line_check_finds_every_run_over_the_safe_length(runs: list[int], l
     text = "a" * lead + "\n".join("x" * run for run in runs)
     longest = max(map(len, text.split("\n")))
     assert text_module._may_have_long_line(text) == (longest > text_module._SAFE_CHARACTERS)
+
+
+@pytest.mark.parametrize("run", [1000, 1001])
+def test_long_line_check_at_every_offset(run: int) -> None:
+    # The shortest long line, starting at each offset of the window the check steps by.
+    for offset in range(1, 1100):
+        text = "a" * (offset - 1) + "\n" + "x" * run + "\nend"
+        assert text_module._may_have_long_line(text) == (run > 1000), offset
