@@ -299,5 +299,5 @@ def test_long_line_check_finds_every_run_over_the_safe_length(runs: list[int], l
 def test_long_line_check_at_every_offset(run: int) -> None:
     # The shortest long line, starting at each offset of the window the check steps by.
     for offset in range(1, 1100):
-        text = "a" * (offset - 1) + "\n" + "x" * run + "\nend"
+        text = "a\n" * (offset // 2) + "\n" * (offset % 2) + "x" * run + "\nend"
         assert text_module._may_have_long_line(text) == (run > 1000), offset
