@@ -7,9 +7,10 @@ the sources are consulted from the most specific (the readmany ignore files, the
 `.gitignore` of the deepest directory) to the least (`.git/info/exclude`), and the first
 source with a matching pattern decides, by its last matching pattern.
 
-Patterns are compiled by `pathspec`. Its matcher also reports a pattern that matches a
-*parent* of the path (a pattern for `build` matches `build/x`); a walk has judged each
-parent already, so here a pattern counts only when it matches the path itself.
+Patterns are translated to regular expressions by `pathspec` (its answers are kept
+across runs, see `pattern_cache`). Its expression also matches below a matching
+*parent* (a pattern for `build` matches `build/x`); a walk has judged each parent
+already, so here a pattern counts only when it matches the path itself.
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ import re
 import stat
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+from readmany.pattern_cache import SKIPPED, PatternCache
 
 README_IGNORE = ".readmanyignore"
 GITIGNORE = ".gitignore"
@@ -32,9 +32,13 @@ _DIR_MARK = "ps_d"
 
 
 class IgnoreRule(NamedTuple):
-    """One pattern line: `!` negates it, a trailing `/` restricts it to directories."""
+    """One pattern line: `!` negates it, a trailing `/` restricts it to directories.
 
-    pattern: GitIgnoreSpecPattern
+    `text` is the pattern without those marks; `regex` is pathspec's expression for it.
+    """
+
+    text: str
+    regex: str
     negated: bool
     dir_only: bool
 
@@ -44,19 +48,14 @@ class IgnoreRule(NamedTuple):
         pathspec ends a pattern with "a `/` (a parent matched) or the end"; a walk has
         judged the parents, so here the expression must end at the end of the path.
         """
-        regex = self.pattern.regex
-        assert regex is not None
-        text = str(regex.pattern)
         tail = f"(?:(?P<{_DIR_MARK}>/)|$)"
-        return text[: -len(tail)] + "$" if text.endswith(tail) else text
+        return self.regex[: -len(tail)] + "$" if self.regex.endswith(tail) else self.regex
 
     def matches(self, path: str, is_dir: bool) -> bool:
         """Whether the pattern matches `path` itself (not merely one of its parents)."""
         if self.dir_only and not is_dir:
             return False
-        regex = self.pattern.regex
-        if regex is None:
-            return False
+        regex = _compile(self.regex)
         found = regex.search(path)
         if found is None:
             return False
@@ -67,12 +66,32 @@ class IgnoreRule(NamedTuple):
         return regex.fullmatch(path) is not None
 
 
+def _compile(regex: str) -> re.Pattern[str]:
+    with warnings.catch_warnings():
+        # pathspec writes `[[]` for a literal `[`, which the re module frowns at.
+        warnings.simplefilter("ignore", FutureWarning)
+        return re.compile(regex)
+
+
+_patterns: PatternCache | None = None
+
+
+def _pattern_cache() -> PatternCache:
+    global _patterns
+    if _patterns is None:
+        _patterns = PatternCache.default()
+    return _patterns
+
+
+def save_pattern_cache() -> None:
+    """Keep the expressions pathspec made in this run for the next (see pattern_cache)."""
+    if _patterns is not None:
+        _patterns.save()
+
+
 def parse_rules(lines: Iterable[str]) -> tuple[IgnoreRule, ...]:
     """Compile gitignore lines; blank lines, comments and invalid patterns are dropped."""
-    # Imported here: a tree without ignore files never needs it, and it is slow to import.
-    from pathspec.patterns.gitignore.base import GitIgnorePatternError
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
+    cache = _pattern_cache()
     rules: list[IgnoreRule] = []
     for raw in lines:
         line = raw.rstrip("\r\n")
@@ -88,15 +107,9 @@ def parse_rules(lines: Iterable[str]) -> tuple[IgnoreRule, ...]:
             line = line[:-1]
         if not line or line == "/":
             continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", FutureWarning)  # see _combine
-                pattern = GitIgnoreSpecPattern(line)
-        except GitIgnorePatternError:
-            continue  # git skips a pattern it cannot parse
-        if pattern.include is None or pattern.regex is None:
-            continue
-        rules.append(IgnoreRule(pattern, negated, dir_only))
+        regex = cache.translate(line)
+        if regex != SKIPPED:
+            rules.append(IgnoreRule(line, regex, negated, dir_only))
     return tuple(rules)
 
 
@@ -159,10 +172,7 @@ def _combine(rules: Sequence[IgnoreRule], is_dir: bool) -> re.Pattern[str] | Non
         if "(?P" in own:
             return None
         parts.append(f"(?P<r{index}>{own})")
-    with warnings.catch_warnings():
-        # pathspec writes `[[]` for a literal `[`, which the re module frowns at.
-        warnings.simplefilter("ignore", FutureWarning)
-        return re.compile("|".join(parts) or "(?!)")
+    return _compile("|".join(parts) or "(?!)")
 
 
 def read_rules(path: str) -> tuple[IgnoreRule, ...]:

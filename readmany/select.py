@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from readmany.errors import UsageError
-from readmany.ignore import GITIGNORE, IgnoreMatcher
+from readmany.ignore import GITIGNORE, IgnoreMatcher, save_pattern_cache
 from readmany.patterns import compile_paths, compile_segment, expand_braces, is_magic
 
 if TYPE_CHECKING:
@@ -688,6 +688,7 @@ class _Selector:
             if event.rel != previous:  # the same path from two patterns: the first wins
                 previous = event.rel
                 yield event
+        save_pattern_cache()
 
 
 _FILE, _DIRECTORY, _LINKED_DIRECTORY = range(3)

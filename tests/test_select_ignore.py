@@ -51,7 +51,7 @@ def decide(lines: list[str], path: str, is_dir: bool = False) -> bool | None:
 
 def test_comments_blank_lines_and_trailing_spaces() -> None:
     rules = parse_rules(["# comment", "", "   ", "*.log   ", "\\#hash", "a\\ "])
-    assert [r.pattern.pattern for r in rules] == ["*.log", "\\#hash", "a\\ "]
+    assert [r.text for r in rules] == ["*.log", "\\#hash", "a\\ "]
     assert decide(["*.log  "], "x.log") is True
     assert decide(["\\#hash"], "#hash") is True
     assert decide(["a\\ "], "a ") is True
