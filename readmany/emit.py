@@ -16,7 +16,8 @@ from typing import IO, Any, NamedTuple, Protocol
 
 from readmany.units import encode_output, utf8_len
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# Compiled on first use (by re's own cache): most runs never meet a surrogate.
+_SURROGATE = "[\ud800-\udfff]"
 
 
 class Writer(Protocol):
@@ -113,7 +114,7 @@ def _escape_surrogates(encoded: str) -> str:
     """Lone surrogates (undecodable file names) as `\\uXXXX`, keeping the JSON valid UTF-8."""
     if encoded.isascii():
         return encoded
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)
+    return re.sub(_SURROGATE, lambda m: f"\\u{ord(m.group()):04x}", encoded)
 
 
 class AtomicFile:

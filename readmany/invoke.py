@@ -99,7 +99,7 @@ def invoke_glob(
     quiet: bool,
     copy: bool,
 ) -> int:
-    from readmany.commands.glob import GlobRequest, run_glob
+    from readmany.commands.walker import GlobRequest, open_selection
 
     if not os.path.isdir(root):
         raise UsageError(f"--root {root!r} is not a directory")
@@ -117,7 +117,11 @@ def invoke_glob(
     if not value.patterns and not stdin:
         raise UsageError("no pattern given: name at least one PATTERN (or use --stdin)")
     how = Presentation(json_mode, output, quiet, copy)
-    return present(lambda sink: run_glob(value, sink), how)
+    # The walk starts first: in a helper process, it goes on while the rest is set up.
+    with open_selection(value) as selection:
+        from readmany.commands.glob import run_glob
+
+        return present(lambda sink: run_glob(value, sink, selection), how)
 
 
 def invoke_hashline(

@@ -113,7 +113,7 @@ class Selection(NamedTuple):
     skipped: tuple[Skip, ...]  # outside the root first, then ignored, each sorted
 
 
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_ASTRAL = "[\U00010000-\U0010ffff]"  # compiled on first use, by re's cache
 
 
 def sort_key(rel: str) -> str:
@@ -123,7 +123,7 @@ def sort_key(rel: str) -> str:
     which UTF-16 writes as surrogates (below U+E000): only a string holding one is
     spelled out as code units. Everything else is its own key, at no cost.
     """
-    if rel.isascii() or _ASTRAL.search(rel) is None:
+    if rel.isascii() or re.search(_ASTRAL, rel) is None:
         return rel
     units = rel.encode("utf-16-le", "surrogatepass")
     return "".join(map(chr, struct.unpack(f"<{len(units) // 2}H", units)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udc7f\udd00-\udfff]"  # compiled on first use, by re's cache
 
 
 def encode_output(text: str) -> bytes:
@@ -17,7 +17,7 @@ def encode_output(text: str) -> bytes:
     try:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
+        return re.sub(_LONE_SURROGATE, "\ufffd", text).encode("utf-8", "surrogateescape")
 
 
 def utf8_len(text: str) -> int:

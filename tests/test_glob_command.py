@@ -250,7 +250,15 @@ def _traced_glob(root: Path, pattern: str) -> tuple[Any, int]:
     return outcome, peak
 
 
-def test_memory_does_not_grow_with_the_number_of_files(tmp_path: Path) -> None:
+# Each process is measured: the main one alone, and the walk in this one.
+PROCESSES = pytest.mark.parametrize("processes", ["1", "2"])
+
+
+@PROCESSES
+def test_memory_does_not_grow_with_the_number_of_files(
+    tmp_path: Path, processes: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("READMANY_PROCESSES", processes)
     line = b"0123456789" * 10 + b"\n"
     for i in range(400):
         (tmp_path / f"f{i:03d}.txt").write_bytes(line * 500)  # 50 KB each, 20 MB in all
@@ -270,7 +278,11 @@ def _peak_for(root: Path, directories: int) -> int:
     return peak
 
 
-def test_peak_memory_is_the_same_for_ten_times_the_files(tmp_path: Path) -> None:
+@PROCESSES
+def test_peak_memory_is_the_same_for_ten_times_the_files(
+    tmp_path: Path, processes: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("READMANY_PROCESSES", processes)
     (tmp_path / "small").mkdir()
     (tmp_path / "large").mkdir()
     small = _peak_for(tmp_path / "small", 3)

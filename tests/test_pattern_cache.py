@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_readmany
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readmany import pattern_cache
 from readmany.ignore import parse_rules
 from readmany.pattern_cache import SKIPPED, PatternCache, translate_with_pathspec
-from tests.helpers import run_readmany
 
 STAMP = "stamp-1"
 PATTERNS = ["*.log", "/build", "docs/**/*.md", "a\\ ", "[!x]y", "**", "\\", "!keep", "a/**/b"]

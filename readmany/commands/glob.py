@@ -1,29 +1,23 @@
 """`readmany glob`: select by globs and ignore rules, read, frame with `--- path ---`.
 
 The walk, the reads and the output advance together: each file is read and its section
-written as the walk reaches it, in output order. Memory does not grow with the number of
+written as the walk reaches it, in output order (the walk may run in a helper process
+that also reads ahead: see `walker`). Memory does not grow with the number of
 files, except for the per-file records of `--json` details.
 """
 
 from __future__ import annotations
 
-import os
-from typing import Any, NamedTuple
+from typing import Any
 
 from readmany.commands import FileStat, Outcome, Tally
+from readmany.commands.walker import GlobRequest, Selection, open_selection, shown_path
 from readmany.emit import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
 from readmany.frame.separator import frame_data_url, frame_end, frame_separator
 from readmany.read.classify import RequestedAssets
-from readmany.read.matched import AssetFile, Skipped, TextFile, read_matched
-from readmany.select import (
-    REASON_IGNORED,
-    REASON_LINK_OUTSIDE,
-    REASON_OUTSIDE,
-    SelectRequest,
-    Skip,
-    iter_selection,
-)
+from readmany.read.matched import AssetFile, MatchedRead, Skipped, TextFile, read_matched
+from readmany.select import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Skip
 from readmany.tokens import estimate_tokens
 
 _TRUNCATED = "truncated to the line limits"
@@ -34,70 +28,58 @@ _SELECT_CATEGORIES = {
 }
 
 
-class GlobRequest(NamedTuple):
-    """The flags of `readmany glob`, as the CLI parsed them."""
+class CandidateReader:
+    """Reads a candidate the walk found: the read stage, the same in either process."""
 
-    patterns: tuple[str, ...]  # positional patterns, then --include
-    excludes: tuple[str, ...] = ()
-    use_default_excludes: bool = True
-    use_gitignore: bool = True
-    ignore_files: tuple[str, ...] = ()  # extra ignore-file names; .readmanyignore is implied
-    recursive: bool = True
-    root: str = "."
-    absolute: bool = False
-    literal_paths: tuple[str, ...] = ()  # from --stdin: exact paths, never globs
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self._requested = RequestedAssets(patterns)
 
-
-def run_glob(request: GlobRequest, sink: Sink) -> Outcome:
-    root, events = iter_selection(
-        SelectRequest(
-            root=request.root,
-            patterns=request.patterns,
-            literal_paths=request.literal_paths,
-            excludes=request.excludes,
-            use_default_excludes=request.use_default_excludes,
-            use_gitignore=request.use_gitignore,
-            ignore_files=request.ignore_files,
-            recursive=request.recursive,
+    def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
+        gate = _named if candidate.named else self._requested
+        return read_matched(
+            candidate.path, candidate.rel, shown, gate, listed_regular=candidate.regular
         )
-    )
-    report = _Report(root, request.absolute, keep_records=sink.json_mode)
-    requested = RequestedAssets(request.patterns)
-    any_section = False
-    for event in events:
-        path = report.shown(event.rel)
-        if isinstance(event, Skip):
-            if event.failed:
-                report.fail(path, f"{path}: {event.reason}", event.reason)
-            else:
-                report.skip(path, event.reason, _SELECT_CATEGORIES[event.reason])
-            continue
-        gate = _named if event.named else requested
-        result = read_matched(event.path, event.rel, path, gate, listed_regular=event.regular)
-        if isinstance(result, TextFile):
-            block = frame_separator(path, result.text.body, result.text.truncated)
-            report.text(path, result, sink.write(block))
-            any_section = True
-        elif isinstance(result, AssetFile):
-            if sink.json_mode:
-                report.attachments.append(Attachment(path, result.mime_type, result.data))
-                report.asset(path, result, 0)
-            else:
-                block = frame_data_url(path, result.mime_type, result.data)
-                report.asset(path, result, sink.write(block))
-            any_section = True
-        elif isinstance(result, Skipped):
-            report.skip(path, result.reason, result.category)
-        else:  # Failed
-            report.fail(path, result.reason, result.reason)
-        sink.file_done(path)
-    sink.write(frame_end(any_section))
-    return report.outcome(sink.bytes_written)
 
 
 def _named(name: str) -> bool:
     """The gate of a file named exactly: naming it requests it."""
     return True
+
+
+def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
+    """Select, read, frame and write; `selection` is the walk if it was started already."""
+    with selection or open_selection(request) as selection:
+        report = _Report(selection.root, request.absolute, keep_records=sink.json_mode)
+        read = CandidateReader(request.patterns)
+        any_section = False
+        for event, done in selection:
+            path = report.shown(event.rel)
+            if isinstance(event, Skip):
+                if event.failed:
+                    report.fail(path, f"{path}: {event.reason}", event.reason)
+                else:
+                    report.skip(path, event.reason, _SELECT_CATEGORIES[event.reason])
+                continue
+            result = done if done is not None else read(event, path)
+            if isinstance(result, TextFile):
+                block = frame_separator(path, result.text.body, result.text.truncated)
+                report.text(path, result, sink.write(block))
+                any_section = True
+            elif isinstance(result, AssetFile):
+                if sink.json_mode:
+                    report.attachments.append(Attachment(path, result.mime_type, result.data))
+                    report.asset(path, result, 0)
+                else:
+                    block = frame_data_url(path, result.mime_type, result.data)
+                    report.asset(path, result, sink.write(block))
+                any_section = True
+            elif isinstance(result, Skipped):
+                report.skip(path, result.reason, result.category)
+            else:  # Failed
+                report.fail(path, result.reason, result.reason)
+            sink.file_done(path)
+    sink.write(frame_end(any_section))
+    return report.outcome(sink.bytes_written)
 
 
 class _Report:
@@ -121,10 +103,7 @@ class _Report:
 
     def shown(self, rel: str) -> str:
         """How a root-relative path is written: as it is, or absolute with `--absolute`."""
-        if not self.absolute:
-            return rel
-        path = os.path.normpath(os.path.join(self.root, rel))
-        return path + "/" if rel.endswith("/") else path
+        return shown_path(self.root, rel, self.absolute)
 
     def text(self, path: str, result: TextFile, size: int) -> None:
         text = result.text

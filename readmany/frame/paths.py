@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 
-_NEEDS_QUOTING = re.compile(r'[\x00-\x1f\x7f]|^"')
+_NEEDS_QUOTING = r'[\x00-\x1f\x7f]|^"'  # compiled on first use, by re's cache
 
 
 def header_path(path: str) -> str:
     if path.isascii() and path.isprintable() and not path.startswith('"'):
         return path  # the common case, decided without a regular expression
-    if _NEEDS_QUOTING.search(path) is None:
+    if re.search(_NEEDS_QUOTING, path) is None:
         return path
     import json
 

@@ -8,7 +8,6 @@ A per-file problem becomes a value, never an exception.
 
 from __future__ import annotations
 
-import base64
 import errno
 import os
 from collections.abc import Callable, Iterator
@@ -134,6 +133,8 @@ def _open_failure_text(failure: OpenFailure) -> str:
 
 def _base64(fd: int, size: int) -> str:
     """The file's bytes as base64, encoded chunk by chunk."""
+    import base64
+
     return "".join(
         base64.b64encode(chunk).decode("ascii") for chunk in _whole_triples(chunks(fd, size))
     )

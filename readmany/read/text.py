@@ -214,8 +214,7 @@ _SAFE_CHARACTERS = MAX_LINE_UNITS // 2  # so many characters can never pass the 
 # A run this long with no line break: first at the start, then after any `\n` (a search
 # for a pattern that starts with a literal character jumps from one `\n` to the next).
 _LONG_RUN = f"[^\n]{{{_SAFE_CHARACTERS + 1}}}"
-_LONG_FIRST_LINE = re.compile(_LONG_RUN)
-_LONG_LATER_LINE = re.compile("\n" + _LONG_RUN)
+_LONG_LATER_RUN = "\n" + _LONG_RUN  # both compiled on first use, by re's cache
 
 
 # A run of `2 * _WINDOW - 1` characters or more without a line break covers one whole
@@ -235,7 +234,7 @@ def _may_have_long_line(text: str) -> bool:
             break  # a piece without a break: some line may be long
     else:
         return False
-    return _LONG_FIRST_LINE.match(text) is not None or _LONG_LATER_LINE.search(text) is not None
+    return re.match(_LONG_RUN, text) is not None or re.search(_LONG_LATER_RUN, text) is not None
 
 
 def text_of_bytes(data: bytes) -> TextRead:

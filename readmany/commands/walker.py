@@ -1,0 +1,392 @@
+"""Where `readmany glob` gets its files: the walk, in a helper process where it pays.
+
+With more than one CPU, a helper process is forked at the start. It walks the tree (the
+select stage) and sends the events down a pipe in batches, in output order; the main
+process reads, frames and writes them. When the main process falls behind (more than
+`_LAG` messages sent that it has not finished), the helper reads the files of the next
+batch itself and sends the results in their place, so both processes stay busy whatever
+the mix of walking and reading a tree asks for. The output is the same either way: each
+file is read by the same function, once, and written in the order the walk found it.
+
+The helper writes nothing but the pipe (its stdin, stdout and stderr are /dev/null).
+A problem in it comes down the pipe and is raised in the main process as if the walk
+had run there; the main process waits for the helper before it returns, and kills it
+when it stops early (`| head`, Ctrl-C, an error).
+
+`READMANY_PROCESSES=1` keeps everything in one process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from readmany.errors import UsageError
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from readmany.read.matched import MatchedRead
+    from readmany.select import Event, SelectRequest
+
+# This module is imported before the fork and kept light: the stages are imported where
+# they are used, so that each process imports its own while the other does the same.
+
+Item = tuple["Event", "MatchedRead | None"]  # a result where the helper read the file
+
+
+class GlobRequest(NamedTuple):
+    """The flags of `readmany glob`, as the CLI parsed them."""
+
+    patterns: tuple[str, ...]  # positional patterns, then --include
+    excludes: tuple[str, ...] = ()
+    use_default_excludes: bool = True
+    use_gitignore: bool = True
+    ignore_files: tuple[str, ...] = ()  # extra ignore-file names; .readmanyignore is implied
+    recursive: bool = True
+    root: str = "."
+    absolute: bool = False
+    literal_paths: tuple[str, ...] = ()  # from --stdin: exact paths, never globs
+
+
+_BATCH = 32  # events a message
+_LAG = 2  # messages the main process may have waiting before the helper reads for it
+_MESSAGE_BYTES = 1 << 18  # file contents a message carries, at most (and one file more)
+_PIPE_BYTES = 1 << 20  # the most an unprivileged process may ask for, by default
+_HEADER = 4  # bytes of a message's length, little-endian
+
+
+def shown_path(root: str, rel: str, absolute: bool) -> str:
+    """How a root-relative path is written: as it is, or absolute with `--absolute`."""
+    if not absolute:
+        return rel
+    path = os.path.normpath(os.path.join(root, rel))
+    return path + "/" if rel.endswith("/") else path
+
+
+def select_request(request: GlobRequest) -> SelectRequest:
+    from readmany.select import SelectRequest
+
+    return SelectRequest(
+        root=request.root,
+        patterns=request.patterns,
+        literal_paths=request.literal_paths,
+        excludes=request.excludes,
+        use_default_excludes=request.use_default_excludes,
+        use_gitignore=request.use_gitignore,
+        ignore_files=request.ignore_files,
+        recursive=request.recursive,
+    )
+
+
+class Selection:
+    """The events of the walk, each with the result of reading it where that is done."""
+
+    @property
+    def root(self) -> str:
+        """The root, absolute: known once the walk has begun (a bad request raises here)."""
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Item]:
+        raise NotImplementedError
+
+    def __enter__(self) -> Selection:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the walk (if it still runs) and release what it holds."""
+
+
+class InProcess(Selection):
+    """The walk in this process; every file is read by the caller."""
+
+    def __init__(self, request: GlobRequest) -> None:
+        self._request = request
+        self._started: tuple[str, Iterator[Event]] | None = None
+
+    def _start(self) -> tuple[str, Iterator[Event]]:
+        if self._started is None:
+            from readmany.select import iter_selection
+
+            self._started = iter_selection(select_request(self._request))
+        return self._started
+
+    @property
+    def root(self) -> str:
+        return self._start()[0]
+
+    def __iter__(self) -> Iterator[Item]:
+        for event in self._start()[1]:
+            yield event, None
+
+
+def open_selection(request: GlobRequest) -> Selection:
+    """The walk in a helper process where that is possible and useful, else in this one."""
+    if _use_helper():
+        return Helper(request)
+    return InProcess(request)
+
+
+def _use_helper() -> bool:
+    wanted = os.environ.get("READMANY_PROCESSES", "")
+    if wanted == "1" or not hasattr(os, "fork"):
+        return False
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return False  # forking a process with threads can leave a lock held in the child
+    if wanted:
+        return True
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return cpus > 1
+
+
+# --- the messages ---------------------------------------------------------------------
+# Plain tuples, written with marshal: ("root", root), ("items", [item, ...]), ("end",),
+# ("usage", message) or ("error", message). An item is (event,) or (event, result):
+# ("s", rel, reason, failed) is a skip, ("c", rel, path, regular, named) a candidate.
+
+
+def _pack_result(result: MatchedRead) -> tuple[Any, ...]:
+    from readmany.read.matched import AssetFile, Skipped, TextFile
+
+    if isinstance(result, TextFile):
+        text = result.text
+        return ("t", result.kind, text.body, text.truncated, text.lossy, result.size)
+    if isinstance(result, AssetFile):
+        return ("a", result.kind, result.mime_type, result.data, result.size)
+    if isinstance(result, Skipped):
+        return ("k", result.reason, result.category)
+    return ("f", result.reason)
+
+
+def _result_size(packed: tuple[Any, ...]) -> int:
+    """About how many bytes a packed result holds."""
+    if packed[0] == "t":
+        return len(packed[2])  # the text
+    if packed[0] == "a":
+        return len(packed[3])  # the base64 data
+    return 0
+
+
+def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead:
+    from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
+    from readmany.read.text import TextRead
+
+    tag = packed[0]
+    if tag == "t":
+        return TextFile(packed[1], TextRead(packed[2], packed[3], packed[4]), packed[5])
+    if tag == "a":
+        return AssetFile(packed[1], packed[2], packed[3], packed[4])
+    if tag == "k":
+        return Skipped(packed[1], packed[2])
+    return Failed(packed[1])
+
+
+# --- the helper -----------------------------------------------------------------------
+
+
+class Helper(Selection):
+    """The walk in a forked helper process (see the module's description)."""
+
+    def __init__(self, request: GlobRequest) -> None:
+        import mmap
+
+        # How many messages the main process has finished: shared, written by it alone.
+        self._done = mmap.mmap(-1, 8)
+        self._finished = memoryview(self._done).cast("q")
+        read_end, write_end = os.pipe()
+        _widen(write_end)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:  # the helper
+            _helper(request, read_end, write_end, self._finished)  # never returns
+        os.close(write_end)
+        self._pid: int | None = pid
+        self._pipe = os.fdopen(read_end, "rb", buffering=1 << 16)
+        self._root: str | None = None
+
+    def _receive(self) -> Any:
+        import marshal
+
+        header = self._pipe.read(_HEADER)
+        if len(header) < _HEADER:
+            self._fail()
+        size = int.from_bytes(header, "little")
+        body = self._pipe.read(size)
+        if len(body) < size:
+            self._fail()
+        message = marshal.loads(body)
+        if message[0] == "usage":
+            raise UsageError(message[1])
+        if message[0] == "error":
+            raise RuntimeError(f"in the walking process: {message[1]}")
+        return message
+
+    def _fail(self) -> None:
+        status = self._reap()
+        raise RuntimeError(f"the walking process ended without finishing ({status})")
+
+    @property
+    def root(self) -> str:
+        if self._root is None:
+            message = self._receive()
+            if message[0] != "root":
+                raise RuntimeError(f"the walking process sent {message[0]!r} first")
+            self._root = str(message[1])
+        return self._root
+
+    def __iter__(self) -> Iterator[Item]:
+        from readmany.select import Candidate, Skip
+
+        assert self.root
+        finished = self._finished
+        while True:
+            message = self._receive()
+            if message[0] == "end":
+                break
+            for packed in message[1]:
+                event = packed[0]
+                if event[0] == "s":
+                    yield Skip(event[1], event[2], event[3]), None
+                elif len(packed) == 1:
+                    yield Candidate(event[1], event[2], event[3], event[4]), None
+                else:
+                    result = _unpack_result(packed[1])
+                    yield Candidate(event[1], event[2], event[3], event[4]), result
+            finished[0] += 1
+        self._reap()
+
+    def _reap(self) -> str:
+        """Wait for the helper; describe how it ended."""
+        if self._pid is None:
+            return "already reaped"
+        pid, self._pid = self._pid, None
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            return f"killed by signal {os.WTERMSIG(status)}"
+        return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+    def close(self) -> None:
+        if self._pid is not None:
+            import signal
+
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._pid, signal.SIGKILL)
+            self._reap()
+        self._pipe.close()
+        self._finished.release()
+        self._done.close()
+
+
+def _widen(pipe: int) -> None:
+    """Let the pipe hold more (Linux): the helper then runs further ahead before it waits."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass  # the default size works, with less overlap
+
+
+def _helper(request: GlobRequest, read_end: int, pipe: int, finished: memoryview) -> None:
+    """The helper process: walk, send, read ahead when the main process lags; then exit.
+
+    It never returns, and never unwinds into the code that forked it.
+    """
+    status = 0
+    try:
+        import signal
+
+        # Ctrl-C or the main process gone: end at once, quietly, like a plain process.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.close(read_end)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        _walk_and_send(request, pipe, finished)
+    except BaseException:
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> None:
+    import marshal
+
+    def send(message: tuple[Any, ...]) -> None:
+        body = marshal.dumps(message)
+        data = memoryview(len(body).to_bytes(_HEADER, "little") + body)
+        while data:
+            data = data[os.write(pipe, data) :]
+
+    try:
+        _walk(request, send, finished)
+    except UsageError as exc:
+        send(("usage", str(exc)))
+    except Exception as exc:
+        send(("error", f"{type(exc).__name__}: {exc}"))
+    else:
+        send(("end",))
+
+
+def _walk(
+    request: GlobRequest, send: Callable[[tuple[Any, ...]], None], finished: memoryview
+) -> None:
+    from readmany.commands.glob import CandidateReader
+    from readmany.select import Skip, iter_selection
+
+    root, events = iter_selection(select_request(request))
+    send(("root", root))
+    reader = CandidateReader(request.patterns)
+    absolute = request.absolute
+    sent = 0
+    batch: list[Event] = []
+
+    def send_items(items: list[tuple[Any, ...]]) -> None:
+        nonlocal sent
+        send(("items", items))
+        sent += 1  # the main process counts the messages it has finished, too
+
+    def flush() -> None:
+        items: list[tuple[Any, ...]] = []
+        size = 0
+        read_ahead = sent - finished[0] > _LAG  # the main process lags: read for it
+        for event in batch:
+            if size > _MESSAGE_BYTES:  # a message holds so much text at most, and one file
+                send_items(items)
+                items, size = [], 0
+            if isinstance(event, Skip):
+                items.append((("s", event.rel, event.reason, event.failed),))
+                continue
+            packed = ("c", event.rel, event.path, event.regular, event.named)
+            if read_ahead:
+                result = _pack_result(reader(event, shown_path(root, event.rel, absolute)))
+                items.append((packed, result))
+                size += _result_size(result)
+            else:
+                items.append((packed,))
+        send_items(items)
+        batch.clear()
+
+    for event in events:
+        batch.append(event)
+        if len(batch) >= _BATCH:
+            flush()
+    if batch:
+        flush()
