@@ -11,6 +11,7 @@ by exclude patterns, which are dropped silently.
 from __future__ import annotations
 
 import heapq
+import itertools
 import os
 import re
 import stat
@@ -161,8 +162,9 @@ class _Includes(NamedTuple):
     """Compiled include patterns: walks (anchor directory → patterns) and literal files."""
 
     walks: dict[str, list[tuple[_Segment, ...]]]
-    # Files named exactly: (absolute normalised path, a regular file, a symbolic link).
-    literals: list[tuple[str, bool, bool]]
+    # Files named exactly: (absolute normalised path, a regular file, a symbolic link);
+    # None, None for a path from `--stdin`, looked at only when the stream reaches it.
+    literals: list[tuple[str, bool | None, bool | None]]
 
 
 _AddWalk = Callable[[str, Sequence[_Segment]], None]
@@ -188,7 +190,7 @@ def _compile_includes(
     patterns: Sequence[str], literal_paths: Sequence[str], root: str, recursive: bool
 ) -> _Includes:
     walks: dict[str, list[tuple[_Segment, ...]]] = {}
-    literals: list[tuple[str, bool, bool]] = []
+    literals: list[tuple[str, bool | None, bool | None]] = []
     below_dir = _GLOBSTAR if recursive else _glob_segment("*")
 
     def add_walk(anchor: str, segments: Sequence[_Segment]) -> None:
@@ -220,7 +222,8 @@ def _compile_includes(
         if "\0" in raw:
             raise UsageError(f"path contains a NUL character: {raw!r}")
         if raw:
-            add_existing(raw, literal=True)
+            # Not looked at yet: a long list (`git ls-files`) starts streaming at once.
+            literals.append((os.path.normpath(os.path.join(root, raw)), None, None))
 
     for raw in patterns:
         if not raw:
@@ -420,6 +423,7 @@ class _Selector:
         if not os.path.isdir(root):
             raise UsageError(f"root is not a directory: {request.root}")
         self.root = root
+        self.recursive = request.recursive
         self.root_real = os.path.realpath(root)
         self.includes = _compile_includes(
             request.patterns, request.literal_paths, root, request.recursive
@@ -535,12 +539,50 @@ class _Selector:
         return real
 
     def _literal_events(self) -> Iterator[Event]:
-        """The literal paths in output order (sorted as paths, not as events: less memory)."""
+        """The literal paths in output order (sorted as paths, not as events: less memory).
+
+        A path from `--stdin` is looked at when its turn comes; a directory then means
+        the files below it, walked and merged into the stream in order.
+        """
         ordered = sorted(self.includes.literals, key=lambda item: sort_key(self._relative(item[0])))
-        for path, regular, is_link in ordered:
-            event = self._literal(path, regular, is_link)
+        walks: list[tuple[str, int, Event, Iterator[Event]]] = []  # a heap, by path
+        pushed = itertools.count()  # equal paths: the first pushed first, never compared
+
+        def advance(walk: Iterator[Event]) -> None:
+            event = next(walk, None)
             if event is not None:
+                heapq.heappush(walks, (sort_key(event.rel), next(pushed), event, walk))
+
+        for path, regular, is_link in ordered:
+            key = sort_key(self._relative(path))
+            while walks and walks[0][0] < key:
+                _, _, event, walk = heapq.heappop(walks)
                 yield event
+                advance(walk)
+            if regular is None or is_link is None:
+                own_mode = _stat_mode(path, follow=False)
+                is_link = own_mode is not None and stat.S_ISLNK(own_mode)
+                mode = _stat_mode(path) if is_link else own_mode
+                if mode is not None and stat.S_ISDIR(mode):
+                    advance(self._directory_walk(path))
+                    continue
+                regular = mode is not None and stat.S_ISREG(mode)
+            named = self._literal(path, regular, is_link)
+            if named is not None:
+                yield named
+        while walks:
+            _, _, event, walk = heapq.heappop(walks)
+            yield event
+            advance(walk)
+
+    def _directory_walk(self, path: str) -> Iterator[Event]:
+        """The files below a directory named on the list (see `_compile_includes`)."""
+        below_dir = _GLOBSTAR if self.recursive else _glob_segment("*")
+        if _inside(path, self.root):
+            parts = _rel_parts(path, self.root)
+            segments = (*(_Segment(p, exact=True) for p in parts), below_dir)
+            return self._walk_events(self.root, [segments])
+        return self._walk_events(path, [(below_dir,)])
 
     # -- walking --
 

@@ -469,6 +469,39 @@ def test_literal_paths_obey_excludes_ignores_and_the_boundary(tmp_path: Path) ->
     ]
 
 
+# Names that sort around a directory's own files: `d-x` and `d.txt` before `d/…`, `d0` after.
+_NEIGHBOURS = ["d/a.txt", "d/e/b.txt", "d/e/c.txt", "d-x", "d.txt", "d0", "e/f.txt", "é/g.txt"]
+
+
+@settings(max_examples=60)
+@given(
+    listed=st.lists(
+        st.sampled_from([*_NEIGHBOURS, "d", "d/e", "e", "é", "missing", "d/e/c.txt"]),
+        min_size=1,
+        max_size=9,
+    ),
+    recursive=st.booleans(),
+)
+def test_listed_directories_merge_into_the_listed_files_in_order(
+    tmp_path_factory: pytest.TempPathFactory, listed: list[str], recursive: bool
+) -> None:
+    root = make_tree(tmp_path_factory.mktemp("listed"), {name: name for name in _NEIGHBOURS})
+    selection = select(root, literal_paths=tuple(listed), recursive=recursive)
+    expected: dict[str, bool] = {}  # path -> named itself
+    for name in listed:
+        if (root / name).is_dir():
+            below = (p for p in _NEIGHBOURS if p.startswith(name + "/"))
+            for path in below:
+                if recursive or "/" not in path[len(name) + 1 :]:
+                    expected.setdefault(path, False)
+        else:
+            expected[name] = True
+    assert rels(selection) == sorted(expected, key=sort_key)
+    assert [c.named for c in selection.candidates] == [
+        expected[p] for p in sorted(expected, key=sort_key)
+    ]
+
+
 # --- usage errors ---
 
 

@@ -53,11 +53,21 @@ class Tally:
         if stat.status == "error" and len(self.errors) < self.ERRORS:
             self.errors.append(stat.path)
         if stat.bytes and stat.status in ("read", "cut"):
-            entry = (stat.bytes, stat.path)
-            if len(self.largest) < self.LARGEST:
-                heapq.heappush(self.largest, entry)
-            elif entry > self.largest[0]:
-                heapq.heapreplace(self.largest, entry)
+            self._consider(stat.bytes, stat.path)
+
+    def add_read(self, path: str, size: int) -> None:
+        """`add(FileStat(path, "read", size))`, for the common case, without the record."""
+        self.counts["read"] += 1
+        if size:
+            self._consider(size, path)
+
+    def _consider(self, size: int, path: str) -> None:
+        """Keep the file among the largest shown, if it is one of them."""
+        entry = (size, path)
+        if len(self.largest) < self.LARGEST:
+            heapq.heappush(self.largest, entry)
+        elif entry > self.largest[0]:
+            heapq.heapreplace(self.largest, entry)
 
     def largest_files(self) -> list[tuple[str, int]]:
         """(path, bytes) of the largest shown files, largest first."""

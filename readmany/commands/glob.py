@@ -49,11 +49,12 @@ def _named(name: str) -> bool:
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """Select, read, frame and write; `selection` is the walk if it was started already."""
     with selection or open_selection(request) as selection:
-        report = _Report(selection.root, request.absolute, keep_records=sink.json_mode)
+        report = _Report(selection.root, keep_records=sink.json_mode)
         read = CandidateReader(request.patterns)
         any_section = False
+        absolute = request.absolute
         for event, done in selection:
-            path = report.shown(event.rel)
+            path = shown_path(report.root, event.rel, True) if absolute else event.rel
             if isinstance(event, Skip):
                 if event.failed:
                     report.fail(path, f"{path}: {event.reason}", event.reason)
@@ -89,9 +90,8 @@ class _Report:
     memory does not grow with the number of files.
     """
 
-    def __init__(self, root: str, absolute: bool, *, keep_records: bool) -> None:
+    def __init__(self, root: str, *, keep_records: bool) -> None:
         self.root = root
-        self.absolute = absolute
         self.keep_records = keep_records
         self.files: list[str] = []
         self.read: list[dict[str, Any]] = []
@@ -101,17 +101,14 @@ class _Report:
         self.problems: list[str] = []
         self.tally = Tally()
 
-    def shown(self, rel: str) -> str:
-        """How a root-relative path is written: as it is, or absolute with `--absolute`."""
-        return shown_path(self.root, rel, self.absolute)
-
     def text(self, path: str, result: TextFile, size: int) -> None:
         text = result.text
         if text.truncated:
             self.tally.add(FileStat(path, "cut", size, _TRUNCATED))
         else:
-            self.tally.add(FileStat(path, "read", size))
-        self._record(path, result, size, truncated=text.truncated, lossy=text.lossy)
+            self.tally.add_read(path, size)
+        if self.keep_records:
+            self._record(path, result, size, truncated=text.truncated, lossy=text.lossy)
 
     def asset(self, path: str, result: AssetFile, size: int) -> None:
         self.tally.add(FileStat(path, "read", size))
