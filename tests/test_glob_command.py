@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from helpers import run_readmany
 
-import readmany.commands.glob as glob_command
+import readmany.read.matched as matched_module
 from readmany.commands.glob import GlobRequest, run_glob
 from readmany.emit import Sink
 from readmany.frame.separator import TRUNCATION_WARNING
@@ -213,7 +213,8 @@ def test_sections_are_written_as_files_are_read(
             events.append("write " + bytes(data).split(b"\n", 1)[0].decode())
             return super().write(data)
 
-    monkeypatch.setattr(glob_command, "read_matched", read_matched)
+    monkeypatch.setattr(matched_module, "read_matched", read_matched)
+    monkeypatch.setenv("READMANY_PROCESSES", "1")  # every read in this process, to be seen
     run_glob(
         GlobRequest(patterns=("a.txt", "b.md", "empty.txt"), root=str(tree)),
         Sink(Recorder(), json_mode=False),

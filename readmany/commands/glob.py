@@ -15,9 +15,8 @@ from readmany.commands.walker import GlobRequest, Selection, open_selection, sho
 from readmany.emit import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
 from readmany.frame.separator import frame_data_url, frame_end, frame_separator
-from readmany.read.classify import RequestedAssets
-from readmany.read.matched import AssetFile, MatchedRead, Skipped, TextFile, read_matched
-from readmany.select import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Skip
+from readmany.read.matched import AssetFile, CandidateReader, Skipped, TextFile
+from readmany.select import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
 from readmany.tokens import estimate_tokens
 
 _TRUNCATED = "truncated to the line limits"
@@ -26,24 +25,6 @@ _SELECT_CATEGORIES = {
     REASON_IGNORED: "ignored",
     REASON_LINK_OUTSIDE: "symlink outside the root",
 }
-
-
-class CandidateReader:
-    """Reads a candidate the walk found: the read stage, the same in either process."""
-
-    def __init__(self, patterns: tuple[str, ...]) -> None:
-        self._requested = RequestedAssets(patterns)
-
-    def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
-        gate = _named if candidate.named else self._requested
-        return read_matched(
-            candidate.path, candidate.rel, shown, gate, listed_regular=candidate.regular
-        )
-
-
-def _named(name: str) -> bool:
-    """The gate of a file named exactly: naming it requests it."""
-    return True
 
 
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:

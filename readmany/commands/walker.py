@@ -29,7 +29,7 @@ from readmany.errors import UsageError
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from readmany.read.matched import MatchedRead
+    from readmany.read.matched import CandidateReader, MatchedRead
     from readmany.select import Event, SelectRequest
 
 # This module is imported before the fork and kept light: the stages are imported where
@@ -310,11 +310,8 @@ def _helper(request: GlobRequest, read_end: int, pipe: int, finished: memoryview
     """
     status = 0
     try:
-        import signal
-
-        # Ctrl-C or the main process gone: end at once, quietly, like a plain process.
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        # Ctrl-C (KeyboardInterrupt) or the main process gone (BrokenPipeError) end it
+        # below, at once and quietly.
         os.close(read_end)
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -348,12 +345,11 @@ def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> Non
 def _walk(
     request: GlobRequest, send: Callable[[tuple[Any, ...]], None], finished: memoryview
 ) -> None:
-    from readmany.commands.glob import CandidateReader
     from readmany.select import Skip, iter_selection
 
     root, events = iter_selection(select_request(request))
     send(("root", root))
-    reader = CandidateReader(request.patterns)
+    reader: CandidateReader | None = None  # the read stage, imported when first needed
     absolute = request.absolute
     sent = 0
     batch: list[Event] = []
@@ -364,6 +360,7 @@ def _walk(
         sent += 1  # the main process counts the messages it has finished, too
 
     def flush() -> None:
+        nonlocal reader
         items: list[tuple[Any, ...]] = []
         size = 0
         read_ahead = sent - finished[0] > _LAG  # the main process lags: read for it
@@ -376,6 +373,10 @@ def _walk(
                 continue
             packed = ("c", event.rel, event.path, event.regular, event.named)
             if read_ahead:
+                if reader is None:
+                    from readmany.read.matched import CandidateReader
+
+                    reader = CandidateReader(request.patterns)
                 result = _pack_result(reader(event, shown_path(root, event.rel, absolute)))
                 items.append((packed, result))
                 size += _result_size(result)

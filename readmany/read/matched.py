@@ -11,18 +11,22 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from readmany.read.classify import (
     ASSET_KINDS,
     SNIFF_BYTES,
     Kind,
+    RequestedAssets,
     kind_by_content,
     kind_by_name,
 )
 from readmany.read.classify import mime_type as asset_mime_type
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.text import TextRead, decode_whole, read_text, text_of_bytes
+
+if TYPE_CHECKING:
+    from readmany.select import Candidate
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_SVG_BYTES = 1024 * 1024
@@ -112,6 +116,24 @@ def read_matched(
         return Failed(f"Read error: {exc.strerror or exc}: {shown}")
     finally:
         os.close(fd)
+
+
+class CandidateReader:
+    """Reads a file the glob walk found, in the main process or in the walk's helper."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self._requested = RequestedAssets(patterns)
+
+    def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
+        gate = _named if candidate.named else self._requested
+        return read_matched(
+            candidate.path, candidate.rel, shown, gate, listed_regular=candidate.regular
+        )
+
+
+def _named(name: str) -> bool:
+    """The gate of a file named exactly: naming it requests it."""
+    return True
 
 
 def _megabytes(size: int) -> str:
