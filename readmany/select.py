@@ -179,6 +179,18 @@ def _rel_parts(path: str, root: str) -> list[str]:
     return [] if rel == "." else rel.split("/")
 
 
+def _first(item: tuple[str, object, object, object, object]) -> str:
+    return item[0]
+
+
+def _join_clean(root: str, rel: str) -> str:
+    """`normpath(join(root, rel))` for a normalised `root`, quicker for a plain `rel`."""
+    plain = rel[0] not in "./" and rel[-1] != "/" and "//" not in rel and "/." not in rel
+    if plain and os.sep == "/":
+        return f"{root}/{rel}" if root != "/" else f"/{rel}"
+    return os.path.normpath(os.path.join(root, rel))
+
+
 def _stat_mode(path: str, *, follow: bool = True) -> int | None:
     try:
         return os.stat(path, follow_symlinks=follow).st_mode
@@ -223,7 +235,7 @@ def _compile_includes(
             raise UsageError(f"path contains a NUL character: {raw!r}")
         if raw:
             # Not looked at yet: a long list (`git ls-files`) starts streaming at once.
-            literals.append((os.path.normpath(os.path.join(root, raw)), None, None))
+            literals.append((_join_clean(root, raw), None, None))
 
     for raw in patterns:
         if not raw:
@@ -496,8 +508,8 @@ class _Selector:
             return path[len(self._root_slash) :]
         return os.path.relpath(path, self.root).replace(os.sep, "/")
 
-    def _literal(self, path: str, regular: bool, is_link: bool) -> Event | None:
-        rel = self._relative(path)
+    def _literal(self, path: str, rel: str, regular: bool, is_link: bool) -> Event | None:
+        """A path named exactly: `rel` is `_relative(path)`."""
         if not _inside(path, self.root):
             return None if self.excludes.file_excluded(rel) else Skip(rel, REASON_OUTSIDE)
         parent = rel.rpartition("/")[0]
@@ -533,9 +545,24 @@ class _Selector:
         return known
 
     def _real_directory(self, directory: str) -> str:
+        """`realpath(directory)`, from its parent's below the root: one lstat, not one a part."""
         real = self._real_directories.get(directory)
         if real is None:
-            real = self._real_directories[directory] = os.path.realpath(directory)
+            parent, _, name = directory.rpartition("/")
+            if directory == self.root:
+                real = self.root_real
+            elif _inside(parent, self.root) and name not in ("", ".", ".."):
+                try:
+                    linked = stat.S_ISLNK(os.lstat(directory).st_mode)
+                except OSError:
+                    linked = True  # missing: let realpath say what it would
+                if linked:
+                    real = os.path.realpath(directory)
+                else:
+                    real = f"{self._real_directory(parent).rstrip('/')}/{name}"
+            else:
+                real = os.path.realpath(directory)
+            self._real_directories[directory] = real
         return real
 
     def _literal_events(self) -> Iterator[Event]:
@@ -544,7 +571,15 @@ class _Selector:
         A path from `--stdin` is looked at when its turn comes; a directory then means
         the files below it, walked and merged into the stream in order.
         """
-        ordered = sorted(self.includes.literals, key=lambda item: sort_key(self._relative(item[0])))
+        relative = self._relative
+        ordered = sorted(
+            (
+                (sort_key(rel), rel, path, regular, is_link)
+                for path, regular, is_link in self.includes.literals
+                for rel in (relative(path),)
+            ),
+            key=_first,  # stable: of two equal paths, the first given comes first
+        )
         walks: list[tuple[str, int, Event, Iterator[Event]]] = []  # a heap, by path
         pushed = itertools.count()  # equal paths: the first pushed first, never compared
 
@@ -553,8 +588,7 @@ class _Selector:
             if event is not None:
                 heapq.heappush(walks, (sort_key(event.rel), next(pushed), event, walk))
 
-        for path, regular, is_link in ordered:
-            key = sort_key(self._relative(path))
+        for key, rel, path, regular, is_link in ordered:
             while walks and walks[0][0] < key:
                 _, _, event, walk = heapq.heappop(walks)
                 yield event
@@ -567,7 +601,7 @@ class _Selector:
                     advance(self._directory_walk(path))
                     continue
                 regular = mode is not None and stat.S_ISREG(mode)
-            named = self._literal(path, regular, is_link)
+            named = self._literal(path, rel, regular, is_link)
             if named is not None:
                 yield named
         while walks:

@@ -23,6 +23,7 @@ from readmany.select import (
     SelectRequest,
     Skip,
     _Excludes,
+    _join_clean,
     select_files,
     sort_key,
 )
@@ -315,6 +316,22 @@ def test_a_file_through_a_link_leading_outside_is_refused(links: Path) -> None:
     assert skips(selection) == [("links/outside_dir/secret.txt", REASON_OUTSIDE)]
 
 
+def test_listed_files_through_directory_links_are_judged_by_where_they_lead(links: Path) -> None:
+    listed = (
+        "links/outside_dir/secret.txt",
+        "links/src_dirlink/a.ts",
+        "links/../src/a.ts",
+        "links/readme_link.md",
+        "links/outside_link.txt",
+    )
+    selection = select(links, literal_paths=listed)
+    assert rels(selection) == ["links/readme_link.md", "links/src_dirlink/a.ts", "src/a.ts"]
+    assert skips(selection) == [
+        ("links/outside_dir/secret.txt", REASON_OUTSIDE),
+        ("links/outside_link.txt", REASON_LINK_OUTSIDE),
+    ]
+
+
 # --- order and determinism (spec section 2, item 7) ---
 
 
@@ -500,6 +517,19 @@ def test_listed_directories_merge_into_the_listed_files_in_order(
     assert [c.named for c in selection.candidates] == [
         expected[p] for p in sorted(expected, key=sort_key)
     ]
+
+
+def test_a_path_both_listed_and_named_by_a_pattern_comes_once(repo: Path) -> None:
+    listed = ("docs/guide.md", "docs/guide.md", "./docs//guide.md")
+    selection = select(repo, "docs/guide.md", literal_paths=listed)
+    assert rels(selection) == ["docs/guide.md"]
+    assert selection.candidates[0].named
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ab./\\", min_size=1, max_size=8), st.sampled_from(["/r", "/", "/r/s"]))
+def test_a_plain_listed_path_is_joined_as_normpath_would(rel: str, root: str) -> None:
+    assert _join_clean(root, rel) == os.path.normpath(os.path.join(root, rel))
 
 
 # --- usage errors ---
