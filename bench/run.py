@@ -19,6 +19,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -196,15 +197,27 @@ def run_once(case: Case, scratch: Path, timeout: float, rss: bool = False) -> Ru
             return RunResult(0.0, None, -1, 0, f"could not start: {error}")
         if producer is not None and producer.stdout is not None:
             producer.stdout.close()
-        timed_out = False
+        # A blocking wait, with a timer to kill a run that hangs: `Popen.wait(timeout)`
+        # polls with sleeps that double up to 50 ms, which would round every time up to
+        # the next poll (0.016, 0.032, 0.064, 0.114 s …).
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            for process in (main, producer):
+                if process is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(process.pid, signal.SIGKILL)
+
+        watchdog = threading.Timer(timeout, expire)
+        watchdog.start()
         try:
-            exit_code = main.wait(timeout)
-            producer_code = producer.wait(timeout) if producer is not None else 0
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            exit_code = _kill_group(main)
-            producer_code = _kill_group(producer) if producer is not None else 0
+            exit_code = main.wait()
+            producer_code = producer.wait() if producer is not None else 0
+        finally:
+            watchdog.cancel()
         seconds = time.perf_counter() - started
+        timed_out = expired.is_set()
 
     stderr = err_path.read_bytes()
     failure: str | None = None

@@ -94,3 +94,27 @@ def test_tiny_benchmark_reports_every_row_and_target(tmp_path: Path) -> None:
     trees = _table(written, "Trees")
     assert [row[1] for row in trees] == ["40", "400", "200"]
     assert [row[3] for row in trees][2] == "100"
+
+
+def test_a_run_that_hangs_is_killed_at_the_timeout(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run as bench_run
+    finally:
+        sys.path.remove(str(BENCH))
+    hang = bench_run.Case(
+        group="g",
+        key="k",
+        label="sleep",
+        role="floor",
+        argv=("sh", "-c", "sleep 30"),
+        cwd=tmp_path,
+        producer=("sh", "-c", "sleep 30"),
+    )
+    result = bench_run.run_once(hang, tmp_path, timeout=0.5)
+    assert result.failure == "timed out after 0.5 s"
+    assert result.seconds < 20  # killed, not waited for
+    quick = bench_run.Case("g", "k", "true", "floor", ("sh", "-c", "echo hi"), tmp_path)
+    done = bench_run.run_once(quick, tmp_path, timeout=30)
+    assert done.failure is None
+    assert done.out_bytes == 3
