@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -14,14 +15,19 @@ EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug in readmany, never a problem with the i
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if sys.stderr is None:  # started with stderr closed: diagnostics go nowhere
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     if args == ["--version"]:
+        if sys.stdout is None:
+            sys.stderr.write("readmany: standard output is closed: redirect it\n")
+            return 2
         from readmany import __version__
 
         sys.stdout.write(f"readmany {__version__}\n")
         return 0
     try:
         code = _run(args)
-        sys.stdout.flush()
+        _flush()
     except BrokenPipeError:
         _silence_stdout()
         return 0
@@ -46,12 +52,15 @@ def entry() -> None:
     object on the way out would only cost time (a few milliseconds a run).
     """
     code = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass  # the reader went away after the last write: nothing is lost
+    with contextlib.suppress(OSError, ValueError):
+        _flush()  # fails only when the reader went away after the last write
     os._exit(code)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
 
 
 def _run(args: list[str]) -> int:

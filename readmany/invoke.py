@@ -7,6 +7,7 @@ Both front ends call these functions with the same keyword arguments: the Typer 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -185,6 +186,9 @@ def load_json(source: str) -> Any:
         raise UsageError(f"--request {source}: not valid JSON: {exc}") from None
 
 
+_STDOUT_BUFFER = 1 << 18
+
+
 def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     """Run `command` into stdout, a file or the clipboard; report; return the exit status."""
     clipboard = None
@@ -200,7 +204,12 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
             raise UsageError(f"-o {how.output}: {exc.strerror}") from None
     captured = io.BytesIO() if clipboard is not None else None
     outputs = [s for s in (target.stream if target else None, captured) if s is not None]
-    stream: Writer = _Tee(outputs) if outputs else sys.stdout.buffer
+    stdout: IO[bytes] | None = None
+    stream: Writer
+    if outputs:
+        stream = _Tee(outputs)
+    else:
+        stream = stdout = _standard_output()
     interactive = not how.quiet and _stderr_is_terminal()
     progress = None
     if interactive:
@@ -228,6 +237,12 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
         if target is not None:
             target.discard()
         raise
+    finally:
+        if stdout is not None and stdout is not sys.stdout.buffer:
+            # What was written so far goes out even when the run failed; closing (not
+            # the descriptor) leaves nothing for a later flush to trip over.
+            with contextlib.suppress(OSError, ValueError):
+                stdout.close()
     for line in outcome.problems:
         error_line(line)
     if interactive:
@@ -240,6 +255,19 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     if clipboard is not None and captured is not None:
         return _copy(clipboard, captured.getvalue(), sink.bytes_written) or outcome.exit_code
     return outcome.exit_code
+
+
+def _standard_output() -> IO[bytes]:
+    """Standard output, written in large pieces: one system call a section would be
+    thousands. A stdout the program was started without is a usage error."""
+    if sys.stdout is None:
+        raise UsageError("standard output is closed: redirect it, or use -o FILE")
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.stdout.buffer  # not a file (a test's capture): as it is
+    sys.stdout.flush()
+    return open(descriptor, "wb", buffering=_STDOUT_BUFFER, closefd=False)
 
 
 def _copy(clipboard: Clipboard, data: bytes, content_bytes: int) -> int:

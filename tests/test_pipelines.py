@@ -73,6 +73,36 @@ def test_closed_stdout_ends_quietly(tree: Path, command: str) -> None:
     assert b"Traceback" not in result.stderr and b"Exception ignored" not in result.stderr
 
 
+def _run_closing(fd: int, args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run readmany with descriptor `fd` (1: stdout, 2: stderr) closed, as `>&-` does."""
+    keep = "1" if fd == 2 else "2"
+    script = f'{" ".join(readmany_command())} {" ".join(args)} {fd}>&-; echo "rc=$?" >&{keep}'
+    return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_started_without_stdout_says_so_in_one_line(tree: Path, command: str) -> None:
+    result = _run_closing(1, COMMANDS[command], tree)
+    assert result.stderr == (
+        b"readmany: standard output is closed: redirect it, or use -o FILE\nrc=2\n"
+    )
+
+
+def test_started_without_stdout_writes_to_the_output_file(tree: Path) -> None:
+    result = _run_closing(1, ["glob", "'*.txt'", "-o", "out.md"], tree)
+    assert result.stderr == b"rc=0\n"
+    assert (tree / "out.md").read_bytes() == run_readmany(["glob", "*.txt"], cwd=tree).stdout
+    version = _run_closing(1, ["--version"], tree)
+    assert version.stderr == b"readmany: standard output is closed: redirect it\nrc=2\n"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_started_without_stderr_still_writes_and_exits_as_usual(tree: Path, command: str) -> None:
+    result = _run_closing(2, [*COMMANDS[command], "missing.txt"], tree)
+    expected = run_readmany([*COMMANDS[command], "missing.txt"], cwd=tree)
+    assert result.stdout == expected.stdout + f"rc={expected.returncode}\n".encode()
+
+
 def test_stdin_lists_newline_and_nul_agree(tree: Path) -> None:
     by_line = run_readmany(["glob", "--stdin"], cwd=tree, stdin=b"b.txt\na.txt\n")
     by_nul = run_readmany(["glob", "--stdin", "-0"], cwd=tree, stdin=b"b.txt\0a.txt\0")

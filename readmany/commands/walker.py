@@ -211,7 +211,8 @@ class Helper(Selection):
         read_end, write_end = os.pipe()
         _widen(write_end)
         for stream in (sys.stdout, sys.stderr):
-            stream.flush()
+            if stream is not None:
+                stream.flush()  # nothing buffered is written twice
         pid = os.fork()
         if pid == 0:  # the helper
             _helper(request, read_end, write_end, self._finished)  # never returns
