@@ -12,9 +12,9 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import NamedTuple
 
 from readmany.errors import UsageError
+from readmany.record import NamedTuple
 
 
 class Clipboard(NamedTuple):

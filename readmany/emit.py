@@ -12,20 +12,26 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import IO, Any, NamedTuple, Protocol
 
+from readmany.record import NamedTuple
 from readmany.units import encode_output, utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any, Protocol
 
 # Compiled on first use (by re's own cache): most runs never meet a surrogate.
 _SURROGATE = "[\ud800-\udfff]"
 
 
-class Writer(Protocol):
-    """A binary output stream: stdout's buffer, an open file, a tee."""
+if TYPE_CHECKING:
 
-    def write(self, data: bytes, /) -> object: ...
+    class Writer(Protocol):
+        """A binary output stream: stdout's buffer, an open file, a tee."""
 
-    def flush(self) -> None: ...
+        def write(self, data: bytes, /) -> object: ...
+
+        def flush(self) -> None: ...
 
 
 class Attachment(NamedTuple):

@@ -16,7 +16,12 @@ import base64
 import codecs
 import hashlib
 from collections.abc import Iterable
-from typing import NamedTuple, TypeAlias
+
+from readmany.record import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeAlias
 
 TAG_LENGTH = 8
 TAG_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")

@@ -20,9 +20,9 @@ import re
 import stat
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 from readmany.pattern_cache import SKIPPED, PatternCache
+from readmany.record import NamedTuple
 
 README_IGNORE = ".readmanyignore"
 GITIGNORE = ".gitignore"

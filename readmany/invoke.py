@@ -12,14 +12,18 @@ import io
 import os
 import sys
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from readmany.commands import Outcome, Tally
-from readmany.emit import AtomicFile, Sink, Writer, error_line
+from readmany.emit import AtomicFile, Sink, error_line
 from readmany.errors import EXIT_FILE_ERROR, UsageError
+from readmany.record import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from readmany.clipboard import Clipboard
+    from readmany.emit import Writer
 
 
 class StdoutClosed(Exception):

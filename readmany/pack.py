@@ -9,10 +9,10 @@ wins only when it includes strictly more successful files in full.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
 from readmany.frame.heredoc import Block
 from readmany.read.tool import truncate_head
+from readmany.record import NamedTuple
 
 SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2

@@ -7,10 +7,10 @@ default excludes), and start-up time is a feature of a command-line tool.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from readmany.errors import UsageError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from wcmatch.fnmatch import WcMatcher as NameMatcher
     from wcmatch.glob import WcMatcher as PathMatcher

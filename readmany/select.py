@@ -17,12 +17,13 @@ import re
 import stat
 import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from readmany.errors import UsageError
 from readmany.ignore import GITIGNORE, IgnoreMatcher, save_pattern_cache
 from readmany.patterns import compile_paths, compile_segment, expand_braces, is_magic
+from readmany.record import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from readmany.patterns import NameMatcher
 

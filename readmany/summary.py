@@ -7,10 +7,13 @@ only then. `NO_COLOR` is honoured (rich reads it).
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from readmany.commands import Tally
 from readmany.tokens import estimate_tokens
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PROGRESS_AFTER_SECONDS = 1.0
 PROGRESS_AFTER_FILES = 500

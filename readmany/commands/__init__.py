@@ -9,9 +9,13 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, NamedTuple
 
 from readmany.emit import Attachment
+from readmany.record import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class FileStat(NamedTuple):

@@ -8,8 +8,6 @@ files, except for the per-file records of `--json` details.
 
 from __future__ import annotations
 
-from typing import Any
-
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.commands.walker import GlobRequest, Selection, open_selection, shown_path
 from readmany.emit import Attachment, Sink
@@ -18,6 +16,10 @@ from readmany.frame.separator import frame_data_url, frame_end, frame_separator
 from readmany.read.matched import AssetFile, CandidateReader, Skipped, TextFile
 from readmany.select import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
 from readmany.tokens import estimate_tokens
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _TRUNCATED = "truncated to the line limits"
 _SELECT_CATEGORIES = {

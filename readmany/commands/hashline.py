@@ -10,7 +10,6 @@ the file's size.
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
 
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Sink
@@ -27,7 +26,12 @@ from readmany.read.tool import (
     read_tool,
     resolve_path,
 )
+from readmany.record import NamedTuple
 from readmany.tokens import estimate_tokens
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 READ_CHUNK = 1 << 18
 # An anchor hashes its whole line, byte by byte: bound the time a huge file can take.

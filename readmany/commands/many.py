@@ -7,7 +7,6 @@ import os
 import re
 from collections.abc import Sequence
 from functools import partial
-from typing import Any, NamedTuple
 
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Sink
@@ -15,7 +14,12 @@ from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.pack import SEPARATOR, Budget, Candidate, Packing, pack_blocks
 from readmany.read.tool import Number, ToolRead, read_tool
+from readmany.record import NamedTuple
 from readmany.tokens import estimate_tokens
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_FILES = 26
 _RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>\d+)(?::(?P<limit>\d+))?$", re.DOTALL)

@@ -22,12 +22,14 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from readmany.errors import UsageError
+from readmany.record import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
+    from typing import Any
 
     from readmany.read.matched import CandidateReader, MatchedRead
     from readmany.select import Event, SelectRequest

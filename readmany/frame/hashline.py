@@ -9,7 +9,6 @@ for the byte limit compactly (the anchor still hashes the whole line), cuts the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from readmany.hashline import (
     COMPACT_UNITS,
@@ -20,6 +19,7 @@ from readmany.hashline import (
     Row,
     line_anchor,
 )
+from readmany.record import NamedTuple
 from readmany.units import utf8_len
 
 TRUNCATION_MARK = "... [truncated]"

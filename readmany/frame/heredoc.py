@@ -7,9 +7,8 @@ first free of `_1` … `_256`, then a length-derived fallback, is taken instead.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from readmany.frame.paths import header_path
+from readmany.record import NamedTuple
 from readmany.units import utf8_len, utf16_len
 
 WORDS = (

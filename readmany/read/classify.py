@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Literal
 
 from readmany.errors import UsageError
 from readmany.patterns import compile_segment, expand_braces, is_magic
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal
+
     from readmany.patterns import NameMatcher
 
-Kind = Literal["text", "svg", "image", "pdf", "audio", "video", "binary"]
+if TYPE_CHECKING:
+    Kind = Literal["text", "svg", "image", "pdf", "audio", "video", "binary"]
+else:
+    Kind = str  # the same strings, without importing typing
 ASSET_KINDS: frozenset[Kind] = frozenset(("image", "pdf", "audio", "video"))
 
 SNIFF_BYTES = 8000  # git's window for telling binary from text

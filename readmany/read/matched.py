@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
 
 from readmany.read.classify import (
     ASSET_KINDS,
@@ -24,7 +23,9 @@ from readmany.read.classify import (
 from readmany.read.classify import mime_type as asset_mime_type
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.text import TextRead, decode_whole, read_text, text_of_bytes
+from readmany.record import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from readmany.select import Candidate
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import NamedTuple
 
 from readmany.read.safe import chunks
+from readmany.record import NamedTuple
 
 MAX_LINES = 2000
 MAX_LINE_UNITS = 2000

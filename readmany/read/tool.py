@@ -16,10 +16,10 @@ import codecs
 import math
 import os
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from readmany.read import images
 from readmany.read.safe import CHUNK, OpenFailure, chunks, open_regular, read_all, read_prefix
+from readmany.record import NamedTuple
 from readmany.units import utf8_len
 
 MAX_LINES = 2000
