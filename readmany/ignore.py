@@ -122,20 +122,21 @@ class IgnoreSource:
     directory (`"sub"` for `../.gitignore` when the root is `repo/sub`).
     """
 
-    __slots__ = ("_combined", "base", "prefix", "rules")
+    __slots__ = ("_base_slash", "_combined", "base", "prefix", "rules")
 
     def __init__(self, rules: tuple[IgnoreRule, ...], base: str = "", prefix: str = "") -> None:
         self.rules = rules
         self.base = base
         self.prefix = prefix
+        self._base_slash = base + "/" if base else ""
         self._combined: dict[bool, re.Pattern[str] | None] = {}
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
-        if self.base:
-            if not rel.startswith(self.base + "/"):
+        if self._base_slash:
+            if not rel.startswith(self._base_slash):
                 return None
-            path = rel[len(self.base) + 1 :]
+            path = rel[len(self._base_slash) :]
         else:
             path = rel
         if self.prefix:
@@ -298,7 +299,7 @@ class IgnoreMatcher:
 
     def is_ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether `rel` itself is ignored; its parent directories are not consulted."""
-        if self.git_top is not None and rel.rsplit("/", 1)[-1] == ".git":
+        if self.git_top is not None and (rel == ".git" or rel.endswith("/.git")):
             return True
         for source in reversed(self._own):
             verdict = source.decide(rel, is_dir)

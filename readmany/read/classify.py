@@ -196,7 +196,23 @@ def extension(name: str) -> str:
 
 def kind_by_name(name: str) -> Kind | None:
     """The kind the name alone decides, or None when the content must be looked at."""
+    return kinds_by_name(name)[0]
+
+
+def kinds_by_name(name: str) -> tuple[Kind | None, Kind]:
+    """What the name says: the kind it decides (or None), and the kind of the file if
+    its content turns out binary (audio, video or binary; else it is text)."""
     ext = extension(name)
+    kinds = _KINDS_BY_EXTENSION.get(ext)
+    if kinds is None:
+        kinds = _KINDS_BY_EXTENSION[ext] = (_decided_by(ext), _binary_kind(ext))
+    return kinds
+
+
+_KINDS_BY_EXTENSION: dict[str, tuple[Kind | None, Kind]] = {}
+
+
+def _decided_by(ext: str) -> Kind | None:
     if ext in _TYPESCRIPT:
         return "text"
     if ext == ".svg":
@@ -220,14 +236,16 @@ def classify(name: str, head: bytes) -> Kind:
 
 def kind_by_content(name: str, head: bytes) -> Kind:
     """The kind of a file whose name alone did not decide (`kind_by_name` said None)."""
-    ext = extension(name)
+    return kinds_by_name(name)[1] if is_binary(head) else "text"
+
+
+def _binary_kind(ext: str) -> Kind:
     mime = _MIME_BY_EXTENSION.get(ext, "")
-    binary = is_binary(head)
     if mime.startswith("video/"):
-        return "video" if binary else "text"
+        return "video"
     if mime.startswith("audio/") or ext in _AUDIO_EXTENSIONS:
-        return "audio" if binary else "text"
-    return "binary" if binary else "text"
+        return "audio"
+    return "binary"
 
 
 def is_binary(head: bytes) -> bool:

@@ -17,8 +17,8 @@ from readmany.read.classify import (
     SNIFF_BYTES,
     Kind,
     RequestedAssets,
-    kind_by_content,
-    kind_by_name,
+    is_binary,
+    kinds_by_name,
 )
 from readmany.read.classify import mime_type as asset_mime_type
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
@@ -80,7 +80,7 @@ def read_matched(
     `listed_regular`: the walk saw a regular file there (see `open_regular`).
     """
     name = os.path.basename(path)
-    by_name = kind_by_name(name)
+    by_name, binary_kind = kinds_by_name(name)
     if by_name in ASSET_KINDS and not requested(name):
         return Skipped(REASON_ASSET, "asset not requested")
     try:
@@ -91,7 +91,7 @@ def read_matched(
         # A small file is read whole, once: the sniff and the text come from those bytes.
         whole = read_all(fd, st.st_size) if st.st_size <= WHOLE_FILE_BYTES else None
         head = whole[:SNIFF_BYTES] if whole is not None else read_prefix(fd, SNIFF_BYTES)
-        kind = by_name or kind_by_content(name, head)
+        kind = by_name or (binary_kind if is_binary(head) else "text")
         if kind in ASSET_KINDS and not requested(name):
             return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
         if st.st_size > MAX_FILE_BYTES:
