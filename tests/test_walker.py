@@ -288,3 +288,23 @@ def test_ctrl_c_ends_both_processes_with_one_line(wide: Path) -> None:
     assert status == 130
     assert process.stderr.read() == b"readmany: interrupted\n"
     assert _wait_until(lambda: _processes_in(wide) == [])
+
+
+@pytest.mark.parametrize("failing", ["fork", "pipe"])
+def test_without_a_process_or_a_pipe_the_walk_runs_here(
+    varied: Path, failing: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("READMANY_PROCESSES", "1")
+    alone = _run(varied, json_mode=False)
+
+    def refuse(*args: Any) -> Any:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setenv("READMANY_PROCESSES", "2")
+    monkeypatch.setattr(os, failing, refuse)
+    request = GlobRequest(patterns=("*.txt",), root=str(varied))
+    with walker.open_selection(request) as selection:
+        assert isinstance(selection, walker.InProcess)
+    text, outcome = _run(varied, json_mode=False)
+    assert text == alone[0]
+    assert _summary(outcome) == _summary(alone[1])

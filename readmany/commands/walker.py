@@ -136,7 +136,10 @@ class InProcess(Selection):
 def open_selection(request: GlobRequest) -> Selection:
     """The walk in a helper process where that is possible and useful, else in this one."""
     if _use_helper():
-        return Helper(request)
+        try:
+            return Helper(request)
+        except OSError:
+            pass  # no process or pipe to be had (EAGAIN, EMFILE …): walk here instead
     return InProcess(request)
 
 
@@ -210,12 +213,22 @@ class Helper(Selection):
         # How many messages the main process has finished: shared, written by it alone.
         self._done = mmap.mmap(-1, 8)
         self._finished = memoryview(self._done).cast("q")
-        read_end, write_end = os.pipe()
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            self._release()
+            raise
         _widen(write_end)
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()  # nothing buffered is written twice
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            self._release()
+            raise
         if pid == 0:  # the helper
             _helper(request, read_end, write_end, self._finished)  # never returns
         os.close(write_end)
@@ -292,6 +305,9 @@ class Helper(Selection):
                 os.kill(self._pid, signal.SIGKILL)
             self._reap()
         self._pipe.close()
+        self._release()
+
+    def _release(self) -> None:
         self._finished.release()
         self._done.close()
 
