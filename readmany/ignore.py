@@ -244,6 +244,7 @@ class IgnoreMatcher:
         self.git_top = find_git_top(self.root) if use_gitignore else None
         self._gitignores: dict[str, IgnoreSource | None] = {}
         self._chains: dict[str, tuple[IgnoreSource, ...]] = {}
+        self._sources: dict[str, tuple[IgnoreSource, ...]] = {}  # by directory
         self._outer: list[IgnoreSource] = []  # least specific first
         if self.git_top is not None:
             self._load_outer(self.git_top)
@@ -301,21 +302,22 @@ class IgnoreMatcher:
         """Whether `rel` itself is ignored; its parent directories are not consulted."""
         if self.git_top is not None and (rel == ".git" or rel.endswith("/.git")):
             return True
-        for source in reversed(self._own):
-            verdict = source.decide(rel, is_dir)
-            if verdict is not None:
-                return verdict
-        if self.git_top is None:
-            return False
-        for gitignore in self._chain(rel.rpartition("/")[0]):
-            verdict = gitignore.decide(rel, is_dir)
-            if verdict is not None:
-                return verdict
-        for source in reversed(self._outer):
+        directory = rel.rpartition("/")[0]
+        sources = self._sources.get(directory)
+        if sources is None:
+            sources = self._sources[directory] = self._sources_for(directory)
+        for source in sources:
             verdict = source.decide(rel, is_dir)
             if verdict is not None:
                 return verdict
         return False
+
+    def _sources_for(self, directory: str) -> tuple[IgnoreSource, ...]:
+        """Every source that applies in `directory`, most specific first."""
+        own = tuple(reversed(self._own))
+        if self.git_top is None:
+            return own
+        return (*own, *self._chain(directory), *reversed(self._outer))
 
     def is_path_ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether `rel` or any directory above it (below the root) is ignored."""

@@ -748,6 +748,9 @@ class _Selector:
             return Skip(rel, REASON_OUTSIDE)
         if self.ignores.is_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
+        if not is_link and not via_link:  # the common case, as `_accept` would decide it
+            refused = self._refused(rel)
+            return Skip(rel, REASON_OUTSIDE) if refused else Candidate(rel, path, regular)
         return self._accept(rel, path, is_link=is_link, via_link=via_link, regular=regular)
 
     def events(self) -> Iterator[Event]:
