@@ -19,6 +19,14 @@ import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from readmany.errors import UsageError
+from readmany.events import (
+    REASON_IGNORED,
+    REASON_LINK_OUTSIDE,
+    REASON_OUTSIDE,
+    Candidate,
+    Event,
+    Skip,
+)
 from readmany.ignore import GITIGNORE, IgnoreMatcher, save_pattern_cache
 from readmany.patterns import compile_paths, compile_segment, expand_braces, is_magic
 from readmany.record import NamedTuple
@@ -70,9 +78,6 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "**/.env",
 )
 
-REASON_IGNORED = "ignored by project ignore files"
-REASON_OUTSIDE = "Security: Path not in workspace"
-REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
 
 # Segments a path may not contain even when nothing excludes them (compared without case,
 # trailing dots and spaces removed).
@@ -90,23 +95,6 @@ class SelectRequest(NamedTuple):
     use_gitignore: bool = True
     ignore_files: tuple[str, ...] = ()
     recursive: bool = True
-
-
-class Candidate(NamedTuple):
-    """A file to read: `rel` is relative to the root with `/`, `path` is absolute."""
-
-    rel: str
-    path: str
-    regular: bool = False  # the directory listing said: a regular file, not a link
-    named: bool = False  # named exactly (a literal path), which requests it even as an asset
-
-
-class Skip(NamedTuple):
-    """A matched path that will not be read. `failed`: it could not even be looked at."""
-
-    rel: str  # a directory ends with "/"
-    reason: str
-    failed: bool = False
 
 
 class Selection(NamedTuple):
@@ -421,9 +409,6 @@ def _blocked_name(part: str) -> bool:
     if name in _BLOCKED_SEGMENTS:
         return True
     return name.startswith("gha-creds-") and name.endswith(".json")
-
-
-Event = Candidate | Skip
 
 
 def _event_key(event: Event) -> str:

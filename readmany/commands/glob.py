@@ -12,9 +12,9 @@ from readmany.commands import FileStat, Outcome, Tally
 from readmany.commands.walker import GlobRequest, Selection, open_selection, shown_path
 from readmany.emit import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
+from readmany.events import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
 from readmany.frame.separator import frame_data_url, frame_end, frame_separator
 from readmany.read.matched import AssetFile, CandidateReader, Skipped, TextFile
-from readmany.select import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
 from readmany.tokens import estimate_tokens
 
 TYPE_CHECKING = False

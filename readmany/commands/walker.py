@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
+    from readmany.events import Event
     from readmany.read.matched import CandidateReader, MatchedRead
-    from readmany.select import Event, SelectRequest
+    from readmany.select import SelectRequest
 
 # This module is imported before the fork and kept light: the stages are imported where
 # they are used, so that each process imports its own while the other does the same.
@@ -267,7 +268,7 @@ class Helper(Selection):
         return self._root
 
     def __iter__(self) -> Iterator[Item]:
-        from readmany.select import Candidate, Skip
+        from readmany.events import Candidate, Skip
 
         assert self.root
         finished = self._finished
@@ -364,7 +365,8 @@ def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> Non
 def _walk(
     request: GlobRequest, send: Callable[[tuple[Any, ...]], None], finished: memoryview
 ) -> None:
-    from readmany.select import Skip, iter_selection
+    from readmany.events import Skip
+    from readmany.select import iter_selection
 
     root, events = iter_selection(select_request(request))
     send(("root", root))

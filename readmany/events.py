@@ -1,0 +1,33 @@
+"""What the select stage yields: a file to read, or a matched path skipped with its reason.
+
+Kept apart from `select` so that a process that only consumes the stream (the main
+process, when the walk runs in a helper) need not import the walk.
+"""
+
+from __future__ import annotations
+
+from readmany.record import NamedTuple
+
+REASON_IGNORED = "ignored by project ignore files"
+REASON_OUTSIDE = "Security: Path not in workspace"
+REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
+
+
+class Candidate(NamedTuple):
+    """A file to read: `rel` is relative to the root with `/`, `path` is absolute."""
+
+    rel: str
+    path: str
+    regular: bool = False  # the directory listing said: a regular file, not a link
+    named: bool = False  # named exactly (a literal path), which requests it even as an asset
+
+
+class Skip(NamedTuple):
+    """A matched path that will not be read. `failed`: it could not even be looked at."""
+
+    rel: str  # a directory ends with "/"
+    reason: str
+    failed: bool = False
+
+
+Event = Candidate | Skip
