@@ -248,44 +248,44 @@ def wide(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc to find processes")
-def test_a_closed_stdout_ends_both_processes_quietly(wide: Path) -> None:
-    env = {**os.environ, "READMANY_PROCESSES": "2"}
+def _running_with_its_helper(wide: Path) -> subprocess.Popen[bytes]:
+    """`readmany glob '**'` in `wide`, once it has written and both its processes run."""
     process = subprocess.Popen(
         [*readmany_command(), "glob", "**"],
         cwd=wide,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.read(1000)  # it writes, then blocks on the full pipe
-    assert _wait_until(lambda: len(_processes_in(wide)) == 2)
-    process.stdout.close()
-    status = process.wait(timeout=30)
-    assert status == 0
-    assert process.stderr.read() == b""
-    assert _wait_until(lambda: _processes_in(wide) == [])
-
-
-@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc to find processes")
-def test_ctrl_c_ends_both_processes_with_one_line(wide: Path) -> None:
-    env = {**os.environ, "READMANY_PROCESSES": "2"}
-    process = subprocess.Popen(
-        [*readmany_command(), "glob", "**"],
-        cwd=wide,
-        env=env,
+        env={**os.environ, "READMANY_PROCESSES": "2"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group, as a shell gives a job
     )
     assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.read(1000)
+    assert process.stdout.read(1000)  # it writes, then blocks on the full pipe
     assert _wait_until(lambda: len(_processes_in(wide)) == 2)
+    return process
+
+
+NEEDS_PROC = pytest.mark.skipif(
+    not os.path.isdir("/proc/self"), reason="needs /proc to find processes"
+)
+
+
+@NEEDS_PROC
+def test_a_closed_stdout_ends_both_processes_quietly(wide: Path) -> None:
+    process = _running_with_its_helper(wide)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    assert process.wait(timeout=30) == 0
+    assert process.stderr.read() == b""
+    assert _wait_until(lambda: _processes_in(wide) == [])
+
+
+@NEEDS_PROC
+def test_ctrl_c_ends_both_processes_with_one_line(wide: Path) -> None:
+    process = _running_with_its_helper(wide)
+    assert process.stdout is not None and process.stderr is not None
     os.killpg(process.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
     process.stdout.read()
-    status = process.wait(timeout=30)
-    assert status == 130
+    assert process.wait(timeout=30) == 130
     assert process.stderr.read() == b"readmany: interrupted\n"
     assert _wait_until(lambda: _processes_in(wide) == [])
 
