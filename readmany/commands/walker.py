@@ -19,6 +19,7 @@ when it stops early (`| head`, Ctrl-C, an error).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -32,7 +33,15 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.events import Event
-    from readmany.read.matched import CandidateReader, MatchedRead
+    from readmany.read.matched import (
+        AssetFile,
+        CandidateReader,
+        Failed,
+        MatchedRead,
+        Skipped,
+        TextFile,
+    )
+    from readmany.read.text import TextRead
     from readmany.select import SelectRequest
 
 # This module is imported before the fork and kept light: the stages are imported where
@@ -166,9 +175,19 @@ def _use_helper() -> bool:
 # ("s", rel, reason, failed) is a skip, ("c", rel, path, regular, named) a candidate.
 
 
-def _pack_result(result: MatchedRead) -> tuple[Any, ...]:
-    from readmany.read.matched import AssetFile, Skipped, TextFile
+@functools.cache
+def _result_types() -> tuple[
+    type[TextFile], type[TextRead], type[AssetFile], type[Skipped], type[Failed]
+]:
+    """The read stage's result types, imported once (an import statement a file costs µs)."""
+    from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
+    from readmany.read.text import TextRead
 
+    return TextFile, TextRead, AssetFile, Skipped, Failed
+
+
+def _pack_result(result: MatchedRead) -> tuple[Any, ...]:
+    TextFile, _, AssetFile, Skipped, Failed = _result_types()
     if isinstance(result, TextFile):
         text = result.text
         return ("t", result.kind, text.body, text.truncated, text.lossy, result.size)
@@ -176,7 +195,9 @@ def _pack_result(result: MatchedRead) -> tuple[Any, ...]:
         return ("a", result.kind, result.mime_type, result.data, result.size)
     if isinstance(result, Skipped):
         return ("k", result.reason, result.category)
-    return ("f", result.reason)
+    if isinstance(result, Failed):
+        return ("f", result.reason)
+    raise TypeError(f"not a read result: {result!r}")
 
 
 def _result_size(packed: tuple[Any, ...]) -> int:
@@ -189,9 +210,7 @@ def _result_size(packed: tuple[Any, ...]) -> int:
 
 
 def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead:
-    from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
-    from readmany.read.text import TextRead
-
+    TextFile, TextRead, AssetFile, Skipped, Failed = _result_types()
     tag = packed[0]
     if tag == "t":
         return TextFile(packed[1], TextRead(packed[2], packed[3], packed[4]), packed[5])
