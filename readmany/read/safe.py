@@ -13,6 +13,12 @@ import stat
 from collections.abc import Iterator
 
 CHUNK = 1 << 16
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 class OpenFailure(Exception):
@@ -61,10 +67,8 @@ def open_regular(path: str, *, listed_regular: bool = False) -> tuple[int, os.st
             if stat.S_ISDIR(st.st_mode):
                 raise OpenFailure("EISDIR", path, "directory")
             raise OpenFailure("ESPECIAL", path, _file_kind(st.st_mode))
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    flags |= getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         raise OpenFailure(_errno_name(exc), path) from None
     # O_NONBLOCK stays set: it has no effect on a regular file.
