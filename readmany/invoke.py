@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 
 from readmany.commands import Outcome, Tally
-from readmany.emit import AtomicFile, Sink, error_line
+from readmany.emit import AtomicFile, GatheredWriter, Sink, error_line
 from readmany.errors import EXIT_FILE_ERROR, UsageError
 from readmany.record import NamedTuple
 
@@ -208,7 +208,7 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
             raise UsageError(f"-o {how.output}: {exc.strerror}") from None
     captured = io.BytesIO() if clipboard is not None else None
     outputs = [s for s in (target.stream if target else None, captured) if s is not None]
-    stdout: IO[bytes] | None = None
+    stdout: GatheredWriter | IO[bytes] | None = None
     stream: Writer
     if outputs:
         stream = _Tee(outputs)
@@ -261,7 +261,7 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     return outcome.exit_code
 
 
-def _standard_output() -> IO[bytes]:
+def _standard_output() -> GatheredWriter | IO[bytes]:
     """Standard output, written in large pieces: one system call a section would be
     thousands. A stdout the program was started without is a usage error."""
     if sys.stdout is None:
@@ -271,6 +271,8 @@ def _standard_output() -> IO[bytes]:
     except (AttributeError, OSError, ValueError):
         return sys.stdout.buffer  # not a file (a test's capture): as it is
     sys.stdout.flush()
+    if hasattr(os, "writev"):
+        return GatheredWriter(descriptor, _STDOUT_BUFFER)
     return open(descriptor, "wb", buffering=_STDOUT_BUFFER, closefd=False)
 
 
