@@ -365,11 +365,15 @@ def _helper(request: GlobRequest, read_end: int, pipe: int, finished: memoryview
 def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> None:
     import marshal
 
+    from readmany.emit import GatheredWriter
+
+    out = GatheredWriter(pipe, limit=1 << 62)  # written out message by message
+
     def send(message: tuple[Any, ...]) -> None:
         body = marshal.dumps(message)
-        data = memoryview(len(body).to_bytes(_HEADER, "little") + body)
-        while data:
-            data = data[os.write(pipe, data) :]
+        out.write(len(body).to_bytes(_HEADER, "little"))
+        out.write(body)
+        out.flush()
 
     try:
         _walk(request, send, finished)
