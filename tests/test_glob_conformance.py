@@ -65,8 +65,13 @@ def test_every_case_is_run_or_departs() -> None:
     assert len([c for c in CASES if c not in DEPARTURES]) == 31
 
 
+# Each case in one process and with the walk in a helper process: the same output.
+@pytest.mark.parametrize("processes", ["1", "2"])
 @pytest.mark.parametrize("name", [c for c in CASES if c not in DEPARTURES])
-def test_glob_case(name: str, glob_fixtures: Path) -> None:
+def test_glob_case(
+    name: str, processes: str, glob_fixtures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("READMANY_PROCESSES", processes)  # the command inherits it
     case, golden = load(name)
     root = str(glob_fixtures / case["fixture"])
     args = case_args(case["params"], root)
