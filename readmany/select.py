@@ -411,6 +411,18 @@ def _blocked_name(part: str) -> bool:
     return name.startswith("gha-creds-") and name.endswith(".json")
 
 
+def _self_or_above(known: dict[str, bool], rel_dir: str, judge: Callable[[str], bool]) -> bool:
+    """Whether `judge` holds for `rel_dir` or a directory above it (below the root),
+    the directories above judged first; every verdict is remembered in `known`."""
+    if not rel_dir:
+        return False
+    verdict = known.get(rel_dir)
+    if verdict is None:
+        above = _self_or_above(known, rel_dir.rpartition("/")[0], judge)
+        verdict = known[rel_dir] = above or judge(rel_dir)
+    return verdict
+
+
 def _event_key(event: Event) -> str:
     return sort_key(event.rel)
 
@@ -512,23 +524,14 @@ class _Selector:
 
     def _pruned_directory(self, rel_dir: str) -> bool:
         """Whether an exclude prunes `rel_dir` or a directory above it."""
-        if not rel_dir:
-            return False
-        known = self._pruned.get(rel_dir)
-        if known is None:
-            above = self._pruned_directory(rel_dir.rpartition("/")[0])
-            known = self._pruned[rel_dir] = above or self.excludes.dir_pruned(rel_dir)
-        return known
+        return _self_or_above(self._pruned, rel_dir, self.excludes.dir_pruned)
 
     def _ignored_directory(self, rel_dir: str) -> bool:
         """Whether an ignore file ignores `rel_dir` or a directory above it."""
-        if not rel_dir:
-            return False
-        known = self._ignored.get(rel_dir)
-        if known is None:
-            above = self._ignored_directory(rel_dir.rpartition("/")[0])
-            known = self._ignored[rel_dir] = above or self.ignores.is_ignored(rel_dir, True)
-        return known
+        return _self_or_above(self._ignored, rel_dir, self._ignored_itself)
+
+    def _ignored_itself(self, rel_dir: str) -> bool:
+        return self.ignores.is_ignored(rel_dir, True)
 
     def _real_directory(self, directory: str) -> str:
         """`realpath(directory)`, from its parent's below the root: one lstat, not one a part."""

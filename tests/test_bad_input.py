@@ -42,7 +42,8 @@ def assert_clean(result: subprocess.CompletedProcess[bytes], status: int) -> Non
 
 # --- many ---------------------------------------------------------------------------------
 
-MANY_ERRORS = {
+# The read tool's errors, which many shows in a block and hashline on stderr.
+READ_TOOL_ERRORS = {
     "missing.txt": "ENOENT: no such file or directory, access '{root}/missing.txt'",
     "dir": "EISDIR: illegal operation on a directory, read",
     "fifo": "Not a regular file (FIFO), refusing to read: {root}/fifo",
@@ -50,6 +51,9 @@ MANY_ERRORS = {
     "sock": "Not a regular file (socket), refusing to read: {root}/sock",
     "loop_a": "ELOOP: too many symbolic links encountered, access '{root}/loop_a'",
     "dangling": "ENOENT: no such file or directory, access '{root}/dangling'",
+}
+MANY_ERRORS = {
+    **READ_TOOL_ERRORS,
     "good.txt/x": "ENOTDIR: not a directory, access '{root}/good.txt/x'",
 }
 
@@ -138,13 +142,7 @@ def _churn(path: Path, stop: threading.Event, grow: bool) -> None:
 # --- hashline -----------------------------------------------------------------------------
 
 HASHLINE_ERRORS = {
-    "missing.txt": "ENOENT: no such file or directory, access '{root}/missing.txt'",
-    "dir": "EISDIR: illegal operation on a directory, read",
-    "fifo": "Not a regular file (FIFO), refusing to read: {root}/fifo",
-    "/dev/zero": "Not a regular file (character device), refusing to read: /dev/zero",
-    "sock": "Not a regular file (socket), refusing to read: {root}/sock",
-    "loop_a": "ELOOP: too many symbolic links encountered, access '{root}/loop_a'",
-    "dangling": "ENOENT: no such file or directory, access '{root}/dangling'",
+    **READ_TOOL_ERRORS,
     "invalid.txt": "Cannot use hashline tools on invalid.txt: the file is not valid UTF-8.",
 }
 
