@@ -470,8 +470,12 @@ class _Selector:
         self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
     ) -> Event:
         """A file matched and not excluded: a candidate, or a skip with its reason."""
-        real = os.path.realpath(path) if is_link or via_link else None
-        return self._accept_real(rel, path, real, is_link=is_link, regular=regular)
+        if not is_link and not via_link:  # the common case: no link to resolve
+            refused = self._refused(rel)
+            return Skip(rel, REASON_OUTSIDE) if refused else Candidate(rel, path, regular)
+        return self._accept_real(
+            rel, path, os.path.realpath(path), is_link=is_link, regular=regular
+        )
 
     def _accept_real(
         self,
@@ -736,9 +740,6 @@ class _Selector:
             return Skip(rel, REASON_OUTSIDE)
         if self.ignores.is_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
-        if not is_link and not via_link:  # the common case, as `_accept` would decide it
-            refused = self._refused(rel)
-            return Skip(rel, REASON_OUTSIDE) if refused else Candidate(rel, path, regular)
         return self._accept(rel, path, is_link=is_link, via_link=via_link, regular=regular)
 
     def events(self) -> Iterator[Event]:
