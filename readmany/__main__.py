@@ -25,10 +25,12 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"readmany {__version__}\n")
         return 0
+    from readmany.errors import StdoutClosed
+
     try:
         code = _run(args)
         _flush()
-    except BrokenPipeError:
+    except (BrokenPipeError, StdoutClosed):
         _silence_stdout()
         return 0
     except KeyboardInterrupt:
@@ -71,18 +73,9 @@ def _run(args: list[str]) -> int:
         from readmany.cli import run
 
         return run(args)
-    from readmany.emit import error_line
-    from readmany.errors import EXIT_USAGE, UsageError
-    from readmany.invoke import INVOKERS, StdoutClosed
+    from readmany.invoke import invoke
 
-    command, values = parsed
-    try:
-        return INVOKERS[command](**values)
-    except UsageError as exc:
-        error_line(str(exc))
-        return EXIT_USAGE
-    except StdoutClosed:
-        raise BrokenPipeError from None
+    return invoke(*parsed)
 
 
 def _silence_stdout() -> None:

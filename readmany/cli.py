@@ -1,21 +1,22 @@
 """The command line as a Typer app: every command, option, help text and example.
 
 This is the definition the help, the error messages, the completions and the man page
-come from. The work itself is in `readmany.invoke`; a well-formed command line takes the
-fast path (`readmany.fastargs`) to the same functions without importing Typer.
+come from. Each command function hands its parsed parameters to `readmany.invoke`; a
+well-formed command line takes the fast path (`readmany.fastargs`, whose table is generated
+from this app) to the same place without importing Typer.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
 from readmany import __version__
 from readmany.emit import error_line
-from readmany.errors import EXIT_OK, EXIT_USAGE, UsageError
-from readmany.invoke import StdoutClosed, invoke_glob, invoke_hashline, invoke_many
+from readmany.errors import EXIT_OK, EXIT_USAGE
+from readmany.invoke import invoke
 
 EXIT_CODES_HELP = (
     "Exit status: 0 every requested file was read; 1 output was written but some file "
@@ -127,21 +128,7 @@ def many_command(
     copy: CopyOpt = False,
 ) -> None:
     """Batch read: each file in a heredoc block, packed under a combined budget."""
-    raise typer.Exit(
-        invoke_many(
-            files=files,
-            request=request,
-            stop_on_error=stop_on_error,
-            max_bytes=max_bytes,
-            max_lines=max_lines,
-            stdin=stdin,
-            null=null,
-            json_mode=json_mode,
-            output=output,
-            quiet=quiet,
-            copy=copy,
-        )
-    )
+    _invoke("many", locals())
 
 
 @app.command(
@@ -205,25 +192,7 @@ def glob_command(
     copy: CopyOpt = False,
 ) -> None:
     """Glob read: matching files concatenated with --- path --- separators."""
-    raise typer.Exit(
-        invoke_glob(
-            patterns=patterns,
-            include=include,
-            exclude=exclude,
-            no_default_excludes=no_default_excludes,
-            no_gitignore=no_gitignore,
-            ignore_file=ignore_file,
-            no_recursive=no_recursive,
-            root=root,
-            absolute=absolute,
-            stdin=stdin,
-            null=null,
-            json_mode=json_mode,
-            output=output,
-            quiet=quiet,
-            copy=copy,
-        )
-    )
+    _invoke("glob", locals())
 
 
 @app.command(
@@ -246,17 +215,14 @@ def hashline_command(
     copy: CopyOpt = False,
 ) -> None:
     """Hashline read: @file path#TAG, then N#abc|line for every line."""
-    raise typer.Exit(
-        invoke_hashline(
-            file=file,
-            offset=offset,
-            limit=limit,
-            json_mode=json_mode,
-            output=output,
-            quiet=quiet,
-            copy=copy,
-        )
-    )
+    _invoke("hashline", locals())
+
+
+def _invoke(command: str, values: dict[str, object]) -> NoReturn:
+    """Run the command. A command function calls this as its first statement with its
+    `locals()`: exactly its parameters, by name, as Typer parsed them (the fast path
+    hands `invoke` the same mapping)."""
+    raise typer.Exit(invoke(command, values))
 
 
 def run(args: list[str]) -> int:
@@ -264,13 +230,8 @@ def run(args: list[str]) -> int:
     command = typer.main.get_command(app)
     try:
         code = command.main(args, prog_name="readmany", standalone_mode=False)
-    except UsageError as exc:
-        error_line(str(exc))
-        return EXIT_USAGE
     except typer.Exit as exc:
         return exc.exit_code
-    except StdoutClosed:
-        raise BrokenPipeError from None
     except typer.Abort:
         sys.stderr.write("\n")
         return 130

@@ -9,3 +9,10 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """Bad arguments, a bad pattern, too many files: exit 2 with nothing on stdout."""
+
+
+class StdoutClosed(Exception):
+    """The reader of stdout went away (`| head`): stop quietly.
+
+    Not an OSError, so that no CLI library turns EPIPE into an exit status of its own.
+    """

@@ -15,16 +15,12 @@ from readmany.argtable import OPTIONS
 def typer_values(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[str, dict[str, Any]]:
     seen: dict[str, Any] = {}
 
-    def capture(command: str) -> Any:
-        def invoker(**values: Any) -> int:
-            seen["command"] = command
-            seen["values"] = values
-            return 0
+    def capture(command: str, values: dict[str, Any]) -> int:
+        seen["command"] = command
+        seen["values"] = values
+        return 0
 
-        return invoker
-
-    for command in OPTIONS:
-        monkeypatch.setattr(cli, f"invoke_{command}", capture(command))
+    monkeypatch.setattr(cli, "invoke", capture)
     assert cli.run(args) == 0
     return seen["command"], seen["values"]
 

@@ -8,12 +8,16 @@ files, except for the per-file records of `--json` details.
 
 from __future__ import annotations
 
+import os
+
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.commands.walker import GlobRequest, Selection, open_selection, shown_path
 from readmany.emit import Attachment, Sink
-from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
+from readmany.emit.render import Presentation, present
+from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.events import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
 from readmany.frame.separator import frame_data_url, frame_end, frame_separator
+from readmany.invoke import Options, stdin_paths
 from readmany.read.matched import AssetFile, CandidateReader, Skipped, TextFile
 from readmany.tokens import estimate_tokens
 
@@ -27,6 +31,30 @@ _SELECT_CATEGORIES = {
     REASON_IGNORED: "ignored",
     REASON_LINK_OUTSIDE: "symlink outside the root",
 }
+
+
+def main(options: Options) -> int:
+    """`readmany glob` with its parsed options: the request value, run and presented."""
+    root = options.text("root") or "."
+    if not os.path.isdir(root):
+        raise UsageError(f"--root {root!r} is not a directory")
+    stdin = options.flag("stdin")
+    value = GlobRequest(
+        patterns=options.texts("patterns") + options.texts("include"),
+        excludes=options.texts("exclude"),
+        use_default_excludes=not options.flag("no_default_excludes"),
+        use_gitignore=not options.flag("no_gitignore"),
+        ignore_files=options.texts("ignore_file"),
+        recursive=not options.flag("no_recursive"),
+        root=root,
+        absolute=options.flag("absolute"),
+        literal_paths=tuple(stdin_paths(options.flag("null"))) if stdin else (),
+    )
+    if not value.patterns and not stdin:
+        raise UsageError("no pattern given: name at least one PATTERN (or use --stdin)")
+    # The walk starts first: in a helper process, it goes on while the rest is set up.
+    with open_selection(value) as selection:
+        return present(lambda sink: run_glob(value, sink, selection), Presentation.of(options))
 
 
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:

@@ -13,9 +13,11 @@ import os
 
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Sink
+from readmany.emit.render import Presentation, present
 from readmany.errors import EXIT_FILE_ERROR
 from readmany.frame.hashline import frame_rows
 from readmany.hashline import HashlineError, not_utf8_message, scan_file
+from readmany.invoke import Options
 from readmany.read import images
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.tool import (
@@ -44,6 +46,14 @@ class HashlineRequest(NamedTuple):
     path: str  # as given on the command line; shown in the header
     offset: int | None = None  # 1-based first line
     limit: int | None = None
+
+
+def main(options: Options) -> int:
+    """`readmany hashline` with its parsed options: the request value, run and presented."""
+    value = HashlineRequest(
+        options.text("file") or "", options.number("offset"), options.number("limit")
+    )
+    return present(lambda sink: run_hashline(value, sink), Presentation.of(options))
 
 
 def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:

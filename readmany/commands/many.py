@@ -10,8 +10,10 @@ from functools import partial
 
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit import Sink
+from readmany.emit.render import Presentation, present
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame.heredoc import Block, frame_heredoc
+from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.pack import SEPARATOR, Budget, Candidate, Packing, pack_blocks
 from readmany.read.tool import Number, ToolRead, read_tool
 from readmany.record import NamedTuple
@@ -160,6 +162,35 @@ def file_detail(request: FileRequest, result: ToolRead, block: Block) -> dict[st
     detail["lines"] = block.lines
     detail["estimatedTokens"] = estimate_tokens(block.bytes)
     return detail
+
+
+def main(options: Options) -> int:
+    """`readmany many` with its parsed options: the request value, run and presented."""
+    cwd = current_directory()
+    specs = list(options.texts("files"))
+    if options.flag("stdin"):
+        specs.extend(stdin_paths(options.flag("null")))
+    stop_on_error = options.flag("stop_on_error")
+    source = options.text("request")
+    if source is not None:
+        if specs:
+            raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
+        parsed = parse_request_object(load_json(source), cwd)
+        value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
+    else:
+        check_file_count(len(specs))
+        value = ManyRequest(
+            tuple(parse_file_spec(spec, cwd) for spec in specs),
+            stop_on_error=stop_on_error,
+            cwd=cwd,
+        )
+    default = Budget()
+    budget = Budget(
+        max_bytes=options.number("max_bytes") or default.max_bytes,
+        max_lines=options.number("max_lines") or default.max_lines,
+    )
+    value = value._replace(budget=budget)
+    return present(lambda sink: run_many(value, sink), Presentation.of(options))
 
 
 def run_many(request: ManyRequest, sink: Sink) -> Outcome:

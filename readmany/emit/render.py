@@ -1,0 +1,168 @@
+"""Rendering a run: its content to stdout, `-o` or the clipboard, then stderr's report.
+
+`present` is the one place a command's `Outcome` becomes an exit status: the failure or
+problems as stderr lines, the summary on a terminal, the notices otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from collections.abc import Callable
+
+from readmany.commands import Outcome, Tally
+from readmany.emit import AtomicFile, GatheredWriter, Sink, error_line
+from readmany.errors import EXIT_FILE_ERROR, StdoutClosed, UsageError
+from readmany.record import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
+
+    from readmany.emit import Writer
+    from readmany.emit.clipboard import Clipboard
+    from readmany.invoke import Options
+
+
+class Presentation(NamedTuple):
+    """Where the content goes and how much is said about it on stderr."""
+
+    json_mode: bool
+    output: str | None
+    quiet: bool
+    copy: bool
+
+    @classmethod
+    def of(cls, options: Options) -> Presentation:
+        """The presentation options every command shares."""
+        return cls(
+            options.flag("json_mode"),
+            options.text("output"),
+            options.flag("quiet"),
+            options.flag("copy"),
+        )
+
+
+_STDOUT_BUFFER = 1 << 18
+
+
+def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
+    """Run `command` into stdout, a file or the clipboard; report; return the exit status."""
+    clipboard = None
+    if how.copy:
+        from readmany.emit.clipboard import find_clipboard
+
+        clipboard = find_clipboard()
+    target: AtomicFile | None = None
+    if how.output is not None:
+        try:
+            target = AtomicFile(how.output)
+        except OSError as exc:
+            raise UsageError(f"-o {how.output}: {exc.strerror}") from None
+    captured = io.BytesIO() if clipboard is not None else None
+    outputs = [s for s in (target.stream if target else None, captured) if s is not None]
+    stdout: GatheredWriter | IO[bytes] | None = None
+    stream: Writer
+    if outputs:
+        stream = _Tee(outputs)
+    else:
+        stream = stdout = _standard_output()
+    interactive = not how.quiet and _stderr_is_terminal()
+    progress = None
+    if interactive:
+        from readmany.emit.summary import ProgressBar
+
+        progress = ProgressBar()
+    sink = Sink(stream, json_mode=how.json_mode, on_file=progress.tick if progress else None)
+    try:
+        try:
+            outcome = command(sink)
+        finally:
+            if progress is not None:
+                progress.close()
+        if outcome.failure is not None:
+            error_line(outcome.failure)
+            if target is not None:
+                target.discard()
+            return outcome.exit_code or EXIT_FILE_ERROR
+        sink.finish(outcome.details, list(outcome.attachments))
+        if target is not None:
+            target.commit()
+    except BrokenPipeError:
+        raise StdoutClosed from None
+    except BaseException:
+        if target is not None:
+            target.discard()
+        raise
+    finally:
+        if stdout is not None and stdout is not sys.stdout.buffer:
+            # What was written so far goes out even when the run failed; closing (not
+            # the descriptor) leaves nothing for a later flush to trip over.
+            with contextlib.suppress(OSError, ValueError):
+                stdout.close()
+    for line in outcome.problems:
+        error_line(line)
+    if interactive:
+        from readmany.emit.summary import print_summary
+
+        print_summary(outcome.stats or Tally(), sink.bytes_written)
+    elif not how.quiet:
+        for line in outcome.notices:
+            error_line(line)
+    if clipboard is not None and captured is not None:
+        return _copy(clipboard, captured.getvalue(), sink.bytes_written) or outcome.exit_code
+    return outcome.exit_code
+
+
+def _standard_output() -> GatheredWriter | IO[bytes]:
+    """Standard output, written in large pieces: one system call a section would be
+    thousands. A stdout the program was started without is a usage error."""
+    if sys.stdout is None:
+        raise UsageError("standard output is closed: redirect it, or use -o FILE")
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.stdout.buffer  # not a file (a test's capture): as it is
+    sys.stdout.flush()
+    if hasattr(os, "writev"):
+        return GatheredWriter(descriptor, _STDOUT_BUFFER)
+    return open(descriptor, "wb", buffering=_STDOUT_BUFFER, closefd=False)
+
+
+def _copy(clipboard: Clipboard, data: bytes, content_bytes: int) -> int:
+    from readmany.emit.clipboard import ClipboardError
+    from readmany.tokens import estimate_tokens
+
+    try:
+        clipboard.copy(data)
+    except ClipboardError as exc:
+        error_line(str(exc))
+        return EXIT_FILE_ERROR
+    tokens = estimate_tokens(content_bytes)
+    error_line(f"copied {content_bytes} bytes (~{tokens} tokens) with {clipboard.name}")
+    return 0
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (OSError, ValueError):
+        return False
+
+
+class _Tee:
+    """Writes go to every one of the streams."""
+
+    def __init__(self, streams: list[IO[bytes]]) -> None:
+        self._streams = streams
+
+    def write(self, data: bytes, /) -> int:
+        for stream in self._streams:
+            stream.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        for stream in self._streams:
+            stream.flush()
