@@ -9,6 +9,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from readmany.record import NamedTuple
+from readmany.select.candidates import REASON_OUTSIDE, Candidate, Skip
+from readmany.select.walk import SelectRequest, iter_selection
+
 
 def readmany_command() -> list[str]:
     """The installed console script, else the module run by this interpreter."""
@@ -62,3 +66,27 @@ def run_unprivileged(
         timeout=60,
         check=False,
     )
+
+
+class Selection(NamedTuple):
+    """A whole selection at once: what the select stage streams, gathered for a test."""
+
+    root: str  # absolute
+    candidates: tuple[Candidate, ...]  # in output order
+    skipped: tuple[Skip, ...]  # outside the root first, then ignored, each sorted
+
+
+def select_files(request: SelectRequest) -> Selection:
+    """Select the files to read, in output order, and the matched files to skip."""
+    root, events = iter_selection(request)
+    candidates: list[Candidate] = []
+    outside: list[Skip] = []
+    skips: list[Skip] = []
+    for event in events:
+        if isinstance(event, Candidate):
+            candidates.append(event)
+        elif event.reason == REASON_OUTSIDE:
+            outside.append(event)
+        else:
+            skips.append(event)
+    return Selection(root, tuple(candidates), (*outside, *skips))

@@ -13,9 +13,9 @@ from helpers import run_readmany
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readmany import pattern_cache
-from readmany.ignore import parse_rules
-from readmany.pattern_cache import SKIPPED, PatternCache, translate_with_pathspec
+from readmany.select import cache as pattern_cache
+from readmany.select.cache import SKIPPED, PatternCache, translate_with_pathspec
+from readmany.select.ignore import parse_rules
 
 STAMP = "stamp-1"
 PATTERNS = ["*.log", "/build", "docs/**/*.md", "a\\ ", "[!x]y", "**", "\\", "!keep", "a/**/b"]
@@ -123,7 +123,7 @@ def _run_probe(tmp_path: Path, cache_dir: str) -> str:
     """In a new interpreter: parse a .gitignore, and say whether pathspec was imported."""
     probe = (
         "import sys\n"
-        "from readmany.ignore import parse_rules, save_pattern_cache\n"
+        "from readmany.select.ignore import parse_rules, save_pattern_cache\n"
         "rules = parse_rules(['*.log', 'build/', '!keep.log'])\n"
         "save_pattern_cache()\n"
         "print('pathspec' in sys.modules, [r.regex for r in rules])\n"

@@ -9,24 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import Selection, select_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readmany.errors import UsageError
-from readmany.patterns import compile_paths
-from readmany.select import (
-    DEFAULT_EXCLUDES,
-    REASON_IGNORED,
-    REASON_LINK_OUTSIDE,
-    REASON_OUTSIDE,
-    Selection,
-    SelectRequest,
-    Skip,
-    _Excludes,
-    _join_clean,
-    select_files,
-    sort_key,
-)
+from readmany.select.boundary import join_clean
+from readmany.select.candidates import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
+from readmany.select.excludes import DEFAULT_EXCLUDES, Excludes
+from readmany.select.patterns import compile_paths
+from readmany.select.walk import SelectRequest, sort_key
 
 Tree = Mapping[str, "str | bytes | tuple[str, str]"]  # ("link", target) makes a symlink
 
@@ -529,7 +521,7 @@ def test_a_path_both_listed_and_named_by_a_pattern_comes_once(repo: Path) -> Non
 @settings(max_examples=300)
 @given(st.text(alphabet="ab./\\", min_size=1, max_size=8), st.sampled_from(["/r", "/", "/r/s"]))
 def test_a_plain_listed_path_is_joined_as_normpath_would(rel: str, root: str) -> None:
-    assert _join_clean(root, rel) == os.path.normpath(os.path.join(root, rel))
+    assert join_clean(root, rel) == os.path.normpath(os.path.join(root, rel))
 
 
 # --- usage errors ---
@@ -590,7 +582,7 @@ SAMPLE_PATHS = [
 
 @pytest.mark.parametrize("pattern", [*DEFAULT_EXCLUDES, "**/*.tar.gz", "**/GEMINI.md"])
 def test_simple_exclude_shapes_agree_with_wcmatch(pattern: str) -> None:
-    fast = _Excludes([pattern], "/nowhere")
+    fast = Excludes([pattern], "/nowhere")
     assert fast.file_excluded("anything") is (pattern == "**/anything")  # no fallback used
     for path in SAMPLE_PATHS:
         assert fast.file_excluded(path) == compile_paths([pattern]).match(path), path

@@ -12,11 +12,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import Selection, select_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readmany.ignore import IgnoreMatcher, IgnoreSource, find_git_top, parse_rules
-from readmany.select import REASON_IGNORED, Selection, SelectRequest, select_files
+from readmany.select.candidates import REASON_IGNORED
+from readmany.select.ignore import IgnoreMatcher, IgnoreSource, find_git_top, parse_rules
+from readmany.select.walk import SelectRequest
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:

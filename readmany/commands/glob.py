@@ -15,10 +15,10 @@ from readmany.commands.walker import GlobRequest, Selection, open_selection, sho
 from readmany.emit import Attachment, Sink
 from readmany.emit.render import Presentation, present
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
-from readmany.events import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
 from readmany.frame.separator import frame_data_url, frame_end, frame_separator
 from readmany.invoke import Options, stdin_paths
 from readmany.read.matched import AssetFile, CandidateReader, Skipped, TextFile
+from readmany.select.candidates import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
 from readmany.tokens import estimate_tokens
 
 TYPE_CHECKING = False

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
-    from readmany.events import Event
     from readmany.read.matched import (
         AssetFile,
         CandidateReader,
@@ -42,7 +41,8 @@ if TYPE_CHECKING:
         TextFile,
     )
     from readmany.read.text import TextRead
-    from readmany.select import SelectRequest
+    from readmany.select.candidates import Event
+    from readmany.select.walk import SelectRequest
 
 # This module is imported before the fork and kept light: the stages are imported where
 # they are used, so that each process imports its own while the other does the same.
@@ -80,7 +80,7 @@ def shown_path(root: str, rel: str, absolute: bool) -> str:
 
 
 def select_request(request: GlobRequest) -> SelectRequest:
-    from readmany.select import SelectRequest
+    from readmany.select.walk import SelectRequest
 
     return SelectRequest(
         root=request.root,
@@ -129,7 +129,7 @@ class InProcess(Selection):
 
     def _start(self) -> tuple[str, Iterator[Event]]:
         if self._started is None:
-            from readmany.select import iter_selection
+            from readmany.select.walk import iter_selection
 
             self._started = iter_selection(select_request(self._request))
         return self._started
@@ -287,7 +287,7 @@ class Helper(Selection):
         return self._root
 
     def __iter__(self) -> Iterator[Item]:
-        from readmany.events import Candidate, Skip
+        from readmany.select.candidates import Candidate, Skip
 
         assert self.root
         finished = self._finished
@@ -388,8 +388,8 @@ def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> Non
 def _walk(
     request: GlobRequest, send: Callable[[tuple[Any, ...]], None], finished: memoryview
 ) -> None:
-    from readmany.events import Skip
-    from readmany.select import iter_selection
+    from readmany.select.candidates import Skip
+    from readmany.select.walk import iter_selection
 
     root, events = iter_selection(select_request(request))
     send(("root", root))

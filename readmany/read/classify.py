@@ -13,13 +13,13 @@ import os
 from collections.abc import Iterable
 
 from readmany.errors import UsageError
-from readmany.patterns import compile_segment, expand_braces, is_magic
+from readmany.select.patterns import compile_segment, expand_braces, is_magic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
-    from readmany.patterns import NameMatcher
+    from readmany.select.patterns import NameMatcher
 
 if TYPE_CHECKING:
     Kind = Literal["text", "svg", "image", "pdf", "audio", "video", "binary"]

@@ -27,7 +27,7 @@ from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from readmany.events import Candidate
+    from readmany.select.candidates import Candidate
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_SVG_BYTES = 1024 * 1024

@@ -21,8 +21,8 @@ import stat
 import warnings
 from collections.abc import Iterable, Sequence
 
-from readmany.pattern_cache import SKIPPED, PatternCache
 from readmany.record import NamedTuple
+from readmany.select.cache import SKIPPED, PatternCache
 
 README_IGNORE = ".readmanyignore"
 GITIGNORE = ".gitignore"

@@ -1,0 +1,184 @@
+"""The glob dialect's building blocks, importing wcmatch and bracex only when needed.
+
+Most command lines use patterns that need neither (`**`, `src/**`, literal paths, the
+default excludes), and start-up time is a feature of a command-line tool.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Sequence
+
+from readmany.errors import UsageError
+from readmany.record import NamedTuple
+from readmany.select.boundary import inside, join_clean, rel_parts, stat_mode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from wcmatch.fnmatch import WcMatcher as NameMatcher
+    from wcmatch.glob import WcMatcher as PathMatcher
+
+__all__ = ["NameMatcher", "PathMatcher", "compile_includes", "compile_paths", "compile_segment"]
+
+EXPANSION_LIMIT = 1000
+# Characters that can give a pattern segment a glob meaning. Erring towards "magic" only
+# costs a compiled matcher; a literal name still matches itself.
+_MAGIC = frozenset("*?[]\\(){}|!@+")
+
+
+def is_magic(segment: str) -> bool:
+    return not _MAGIC.isdisjoint(segment)
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """`{a,b}` alternatives spelled out; a usage error past EXPANSION_LIMIT of them."""
+    if "{" not in pattern:
+        return [pattern]
+    import bracex
+
+    try:
+        return bracex.expand(pattern, limit=EXPANSION_LIMIT)
+    except bracex.ExpansionLimitException:
+        raise UsageError(
+            f"pattern expands to more than {EXPANSION_LIMIT} alternatives: {pattern}"
+        ) from None
+
+
+def compile_segment(text: str) -> NameMatcher[str]:
+    """A matcher for one name: no case, dotfiles match, extglob."""
+    from wcmatch import fnmatch
+
+    flags = fnmatch.IGNORECASE | fnmatch.DOTMATCH | fnmatch.EXTMATCH | fnmatch.FORCEUNIX
+    return fnmatch.compile([text], flags=flags)
+
+
+def compile_paths(patterns: Sequence[str]) -> PathMatcher[str]:
+    """A matcher for `/`-separated paths: `**`, no case, dotfiles match, extglob, braces."""
+    from wcmatch import glob
+
+    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.EXTGLOB | glob.BRACE
+    return glob.compile(list(patterns), flags=flags | glob.FORCEUNIX)
+
+
+# --- include patterns, compiled for the walk ------------------------------------------
+
+
+class Segment(NamedTuple):
+    """One `/`-separated part of a pattern: `**`, a name, or a glob over one name."""
+
+    text: str
+    globstar: bool = False
+    exact: bool = False  # a name taken from the file system: compared exactly
+    matcher: NameMatcher[str] | None = None
+
+    def matches(self, name: str) -> bool:
+        if self.globstar:
+            return True
+        if self.exact or self.matcher is None:
+            return name == self.text
+        return self.matcher.match(name)
+
+
+GLOBSTAR = Segment("**", globstar=True)
+
+
+def glob_segment(text: str) -> Segment:
+    if text == "**":
+        return GLOBSTAR
+    return Segment(text, matcher=compile_segment(text))
+
+
+class Includes(NamedTuple):
+    """Compiled include patterns: walks (anchor directory → patterns) and literal files."""
+
+    walks: dict[str, list[tuple[Segment, ...]]]
+    # Files named exactly: (absolute normalised path, a regular file, a symbolic link);
+    # None, None for a path from `--stdin`, looked at only when the stream reaches it.
+    literals: list[tuple[str, bool | None, bool | None]]
+
+
+_AddWalk = Callable[[str, Sequence[Segment]], None]
+
+
+def compile_includes(
+    patterns: Sequence[str], literal_paths: Sequence[str], root: str, recursive: bool
+) -> Includes:
+    walks: dict[str, list[tuple[Segment, ...]]] = {}
+    literals: list[tuple[str, bool | None, bool | None]] = []
+    below_dir = GLOBSTAR if recursive else glob_segment("*")
+
+    def add_walk(anchor: str, segments: Sequence[Segment]) -> None:
+        walks.setdefault(anchor, []).append(tuple(segments))
+
+    def add_directory(path: str) -> None:
+        # A directory means the files under it; its own path is taken literally.
+        if inside(path, root):
+            parts = rel_parts(path, root)
+            add_walk(root, [*(Segment(p, exact=True) for p in parts), below_dir])
+        else:
+            add_walk(path, [below_dir])
+
+    def add_existing(text: str, *, literal: bool) -> bool:
+        target = os.path.normpath(os.path.join(root, text))
+        own_mode = stat_mode(target, follow=False)
+        is_link = own_mode is not None and stat.S_ISLNK(own_mode)
+        mode = stat_mode(target) if is_link else own_mode
+        if mode is not None and stat.S_ISDIR(mode):
+            add_directory(target)
+            return True
+        regular = mode is not None and stat.S_ISREG(mode)
+        if literal or regular:
+            literals.append((target, regular, is_link))
+            return True
+        return False
+
+    for raw in literal_paths:
+        if "\0" in raw:
+            raise UsageError(f"path contains a NUL character: {raw!r}")
+        if raw:
+            # Not looked at yet: a long list (`git ls-files`) starts streaming at once.
+            literals.append((join_clean(root, raw), None, None))
+
+    for raw in patterns:
+        if not raw:
+            raise UsageError("empty pattern: a pattern must name at least one character")
+        if "\0" in raw:
+            raise UsageError(f"pattern contains a NUL character: {raw!r}")
+        text = raw.replace("\\", "/")
+        if add_existing(text, literal=False):
+            continue
+        for expansion in expand_braces(text):
+            if expansion != text and add_existing(expansion, literal=False):
+                continue
+            _add_glob(expansion, root, add_walk)
+    return Includes(walks, literals)
+
+
+def _add_glob(pattern: str, root: str, add_walk: _AddWalk) -> None:
+    absolute = pattern.startswith("/")
+    parts = pattern.split("/")
+    if absolute:
+        parts = parts[1:]
+    if parts and parts[-1] == "":
+        return  # only directories can match a trailing "/", and files are wanted
+    parts = [p for p in parts if p not in ("", ".")]
+    if not parts:
+        return
+    first_magic = next(
+        (i for i, p in enumerate(parts) if is_magic(p)),
+        len(parts),
+    )
+    if first_magic == len(parts):
+        # No glob characters, and (as tried before) no file or directory of that name:
+        # it can still name a dangling link, a FIFO or a socket.
+        first_magic = len(parts) - 1
+    base = "/" if absolute else root
+    anchor = os.path.normpath(os.path.join(base, *parts[:first_magic]))
+    rest = [glob_segment(p) for p in parts[first_magic:]]
+    if inside(anchor, root):
+        # Inside the root every segment matches without case, as the walk goes.
+        lead = [glob_segment(p) for p in rel_parts(anchor, root)]
+        add_walk(root, [*lead, *rest])
+    else:
+        add_walk(anchor, rest)
