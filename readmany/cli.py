@@ -17,6 +17,7 @@ from readmany import __version__
 from readmany.emit import error_line
 from readmany.errors import EXIT_OK, EXIT_USAGE
 from readmany.invoke import invoke
+from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 
 EXIT_CODES_HELP = (
     "Exit status: 0 every requested file was read; 1 output was written but some file "
@@ -116,10 +117,10 @@ def many_command(
     ] = False,
     max_bytes: Annotated[
         int, typer.Option("--max-bytes", min=1, help="Combined byte budget of the output.")
-    ] = 51200,
+    ] = READ_MAX_BYTES,
     max_lines: Annotated[
         int, typer.Option("--max-lines", min=1, help="Combined line budget of the output.")
-    ] = 2000,
+    ] = READ_MAX_LINES,
     stdin: StdinOpt = False,
     null: NullOpt = False,
     json_mode: JsonOpt = False,

@@ -1,8 +1,10 @@
 """The pack stage: which blocks fit a combined line/byte budget, whole or cut.
 
-Two plans are computed over the same candidates: request order (stop at the first block
+It knows blocks only by their text and size, and is handed a way to cut each one (the
+command frames the head of a body); it imports neither the read nor the frame stage.
+Two plans are computed over the same entries: request order (stop at the first block
 that does not fit) and smallest first (skip what does not fit). Each then gives the first
-remaining candidate in request order that can take it a partial block. Smallest first
+remaining entry in request order that can take it a partial block. Smallest first
 wins only when it includes strictly more successful files in full.
 """
 
@@ -10,9 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from readmany.frame.heredoc import Block
-from readmany.read.tool import truncate_head
+from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 from readmany.record import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Block(Protocol):
+        """A framed file as the budget sees it: its text and what it costs."""
+
+        @property
+        def text(self) -> str: ...
+
+        @property
+        def bytes(self) -> int: ...
+
+        @property
+        def lines(self) -> int: ...
+
+    # Frames the longest head of a file's body within (lines, bytes) of body; None when
+    # nothing of it fits.
+    CutHead = Callable[[int, int], Block | None]
 
 SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
@@ -23,19 +44,18 @@ PARTIAL_ATTEMPTS = 16
 
 
 class Budget(NamedTuple):
-    max_bytes: int = 51200
-    max_lines: int = 2000
+    max_bytes: int = READ_MAX_BYTES
+    max_lines: int = READ_MAX_LINES
 
 
-class Candidate(NamedTuple):
-    """A processed file: its full block, and its body if it may be cut (errors may not)."""
+class Entry(NamedTuple):
+    """A processed file: its full block, and how to cut it if it may be cut (errors may not)."""
 
     position: int  # 0-based request position
     path: str
     block: Block
-    body: str | None
     ok: bool
-    reframe: Callable[[str], Block]  # frames a cut body as this file's block
+    cut_head: CutHead | None
 
 
 class Plan(NamedTuple):
@@ -57,18 +77,18 @@ class Packing(NamedTuple):
     switched: bool
     omitted: tuple[int, ...]
 
-    def blocks(self, candidates: Sequence[Candidate]) -> list[Block]:
+    def blocks(self, entries: Sequence[Entry]) -> list[Block]:
         """The included blocks, in request order."""
         shown: list[Block] = []
-        for candidate in candidates:
-            if candidate.position in self.plan.full:
-                shown.append(candidate.block)
-            elif candidate.position == self.plan.partial_index and self.plan.partial is not None:
+        for entry in entries:
+            if entry.position in self.plan.full:
+                shown.append(entry.block)
+            elif entry.position == self.plan.partial_index and self.plan.partial is not None:
                 shown.append(self.plan.partial)
         return shown
 
-    def as_json(self, candidates: Sequence[Candidate]) -> dict[str, object]:
-        by_position = {c.position: c for c in candidates}
+    def as_json(self, entries: Sequence[Entry]) -> dict[str, object]:
+        by_position = {c.position: c for c in entries}
         details: dict[str, object] = {
             "strategy": self.plan.strategy,
             "switchedForCoverage": self.switched,
@@ -105,17 +125,17 @@ class _Usage:
         self.sections += 1
 
 
-def pack_blocks(candidates: Sequence[Candidate], budget: Budget | None = None) -> Packing:
+def pack_blocks(entries: Sequence[Entry], budget: Budget | None = None) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted."""
     budget = budget or Budget()
-    in_order = _plan("request-order", candidates, candidates, budget, stop_at_misfit=True)
-    by_size = sorted(candidates, key=lambda c: (c.block.bytes, c.block.lines, c.position))
-    smallest = _plan("smallest-first", candidates, by_size, budget, stop_at_misfit=False)
+    in_order = _plan("request-order", entries, entries, budget, stop_at_misfit=True)
+    by_size = sorted(entries, key=lambda c: (c.block.bytes, c.block.lines, c.position))
+    smallest = _plan("smallest-first", entries, by_size, budget, stop_at_misfit=False)
     switched = smallest.full_success > in_order.full_success
     plan = smallest if switched else in_order
     omitted = tuple(
         c.position
-        for c in candidates
+        for c in entries
         if c.position not in plan.full and c.position != plan.partial_index
     )
     return Packing(plan, switched, omitted)
@@ -123,8 +143,8 @@ def pack_blocks(candidates: Sequence[Candidate], budget: Budget | None = None) -
 
 def _plan(
     strategy: str,
-    candidates: Sequence[Candidate],
-    visit: Sequence[Candidate],
+    entries: Sequence[Entry],
+    visit: Sequence[Entry],
     budget: Budget,
     *,
     stop_at_misfit: bool,
@@ -132,40 +152,39 @@ def _plan(
     usage = _Usage(budget)
     full: set[int] = set()
     success = 0
-    for candidate in visit:
-        if usage.fits(candidate.block):
-            usage.add(candidate.block)
-            full.add(candidate.position)
-            success += candidate.ok
+    for entry in visit:
+        if usage.fits(entry.block):
+            usage.add(entry.block)
+            full.add(entry.position)
+            success += entry.ok
         elif stop_at_misfit:
             break
-    for candidate in candidates:
-        if candidate.position in full:
+    for entry in entries:
+        if entry.position in full:
             continue
         sep_bytes, sep_lines = usage.separator()
         room_bytes = budget.max_bytes - usage.bytes - sep_bytes
         room_lines = budget.max_lines - usage.lines - sep_lines
         if room_bytes <= 0 or room_lines <= 0:
             break
-        partial = cut_block(candidate, room_bytes, room_lines)
+        partial = cut_block(entry, room_bytes, room_lines)
         if partial is not None:
-            return Plan(strategy, frozenset(full), success, candidate.position, partial)
+            return Plan(strategy, frozenset(full), success, entry.position, partial)
     return Plan(strategy, frozenset(full), success)
 
 
-def cut_block(candidate: Candidate, room_bytes: int, room_lines: int) -> Block | None:
+def cut_block(entry: Entry, room_bytes: int, room_lines: int) -> Block | None:
     """The largest head of the body that, framed, fits the room; None if none can."""
-    if candidate.body is None:
+    if entry.cut_head is None:
         return None
     body_lines = room_lines - 3
     if body_lines < 1 or room_bytes < PARTIAL_MIN_BYTES:
         return None
     body_bytes = max(1, room_bytes - PARTIAL_BYTE_SLACK)
     for _ in range(PARTIAL_ATTEMPTS):
-        kept = truncate_head(candidate.body, body_lines, body_bytes).content
-        if not kept:
+        block = entry.cut_head(body_lines, body_bytes)
+        if block is None:
             return None
-        block = candidate.reframe(kept)
         if block.lines <= room_lines and block.bytes <= room_bytes:
             return block
         if block.lines > room_lines and body_lines > 1:

@@ -4,21 +4,16 @@ from __future__ import annotations
 
 from functools import partial
 
+from readmany.commands.many import cut_heredoc_head
 from readmany.frame.heredoc import frame_heredoc
-from readmany.pack import Budget, Candidate, cut_block, pack_blocks
+from readmany.pack import Budget, Entry, cut_block, pack_blocks
 
 
-def candidate(index: int, body: str, ok: bool = True, path: str | None = None) -> Candidate:
+def candidate(index: int, body: str, ok: bool = True, path: str | None = None) -> Entry:
     name = path or f"f{index}.txt"
     text = body if ok else f"[Error: {body}]"
-    return Candidate(
-        position=index,
-        path=name,
-        block=frame_heredoc(name, text, index + 1),
-        body=text if ok else None,
-        ok=ok,
-        reframe=partial(frame_heredoc, name, index=index + 1),
-    )
+    cut = partial(cut_heredoc_head, name, index + 1, text) if ok else None
+    return Entry(index, name, frame_heredoc(name, text, index + 1), ok, cut)
 
 
 def lines(count: int, width: int = 9) -> str:

@@ -16,9 +16,10 @@ from readmany.emit import Sink
 from readmany.emit.render import Presentation, present
 from readmany.errors import EXIT_FILE_ERROR
 from readmany.frame.hashline import frame_rows
-from readmany.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.invoke import Options
+from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES
 from readmany.read import images
+from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.tool import (
     WHOLE_FILE_LIMIT,
@@ -36,8 +37,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 READ_CHUNK = 1 << 18
-# An anchor hashes its whole line, byte by byte: bound the time a huge file can take.
-MAX_ANCHORED_BYTES = 32 << 20
+MAX_ANCHORED_BYTES = HASHLINE_MAX_ANCHORED_BYTES
 
 
 class HashlineRequest(NamedTuple):

@@ -14,8 +14,9 @@ from readmany.emit.render import Presentation, present
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
-from readmany.pack import SEPARATOR, Budget, Candidate, Packing, pack_blocks
-from readmany.read.tool import Number, ToolRead, read_tool
+from readmany.limits import MANY_MAX_FILES
+from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
+from readmany.read.tool import Number, ToolRead, read_tool, truncate_head
 from readmany.record import NamedTuple
 from readmany.tokens import estimate_tokens
 
@@ -23,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_FILES = 26
+MAX_FILES = MANY_MAX_FILES
 _RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>\d+)(?::(?P<limit>\d+))?$", re.DOTALL)
 
 
@@ -194,23 +195,15 @@ def main(options: Options) -> int:
 
 
 def run_many(request: ManyRequest, sink: Sink) -> Outcome:
-    candidates: list[Candidate] = []
+    candidates: list[Entry] = []
     details: list[dict[str, Any]] = []
     problems: list[str] = []
     for index, file in enumerate(request.files):
         result = read_tool(file.path, file.offset, file.limit, request.cwd)
         body = body_of(result)
         block = frame_heredoc(file.path, body, index + 1)
-        candidates.append(
-            Candidate(
-                position=index,
-                path=file.path,
-                block=block,
-                body=body if result.ok else None,
-                ok=result.ok,
-                reframe=partial(frame_heredoc, file.path, index=index + 1),
-            )
-        )
+        cut = partial(cut_heredoc_head, file.path, index + 1, body) if result.ok else None
+        candidates.append(Entry(index, file.path, block, result.ok, cut))
         details.append(file_detail(file, result, block))
         sink.file_done(file.path, len(request.files))
         if not result.ok:
@@ -219,8 +212,8 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
                 break
     packing = pack_blocks(candidates, request.budget)
     shown = packing.blocks(candidates)
-    for number, block in enumerate(shown):
-        sink.write(SEPARATOR + block.text if number else block.text)
+    for number, shown_block in enumerate(shown):
+        sink.write(SEPARATOR + shown_block.text if number else shown_block.text)
     errors = sum(not c.ok for c in candidates)
     report: dict[str, Any] = {
         "processedCount": len(candidates),
@@ -240,7 +233,15 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
     )
 
 
-def _stats(candidates: Sequence[Candidate], packing: Packing) -> list[FileStat]:
+def cut_heredoc_head(
+    path: str, index: int, body: str, max_lines: int, max_bytes: int
+) -> Block | None:
+    """The block of the longest head of `body` within the limits; None if nothing fits."""
+    kept = truncate_head(body, max_lines, max_bytes).content
+    return frame_heredoc(path, kept, index) if kept else None
+
+
+def _stats(candidates: Sequence[Entry], packing: Packing) -> list[FileStat]:
     stats = []
     partial_block = packing.plan.partial
     for c in candidates:
@@ -257,7 +258,7 @@ def _stats(candidates: Sequence[Candidate], packing: Packing) -> list[FileStat]:
 
 
 def _budget_notes(
-    omitted: Sequence[int], partial_index: int | None, candidates: Sequence[Candidate]
+    omitted: Sequence[int], partial_index: int | None, candidates: Sequence[Entry]
 ) -> list[str]:
     notes = []
     if partial_index is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from readmany.hashline import (
+from readmany.read.hashline import (
     COMPACT_UNITS,
     MAX_BYTES,
     MAX_LINES,
@@ -66,7 +66,7 @@ def frame_hashline(
     offset: int | None = None,
     limit: int | None = None,
 ) -> HashlineFrame:
-    """Frame a file given as all of its lines (`readmany.hashline.decode_lines`).
+    """Frame a file given as all of its lines (`readmany.read.hashline.decode_lines`).
 
     Raises HashlineError for an offset past the last line or an unusable header path.
     """

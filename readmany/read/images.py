@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import struct
 
+from readmany.limits import IMAGE_MAX_SIDE
+
 SNIFF_BYTES = 4100
-MAX_SIDE = 2000
+MAX_SIDE = IMAGE_MAX_SIDE
 
 
 def sniff_image(head: bytes) -> str | None:

@@ -12,6 +12,7 @@ import errno
 import os
 from collections.abc import Callable, Iterator
 
+from readmany.limits import GLOB_MAX_FILE_BYTES, GLOB_MAX_SVG_BYTES
 from readmany.read.classify import (
     ASSET_KINDS,
     SNIFF_BYTES,
@@ -29,8 +30,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from readmany.select.candidates import Candidate
 
-MAX_FILE_BYTES = 20 * 1024 * 1024
-MAX_SVG_BYTES = 1024 * 1024
+MAX_FILE_BYTES = GLOB_MAX_FILE_BYTES
+MAX_SVG_BYTES = GLOB_MAX_SVG_BYTES
 WHOLE_FILE_BYTES = 256 * 1024  # read at once; bigger text is decoded as it is read
 
 REASON_BINARY = "binary file"

@@ -12,11 +12,12 @@ from __future__ import annotations
 import codecs
 import re
 
+from readmany.limits import GLOB_MAX_LINE_UNITS, GLOB_MAX_LINES
 from readmany.read.safe import chunks
 from readmany.record import NamedTuple
 
-MAX_LINES = 2000
-MAX_LINE_UNITS = 2000
+MAX_LINES = GLOB_MAX_LINES
+MAX_LINE_UNITS = GLOB_MAX_LINE_UNITS
 LINE_CUT_SUFFIX = "... [truncated]"
 
 

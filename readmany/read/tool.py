@@ -17,14 +17,15 @@ import math
 import os
 from collections.abc import Iterator
 
+from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES, WHOLE_FILE_READ_BYTES
 from readmany.read import images
 from readmany.read.safe import CHUNK, OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.record import NamedTuple
 from readmany.units import utf8_len
 
-MAX_LINES = 2000
-MAX_BYTES = 50 * 1024
-WHOLE_FILE_LIMIT = 8 << 20
+MAX_LINES = READ_MAX_LINES
+MAX_BYTES = READ_MAX_BYTES
+WHOLE_FILE_LIMIT = WHOLE_FILE_READ_BYTES
 
 _UNICODE_SPACES = dict.fromkeys([0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " ")
 

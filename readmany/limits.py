@@ -1,0 +1,40 @@
+"""Every limit readmany applies, once, with the reference it comes from.
+
+The `--compat` face applies the reference tools' limits as they are; the default face
+uses those a person asked for (whole files unless a budget or a per-file limit says
+otherwise). A module that applies a limit imports it from here.
+"""
+
+from __future__ import annotations
+
+# --- the read tool of `many` (pi's read tool; spec/many.md) ------------------------------
+READ_MAX_LINES = 2000
+"""Lines one read shows (and `many`'s default combined line budget)."""
+READ_MAX_BYTES = 50 * 1024
+"""UTF-8 bytes one read shows (and `many`'s default combined byte budget)."""
+MANY_MAX_FILES = 26
+"""Files one `read_many` call takes (its schema's maxItems)."""
+
+# --- the matched-file read of `glob` (Gemini CLI's read_many_files; spec/glob.md) ---------
+GLOB_MAX_LINES = 2000
+"""Lines of a text file shown before it is cut."""
+GLOB_MAX_LINE_UNITS = 2000
+"""UTF-16 code units of one line shown before it is cut."""
+GLOB_MAX_FILE_BYTES = 20 * 1024 * 1024
+"""A file larger than this is skipped, not read."""
+GLOB_MAX_SVG_BYTES = 1024 * 1024
+"""An SVG larger than this is skipped (it is read as text)."""
+IMAGE_MAX_SIDE = 2000
+"""Pixels on an image's longer side before the tool notes it would shrink it."""
+
+# --- the hashline read (doompi's read; spec/hashline.md) ---------------------------------
+HASHLINE_MAX_LINES = 2000
+"""Lines of one hashline read, the header row included."""
+HASHLINE_MAX_BYTES = 50 * 1024
+"""UTF-8 bytes of one hashline read."""
+HASHLINE_MAX_ANCHORED_BYTES = 32 << 20
+"""An anchor hashes its whole line, byte by byte: the time a huge file can take is bounded."""
+
+# --- readmany's own --------------------------------------------------------------------
+WHOLE_FILE_READ_BYTES = 8 << 20
+"""Above this a file is read in chunks, never whole."""
