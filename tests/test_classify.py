@@ -6,13 +6,13 @@ import pytest
 
 from readmany.read.classify import (
     BINARY_EXTENSIONS,
-    RequestedAssets,
     classify,
     extension,
     is_binary,
     kind_by_name,
     mime_type,
 )
+from readmany.select.patterns import RequestedAssets
 
 
 @pytest.mark.parametrize(

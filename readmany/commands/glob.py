@@ -19,6 +19,7 @@ from readmany.frame.separator import frame_data_url, frame_end, frame_separator
 from readmany.invoke import Options, stdin_paths
 from readmany.read.matched import AssetFile, CandidateReader, Skipped, TextFile
 from readmany.select.candidates import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
+from readmany.select.patterns import RequestedAssets
 from readmany.tokens import estimate_tokens
 
 TYPE_CHECKING = False
@@ -61,7 +62,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
     """Select, read, frame and write; `selection` is the walk if it was started already."""
     with selection or open_selection(request) as selection:
         report = _Report(selection.root, keep_records=sink.json_mode)
-        read = CandidateReader(request.patterns)
+        read = CandidateReader(RequestedAssets(request.patterns))
         any_section = False
         absolute = request.absolute
         for event, done in selection:

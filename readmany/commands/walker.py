@@ -419,8 +419,9 @@ def _walk(
             if read_ahead:
                 if reader is None:
                     from readmany.read.matched import CandidateReader
+                    from readmany.select.patterns import RequestedAssets
 
-                    reader = CandidateReader(request.patterns)
+                    reader = CandidateReader(RequestedAssets(request.patterns))
                 result = _pack_result(reader(event, shown_path(root, event.rel, absolute)))
                 items.append((packed, result))
                 size += _result_size(result)

@@ -9,17 +9,9 @@ extensions; and last a look at the first bytes. Images, PDFs, audio and video ar
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
-
-from readmany.errors import UsageError
-from readmany.select.patterns import compile_segment, expand_braces, is_magic
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
-
-    from readmany.select.patterns import NameMatcher
 
 if TYPE_CHECKING:
     Kind = Literal["text", "svg", "image", "pdf", "audio", "video", "binary"]
@@ -269,47 +261,3 @@ def mime_type(name: str, kind: Kind) -> str:
     if kind == "audio" and ext in _AUDIO_MIME:
         return _AUDIO_MIME[ext]
     return _MIME_BY_EXTENSION.get(ext, "application/octet-stream")
-
-
-class RequestedAssets:
-    """Whether some pattern asks for an asset by its name or by its extension.
-
-    Only a pattern's last component counts, compared without case: `*.png` and `*.PNG`
-    ask for every PNG they match, `logo.png`, `logo.*` and `logo` ask for `logo.png`,
-    `photo.*` for `photo.JPG`. A wildcard alone (`img/*`, `**`, a directory) asks for
-    no asset. Matchers are compiled on the first asset asked about.
-    """
-
-    def __init__(self, patterns: Iterable[str]) -> None:
-        lasts: list[str] = []
-        for pattern in patterns:
-            text = pattern.replace("\\", "/").rstrip("/")
-            try:
-                expansions = expand_braces(text)
-            except UsageError:
-                expansions = [text]
-            lasts.extend(expansion.rsplit("/", 1)[-1].lower() for expansion in expansions)
-        # `*` and `**` alone name neither an extension nor a stem.
-        unique = dict.fromkeys(last for last in lasts if last.strip("*"))
-        # A name without glob characters matches only itself: a set lookup will do.
-        self._exact = {last for last in unique if not is_magic(last)}
-        self._magic = [last for last in unique if is_magic(last)]
-        self._globs: list[tuple[str, NameMatcher[str]]] | None = None
-
-    def __call__(self, name: str) -> bool:
-        lower = name.lower()
-        stem, ext = os.path.splitext(lower)
-        if lower in self._exact or stem in self._exact:
-            return True
-        if self._globs is None:
-            self._globs = [(last, compile_segment(last)) for last in self._magic]
-        for last, matcher in self._globs:
-            if last in (lower, stem):  # `[id].png` names itself, whatever `[id]` matches
-                return True
-            if not matcher.match(lower):
-                continue
-            if ext and last.endswith(ext):
-                return True  # names the extension
-            if last.startswith(stem + "."):
-                return True  # names the stem
-        return False

@@ -17,7 +17,6 @@ from readmany.read.classify import (
     ASSET_KINDS,
     SNIFF_BYTES,
     Kind,
-    RequestedAssets,
     is_binary,
     kinds_by_name,
 )
@@ -28,7 +27,23 @@ from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from readmany.select.candidates import Candidate
+    from typing import Protocol
+
+    class Candidate(Protocol):
+        """A file the walk found, as the read needs it (the select stage's Candidate)."""
+
+        @property
+        def path(self) -> str: ...  # absolute
+
+        @property
+        def rel(self) -> str: ...
+
+        @property
+        def named(self) -> bool: ...  # named exactly, not matched by a glob
+
+        @property
+        def regular(self) -> bool: ...  # the directory listing said: a regular file
+
 
 MAX_FILE_BYTES = GLOB_MAX_FILE_BYTES
 MAX_SVG_BYTES = GLOB_MAX_SVG_BYTES
@@ -123,8 +138,8 @@ def read_matched(
 class CandidateReader:
     """Reads a file the glob walk found, in the main process or in the walk's helper."""
 
-    def __init__(self, patterns: tuple[str, ...]) -> None:
-        self._requested = RequestedAssets(patterns)
+    def __init__(self, requested: Callable[[str], bool]) -> None:
+        self._requested = requested  # whether the patterns ask for an asset of this name
 
     def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
         gate = _named if candidate.named else self._requested

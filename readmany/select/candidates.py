@@ -1,6 +1,6 @@
 """What the select stage yields: a file to read, or a matched path skipped with its reason.
 
-Kept apart from `select` so that a process that only consumes the stream (the main
+Kept apart from the walk so that a process that only consumes the stream (the main
 process, when the walk runs in a helper) need not import the walk.
 """
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from readmany.errors import UsageError
 from readmany.record import NamedTuple
@@ -19,7 +19,14 @@ if TYPE_CHECKING:
     from wcmatch.fnmatch import WcMatcher as NameMatcher
     from wcmatch.glob import WcMatcher as PathMatcher
 
-__all__ = ["NameMatcher", "PathMatcher", "compile_includes", "compile_paths", "compile_segment"]
+__all__ = [
+    "NameMatcher",
+    "PathMatcher",
+    "RequestedAssets",
+    "compile_includes",
+    "compile_paths",
+    "compile_segment",
+]
 
 EXPANSION_LIMIT = 1000
 # Characters that can give a pattern segment a glob meaning. Erring towards "magic" only
@@ -182,3 +189,50 @@ def _add_glob(pattern: str, root: str, add_walk: _AddWalk) -> None:
         add_walk(root, [*lead, *rest])
     else:
         add_walk(anchor, rest)
+
+
+# --- which assets the patterns ask for ----------------------------------------------------
+
+
+class RequestedAssets:
+    """Whether some pattern asks for an asset by its name or by its extension.
+
+    Only a pattern's last component counts, compared without case: `*.png` and `*.PNG`
+    ask for every PNG they match, `logo.png`, `logo.*` and `logo` ask for `logo.png`,
+    `photo.*` for `photo.JPG`. A wildcard alone (`img/*`, `**`, a directory) asks for
+    no asset. Matchers are compiled on the first asset asked about.
+    """
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        lasts: list[str] = []
+        for pattern in patterns:
+            text = pattern.replace("\\", "/").rstrip("/")
+            try:
+                expansions = expand_braces(text)
+            except UsageError:
+                expansions = [text]
+            lasts.extend(expansion.rsplit("/", 1)[-1].lower() for expansion in expansions)
+        # `*` and `**` alone name neither an extension nor a stem.
+        unique = dict.fromkeys(last for last in lasts if last.strip("*"))
+        # A name without glob characters matches only itself: a set lookup will do.
+        self._exact = {last for last in unique if not is_magic(last)}
+        self._magic = [last for last in unique if is_magic(last)]
+        self._globs: list[tuple[str, NameMatcher[str]]] | None = None
+
+    def __call__(self, name: str) -> bool:
+        lower = name.lower()
+        stem, ext = os.path.splitext(lower)
+        if lower in self._exact or stem in self._exact:
+            return True
+        if self._globs is None:
+            self._globs = [(last, compile_segment(last)) for last in self._magic]
+        for last, matcher in self._globs:
+            if last in (lower, stem):  # `[id].png` names itself, whatever `[id]` matches
+                return True
+            if not matcher.match(lower):
+                continue
+            if ext and last.endswith(ext):
+                return True  # names the extension
+            if last.startswith(stem + "."):
+                return True  # names the stem
+        return False
