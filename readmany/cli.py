@@ -14,7 +14,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from readmany import __version__
-from readmany.emit import error_line
+from readmany.emit.messages import error_line
 from readmany.errors import EXIT_OK, EXIT_USAGE
 from readmany.invoke import invoke
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES

@@ -46,7 +46,7 @@ def invoke(command: str, values: Mapping[str, object]) -> int:
     """Run `readmany COMMAND` with its parsed options; return the exit status."""
     from importlib import import_module
 
-    from readmany.emit import error_line
+    from readmany.emit.messages import error_line
 
     module = import_module(f"readmany.commands.{command}")
     try:

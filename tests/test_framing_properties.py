@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readmany.commands.many import FileRequest, ManyRequest, run_many
-from readmany.emit import Sink
+from readmany.emit.sink import Sink
 from readmany.frame.hashline import frame_hashline
 from readmany.frame.heredoc import base_delimiter, frame_heredoc
 from readmany.hashline import decode_lines, file_tag, line_anchor

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import readmany.emit as emit
-from readmany.emit import GatheredWriter
+import readmany.emit.targets as targets
+from readmany.emit.targets import GatheredWriter
 
 
 def _pieces() -> list[bytes]:
@@ -50,7 +50,7 @@ def test_partial_writes_and_the_piece_limit_are_honoured(
         whole = b"".join(buffers)
         return real_writev(descriptor, [whole[: max(1, len(whole) // 3)]])
 
-    monkeypatch.setattr(emit, "_IOV_MAX", 7)
+    monkeypatch.setattr(targets, "_IOV_MAX", 7)
     monkeypatch.setattr(os, "writev", stingy)
     writer = GatheredWriter(fd, limit=1 << 30)  # everything waits for the close
     for piece in _pieces():

@@ -14,7 +14,7 @@ from helpers import run_readmany
 
 import readmany.read.matched as matched_module
 from readmany.commands.glob import GlobRequest, run_glob
-from readmany.emit import Sink
+from readmany.emit.sink import Sink
 from readmany.frame.separator import TRUNCATION_WARNING
 from readmany.read.matched import read_matched as read_matched_for_real
 

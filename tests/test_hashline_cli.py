@@ -12,7 +12,7 @@ import pytest
 from helpers import run_readmany, run_unprivileged, unprivileged_prefix
 
 from readmany.commands.hashline import HashlineRequest, run_hashline
-from readmany.emit import Sink
+from readmany.emit.sink import Sink
 from readmany.hashline import file_tag, line_anchor
 
 PNG = (

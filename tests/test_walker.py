@@ -15,7 +15,7 @@ from helpers import readmany_command, run_readmany
 
 import readmany.commands.walker as walker
 from readmany.commands.glob import GlobRequest, run_glob
-from readmany.emit import Sink
+from readmany.emit.sink import Sink
 from readmany.errors import UsageError
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00\x00\x00\x10" * 2 + b"\x08\x02\x00\x00\x00"

@@ -10,7 +10,7 @@ import heapq
 from collections import Counter
 from collections.abc import Iterable
 
-from readmany.emit import Attachment
+from readmany.emit.sink import Attachment
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False

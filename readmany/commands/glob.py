@@ -12,8 +12,8 @@ import os
 
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.commands.walker import GlobRequest, Selection, open_selection, shown_path
-from readmany.emit import Attachment, Sink
 from readmany.emit.render import Presentation, present
+from readmany.emit.sink import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame.separator import frame_data_url, frame_end, frame_separator
 from readmany.invoke import Options, stdin_paths

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 
 from readmany.commands import FileStat, Outcome, Tally
-from readmany.emit import Sink
 from readmany.emit.render import Presentation, present
+from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR
 from readmany.frame.hashline import frame_rows
 from readmany.invoke import Options

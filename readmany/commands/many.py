@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from functools import partial
 
 from readmany.commands import FileStat, Outcome, Tally
-from readmany.emit import Sink
 from readmany.emit.render import Presentation, present
+from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths

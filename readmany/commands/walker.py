@@ -365,7 +365,7 @@ def _helper(request: GlobRequest, read_end: int, pipe: int, finished: memoryview
 def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> None:
     import marshal
 
-    from readmany.emit import GatheredWriter
+    from readmany.emit.targets import GatheredWriter
 
     out = GatheredWriter(pipe, limit=1 << 62)  # written out message by message
 

@@ -13,7 +13,9 @@ import sys
 from collections.abc import Callable
 
 from readmany.commands import Outcome, Tally
-from readmany.emit import AtomicFile, GatheredWriter, Sink, error_line
+from readmany.emit.messages import error_line
+from readmany.emit.sink import Sink
+from readmany.emit.targets import AtomicFile, GatheredWriter
 from readmany.errors import EXIT_FILE_ERROR, StdoutClosed, UsageError
 from readmany.record import NamedTuple
 
@@ -21,8 +23,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO
 
-    from readmany.emit import Writer
     from readmany.emit.clipboard import Clipboard
+    from readmany.emit.sink import Writer
     from readmany.invoke import Options
 
 

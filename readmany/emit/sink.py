@@ -1,0 +1,120 @@
+"""The content stream: text as it is, or one JSON object escaped chunk by chunk.
+
+Content is streamed: a command writes its text in chunks through a `Sink` and finishes
+with the details. In JSON mode the content string is escaped chunk by chunk, so memory
+stays flat however much is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from readmany.record import NamedTuple
+from readmany.units import encode_output, utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+# Compiled on first use (by re's own cache): most runs never meet a surrogate.
+_SURROGATE = "[\ud800-\udfff]"
+
+
+if TYPE_CHECKING:
+
+    class Writer(Protocol):
+        """A binary output stream: stdout's buffer, an open file, a tee."""
+
+        def write(self, data: bytes, /) -> object: ...
+
+        def flush(self) -> None: ...
+
+
+class Attachment(NamedTuple):
+    """An image, PDF or other asset that was requested: shown in JSON, not in text."""
+
+    path: str
+    mime_type: str
+    data: str  # base64
+
+    def as_json(self) -> dict[str, str]:
+        return {"path": self.path, "mimeType": self.mime_type, "data": self.data}
+
+
+class Sink:
+    """Where content goes. Text mode writes it as is; JSON mode wraps it in an object.
+
+    Usage: `write()` any number of times, then `finish(details, attachments)` once.
+    Output: text mode `<content>\\n`; JSON mode
+    `{"content": "<content>", "details": {...}, "attachments": [...]}\\n`.
+    """
+
+    def __init__(
+        self,
+        stream: Writer,
+        *,
+        json_mode: bool,
+        on_file: Callable[[str, int | None], None] | None = None,
+    ) -> None:
+        self._stream = stream
+        self.json_mode = json_mode
+        self._on_file = on_file
+        self.bytes_written = 0  # UTF-8 bytes of content, not of the JSON wrapping
+        self._started = False
+
+    def _put(self, text: str) -> None:
+        self._stream.write(encode_output(text))
+
+    def write(self, text: str) -> int:
+        """Write a piece of content; return its size in bytes (UTF-8, as written)."""
+        if not text:
+            return 0
+        if self.json_mode:
+            if not self._started:
+                self._put('{"content": "')
+                self._started = True
+            self._put(_json_string_body(text))
+            size = utf8_len(text)
+        else:
+            data = encode_output(text)
+            self._stream.write(data)
+            size = len(data)
+        self.bytes_written += size
+        return size
+
+    def file_done(self, path: str, total: int | None = None) -> None:
+        """Tell the progress display that one more file (of `total`, where known) is done."""
+        if self._on_file is not None:
+            self._on_file(path, total)
+
+    def finish(self, details: dict[str, Any], attachments: list[Attachment] | None = None) -> None:
+        if self.json_mode:
+            if not self._started:
+                self._put('{"content": "')
+            tail = {
+                "details": details,
+                "attachments": [a.as_json() for a in attachments or []],
+            }
+            rest = _escape_surrogates(_json_dumps(tail))
+            self._put('", ' + rest[1:] + "\n")
+        else:
+            self._put("\n")
+        self._stream.flush()
+
+
+def _json_string_body(text: str) -> str:
+    return _escape_surrogates(_json_dumps(text)[1:-1])
+
+
+def _json_dumps(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _escape_surrogates(encoded: str) -> str:
+    """Lone surrogates (undecodable file names) as `\\uXXXX`, keeping the JSON valid UTF-8."""
+    if encoded.isascii():
+        return encoded
+    return re.sub(_SURROGATE, lambda m: f"\\u{ord(m.group()):04x}", encoded)
