@@ -11,13 +11,16 @@ import re
 import sys
 from pathlib import Path
 
-import tomllib  # Python 3.11: the check runs on a newer Python than the floor of 3.10
-
 
 def floors(pyproject: Path) -> list[str]:
-    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    # The `dependencies = [...]` list of [project], one quoted requirement a line
+    # (tomllib is not in Python 3.10, the oldest this project supports).
+    text = pyproject.read_text(encoding="utf-8")
+    block = re.search(r"^dependencies = \[\n(.*?)^\]", text, re.M | re.S)
+    if block is None:
+        raise SystemExit("no dependencies list in pyproject.toml")
     pins = []
-    for requirement in project["dependencies"]:
+    for requirement in re.findall(r'^\s*"([^"]+)",', block.group(1), re.M):
         match = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9][0-9A-Za-z.]*)", requirement)
         if match is None:
             raise SystemExit(f"no plain floor in {requirement!r}: write it as NAME>=VERSION")
