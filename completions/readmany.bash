@@ -14,14 +14,14 @@ _readmany() {
     local opts=''
     case "$cmd" in
         many)
-            opts="--request --stop-on-error --max-bytes --max-lines --stdin --null -0 --json --output -o --quiet -q --copy --help -h"
+            opts="--request --stop-on-error --max-bytes --max-lines --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
             case "$prev" in
                 --request|--output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --max-bytes|--max-lines) return ;;
             esac
             ;;
         glob)
-            opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --stdin --null -0 --json --output -o --quiet -q --copy --help -h"
+            opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
             case "$prev" in
                 --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -29,7 +29,7 @@ _readmany() {
             esac
             ;;
         hashline)
-            opts="--offset --limit --json --output -o --quiet -q --copy --help -h"
+            opts="--offset --limit --compat --json --output -o --quiet -q --copy --help -h"
             case "$prev" in
                 --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --offset|--limit) return ;;

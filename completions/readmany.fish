@@ -12,6 +12,7 @@ complete -c readmany -n '__fish_seen_subcommand_from many' -l max-bytes -r -f -d
 complete -c readmany -n '__fish_seen_subcommand_from many' -l max-lines -r -f -d 'Combined line budget of the output'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l stdin -d 'Read more paths from stdin, one a line'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l null -s 0 -d 'With --stdin: NUL-separated (git ls-files -z, find -print0)'
+complete -c readmany -n '__fish_seen_subcommand_from many' -l compat -d 'The reference tool\'s exact text, limits and exit behaviour (for agents and scripts that expect them)'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l quiet -s q -d 'No notes or summary on stderr; errors still'
@@ -28,6 +29,7 @@ complete -c readmany -n '__fish_seen_subcommand_from glob' -l root -r -a '(__fis
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l absolute -d 'Show absolute paths in separators'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l stdin -d 'Read more paths from stdin, one a line'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l null -s 0 -d 'With --stdin: NUL-separated (git ls-files -z, find -print0)'
+complete -c readmany -n '__fish_seen_subcommand_from glob' -l compat -d 'The reference tool\'s exact text, limits and exit behaviour (for agents and scripts that expect them)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l quiet -s q -d 'No notes or summary on stderr; errors still'
@@ -36,6 +38,7 @@ complete -c readmany -n '__fish_seen_subcommand_from glob' -l help -s h -d 'Show
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -F
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l offset -r -f -d '1-based first line'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l limit -r -f -d 'Lines to show'
+complete -c readmany -n '__fish_seen_subcommand_from hashline' -l compat -d 'The reference tool\'s exact text, limits and exit behaviour (for agents and scripts that expect them)'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l quiet -s q -d 'No notes or summary on stderr; errors still'

@@ -58,6 +58,14 @@ NullOpt = Annotated[
         "-0", "--null", help="With --stdin: NUL-separated (git ls-files -z, find -print0)."
     ),
 ]
+CompatOpt = Annotated[
+    bool,
+    typer.Option(
+        "--compat",
+        help="The reference tool's exact text, limits and exit behaviour (for agents and "
+        "scripts that expect them).",
+    ),
+]
 CopyOpt = Annotated[
     bool,
     typer.Option(
@@ -123,6 +131,7 @@ def many_command(
     ] = READ_MAX_LINES,
     stdin: StdinOpt = False,
     null: NullOpt = False,
+    compat: CompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
@@ -187,6 +196,7 @@ def glob_command(
     ] = False,
     stdin: StdinOpt = False,
     null: NullOpt = False,
+    compat: CompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
@@ -210,6 +220,7 @@ def hashline_command(
         int | None, typer.Option("--offset", min=1, help="1-based first line.")
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Lines to show.")] = None,
+    compat: CompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,

@@ -60,7 +60,7 @@ MANY_ERRORS = {
 
 @pytest.mark.parametrize("name", sorted(MANY_ERRORS))
 def test_many_bad_file_gives_an_error_block_and_keeps_the_rest(tree: Path, name: str) -> None:
-    result = run_readmany(["many", name, "good.txt"], cwd=tree, timeout=TIMEOUT)
+    result = run_readmany(["many", "--compat", name, "good.txt"], cwd=tree, timeout=TIMEOUT)
     assert_clean(result, 1)
     message = MANY_ERRORS[name].format(root=tree)
     assert f"[Error: {message}]".encode() in result.stdout
@@ -75,14 +75,14 @@ def test_many_unreadable_file(tree: Path) -> None:
     secret = tree / "secret.txt"
     secret.write_text("hidden\n")
     secret.chmod(0o000)
-    result = run_unprivileged(prefix, ["many", "secret.txt", "good.txt"], tree)
+    result = run_unprivileged(prefix, ["many", "--compat", "secret.txt", "good.txt"], tree)
     assert_clean(result, 1)
     assert f"[Error: EACCES: permission denied, access '{secret}']".encode() in result.stdout
     assert b"\ngood\n" in result.stdout
 
 
 def test_many_invalid_utf8_and_late_nul_are_read_as_text(tree: Path) -> None:
-    result = run_readmany(["many", "invalid.txt", "late_nul.txt"], cwd=tree, timeout=TIMEOUT)
+    result = run_readmany(["many", "--compat", "invalid.txt", "late_nul.txt"], cwd=tree, timeout=TIMEOUT)
     assert_clean(result, 0)
     assert "ok\n\ufffd\ufffd bad\n".encode() in result.stdout
     assert b"\x00tail" in result.stdout
@@ -93,7 +93,7 @@ def test_many_huge_sparse_file_stays_bounded(tree: Path) -> None:
     with open(sparse, "wb") as handle:
         handle.truncate(1 << 30)
     started = time.monotonic()
-    result = run_readmany(["many", "sparse.bin", "good.txt", "--json"], cwd=tree, timeout=TIMEOUT)
+    result = run_readmany(["many", "--compat", "sparse.bin", "good.txt", "--json"], cwd=tree, timeout=TIMEOUT)
     assert_clean(result, 0)
     assert b"[Line 1 is 1024.0MB, exceeds 50.0KB limit." in result.stdout
     assert time.monotonic() - started < TIMEOUT
@@ -102,7 +102,7 @@ def test_many_huge_sparse_file_stays_bounded(tree: Path) -> None:
 def test_many_long_files(tree: Path) -> None:
     (tree / "lines.txt").write_text("".join(f"{n}\n" for n in range(100_000)))
     (tree / "wide.txt").write_text("w" * 10_000_000)
-    result = run_readmany(["many", "lines.txt:99999", "wide.txt", "good.txt"], cwd=tree)
+    result = run_readmany(["many", "--compat", "lines.txt:99999", "wide.txt", "good.txt"], cwd=tree)
     assert_clean(result, 0)
     assert b"\n99998\n99999\n\n" in result.stdout
     assert b"[Line 1 is 9.5MB, exceeds 50.0KB limit." in result.stdout
@@ -113,7 +113,7 @@ def test_many_long_files(tree: Path) -> None:
 )
 def test_many_odd_file_names(tree: Path, name: str) -> None:
     (tree / name).write_text("odd\n")
-    result = run_readmany(["many", "--", name, "good.txt"], cwd=tree)
+    result = run_readmany(["many", "--compat", "--", name, "good.txt"], cwd=tree)
     assert_clean(result, 0)
     assert b"\nodd\n" in result.stdout and b"\ngood\n" in result.stdout
     header = result.stdout.split(b"\n")[0].decode()
@@ -121,8 +121,8 @@ def test_many_odd_file_names(tree: Path, name: str) -> None:
 
 
 def test_many_27_files_and_empty_request(tree: Path) -> None:
-    assert_clean(run_readmany(["many", *["good.txt"] * 27], cwd=tree), 2)
-    empty = run_readmany(["many", "--request", "-"], cwd=tree, stdin=b'{"files": []}')
+    assert_clean(run_readmany(["many", "--compat", *["good.txt"] * 27], cwd=tree), 2)
+    empty = run_readmany(["many", "--compat", "--request", "-"], cwd=tree, stdin=b'{"files": []}')
     assert_clean(empty, 2)
     assert empty.stdout == b""
 
@@ -149,7 +149,7 @@ HASHLINE_ERRORS = {
 
 @pytest.mark.parametrize("name", sorted(HASHLINE_ERRORS))
 def test_hashline_bad_file_is_one_line_and_exit_1(tree: Path, name: str) -> None:
-    result = run_readmany(["hashline", name], cwd=tree, timeout=TIMEOUT)
+    result = run_readmany(["hashline", "--compat", name], cwd=tree, timeout=TIMEOUT)
     assert_clean(result, 1)
     assert result.stdout == b""
     assert result.stderr == f"readmany: {HASHLINE_ERRORS[name].format(root=tree)}\n".encode()
@@ -159,7 +159,7 @@ def test_hashline_bad_file_is_one_line_and_exit_1(tree: Path, name: str) -> None
     "args", [["--offset", "0"], ["--limit", "-1"], ["--offset", "x"], ["--offset", "9"]]
 )
 def test_hashline_bad_ranges(tree: Path, args: list[str]) -> None:
-    result = run_readmany(["hashline", "good.txt", *args], cwd=tree)
+    result = run_readmany(["hashline", "--compat", "good.txt", *args], cwd=tree)
     expected = 1 if args == ["--offset", "9"] else 2
     assert_clean(result, expected)
     assert result.stdout == b""
@@ -170,7 +170,7 @@ def test_hashline_refuses_a_huge_file_at_once(tree: Path) -> None:
     sparse = tree / "sparse.bin"
     with open(sparse, "wb") as handle:
         handle.truncate(1 << 30)
-    result = run_readmany(["hashline", "sparse.bin"], cwd=tree, timeout=TIMEOUT)
+    result = run_readmany(["hashline", "--compat", "sparse.bin"], cwd=tree, timeout=TIMEOUT)
     assert_clean(result, 1)
     assert result.stderr == (
         b"readmany: Cannot use hashline tools on sparse.bin: the file is 1024.0MB, "
@@ -182,7 +182,7 @@ def test_hashline_anchors_a_file_just_under_the_limit(tree: Path) -> None:
     big = tree / "big.bin"
     with open(big, "wb") as handle:
         handle.truncate(4 << 20)  # 4 MiB of NULs: valid UTF-8, one long line
-    result = run_readmany(["hashline", "big.bin", "--json"], cwd=tree, timeout=TIMEOUT)
+    result = run_readmany(["hashline", "--compat", "big.bin", "--json"], cwd=tree, timeout=TIMEOUT)
     assert_clean(result, 0)
     assert b"shown compactly" in result.stdout
 
@@ -195,7 +195,7 @@ def _glob_json(
 ) -> tuple[int, dict[str, Any], bytes]:
     import json
 
-    result = run_readmany(["glob", *args, "--json"], cwd=cwd, stdin=stdin, timeout=TIMEOUT)
+    result = run_readmany(["glob", "--compat", *args, "--json"], cwd=cwd, stdin=stdin, timeout=TIMEOUT)
     assert b"Traceback" not in result.stderr
     return result.returncode, json.loads(result.stdout), result.stderr
 
@@ -247,7 +247,7 @@ def test_glob_unreadable_file(tree: Path) -> None:
         pytest.skip("root without setpriv/runuser: every file is readable")
     (tree / "secret.txt").write_text("hidden\n")
     (tree / "secret.txt").chmod(0o000)
-    result = run_unprivileged(prefix, ["glob", "secret.txt", "good.txt"], tree)
+    result = run_unprivileged(prefix, ["glob", "--compat", "secret.txt", "good.txt"], tree)
     assert_clean(result, 1)
     assert result.stderr == b"readmany: Read error: Permission denied: secret.txt\n"
     assert b"--- good.txt ---\n\ngood\n" in result.stdout
@@ -278,11 +278,11 @@ def test_glob_text_edge_cases(tree: Path) -> None:
 )
 def test_glob_odd_file_names(tree: Path, name: str) -> None:
     (tree / name).write_text("odd\n")
-    result = run_readmany(["glob", "--", name, "good.txt"], cwd=tree)
+    result = run_readmany(["glob", "--compat", "--", name, "good.txt"], cwd=tree)
     assert_clean(result, 0)
     shown = '"new\\nline.txt"' if "\n" in name else name
     assert f"--- {shown} ---\n\nodd\n\n\n".encode() in result.stdout
-    via_stdin = run_readmany(["glob", "--stdin", "-0"], cwd=tree, stdin=name.encode() + b"\0")
+    via_stdin = run_readmany(["glob", "--compat", "--stdin", "-0"], cwd=tree, stdin=name.encode() + b"\0")
     assert f"--- {shown} ---\n\nodd\n".encode() in via_stdin.stdout
 
 
@@ -296,7 +296,7 @@ def test_glob_odd_file_names(tree: Path, name: str) -> None:
     ],
 )
 def test_glob_usage_errors(tree: Path, args: list[str], message: str) -> None:
-    result = run_readmany(["glob", *args], cwd=tree)
+    result = run_readmany(["glob", "--compat", *args], cwd=tree)
     assert_clean(result, 2)
     assert result.stdout == b""
     assert result.stderr == f"readmany: {message}\n".encode()
@@ -306,8 +306,8 @@ def test_glob_usage_errors(tree: Path, args: list[str], message: str) -> None:
 @pytest.mark.parametrize(
     ("args", "good"),
     [
-        (["many", "moving.txt", "good.txt"], b"\ngood\n"),
-        (["glob", "*.txt"], b"--- good.txt ---\n\ngood\n"),
+        (["many", "--compat", "moving.txt", "good.txt"], b"\ngood\n"),
+        (["glob", "--compat", "*.txt"], b"--- good.txt ---\n\ngood\n"),
     ],
     ids=["many", "glob"],
 )

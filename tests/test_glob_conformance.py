@@ -81,12 +81,12 @@ def test_glob_case(
     inline = [p["inlineData"] for p in parts if isinstance(p, dict)]
 
     if not inline:
-        done = run_readmany(["glob", *args], cwd=root)
+        done = run_readmany(["glob", "--compat", *args], cwd=root)
         assert done.stdout.decode("utf-8") == expected_text + "\n"
         assert done.returncode in (0, 1)
         return
 
-    done = run_readmany(["glob", "--json", *args], cwd=root)
+    done = run_readmany(["glob", "--compat", "--json", *args], cwd=root)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["content"] == expected_text
@@ -97,9 +97,9 @@ def test_glob_case(
 
 def test_exit_status_follows_read_failures(glob_fixtures: Path) -> None:
     root = glob_fixtures / "repo"
-    assert run_readmany(["glob", "README.md"], cwd=root).returncode == 0
+    assert run_readmany(["glob", "--compat", "README.md"], cwd=root).returncode == 0
     # links/* holds a dangling link and a link to a directory: both fail to read.
-    failed = run_readmany(["glob", "links/*"], cwd=root)
+    failed = run_readmany(["glob", "--compat", "links/*"], cwd=root)
     assert failed.returncode == 1
     assert failed.stderr.decode().splitlines() == [
         "readmany: Read error: File not found: links/dangling.txt",

@@ -40,12 +40,12 @@ def text_of(parts: list[Any]) -> str:
 
 def reference_run(name: str, root: str, *extra: str) -> tuple[str, int]:
     case, _ = load(name)
-    done = run_readmany(["glob", *extra, *case_args(case["params"], root)], cwd=root)
+    done = run_readmany(["glob", "--compat", *extra, *case_args(case["params"], root)], cwd=root)
     return done.stdout.decode("utf-8"), done.returncode
 
 
 def json_run(root: str | Path, *args: str) -> dict[str, Any]:
-    done = run_readmany(["glob", "--json", *args], cwd=root)
+    done = run_readmany(["glob", "--compat", "--json", *args], cwd=root)
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 
@@ -87,7 +87,7 @@ def test_1_directory_plain_and_with_slash(glob_fixtures: Path) -> None:
 
 def test_1_directory_without_recursion(glob_fixtures: Path) -> None:
     root = repo_of(glob_fixtures)
-    done = run_readmany(["glob", "--no-recursive", "src"], cwd=root)
+    done = run_readmany(["glob", "--compat", "--no-recursive", "src"], cwd=root)
     assert done.stdout.decode() == (
         "--- src/Upper.TS ---\n\nexport const upper = true;\n\n\n"
         "--- src/a.ts ---\n\nexport const a = 1;\n\n\n"
@@ -273,7 +273,7 @@ def test_8_exclude_with_trailing_slash(glob_fixtures: Path) -> None:
 
 def test_9_relative_paths_by_default(glob_fixtures: Path) -> None:
     root = repo_of(glob_fixtures)
-    done = run_readmany(["glob", "README.md"], cwd=root)
+    done = run_readmany(["glob", "--compat", "README.md"], cwd=root)
     assert done.stdout.decode() == (
         "--- README.md ---\n\n# Fixture\n\nHello from README.\n\n\n\n--- End of content ---\n"
     )
@@ -322,7 +322,7 @@ def test_10_readmanyignore_is_always_honoured(tmp_path: Path) -> None:
     (tmp_path / ".readmanyignore").write_text("secret.txt\n")
     (tmp_path / "secret.txt").write_text("s\n")
     (tmp_path / "GEMINI.md").write_text("# context\n")
-    done = run_readmany(["glob", "secret.txt", "GEMINI.md"], cwd=tmp_path)
+    done = run_readmany(["glob", "--compat", "secret.txt", "GEMINI.md"], cwd=tmp_path)
     assert done.stdout.decode() == (
         "--- GEMINI.md ---\n\n# context\n\n\n\n--- End of content ---\n"
     )
@@ -334,7 +334,7 @@ def test_10_readmanyignore_is_always_honoured(tmp_path: Path) -> None:
 def test_11_text_mode_attachment_is_a_data_url_section(glob_fixtures: Path) -> None:
     root = repo_of(glob_fixtures)
     data = golden_parts("15_png_by_extension", root)[0]["inlineData"]["data"]
-    done = run_readmany(["glob", "img/*.png"], cwd=root)
+    done = run_readmany(["glob", "--compat", "img/*.png"], cwd=root)
     assert done.stdout.decode() == (
         f"--- img/logo.png ---\n\ndata:image/png;base64,{data}\n\n\n--- End of content ---\n"
     )
@@ -356,7 +356,7 @@ def test_usage_errors_write_nothing(glob_fixtures: Path) -> None:
         (["{1..5000}"], "pattern expands to more than 1000 alternatives"),
         (["--root", "README.md", "*"], "is not a directory"),
     ]:
-        done = run_readmany(["glob", *args], cwd=root)
+        done = run_readmany(["glob", "--compat", *args], cwd=root)
         assert done.returncode == 2, args
         assert done.stdout == b"", args
         assert message in done.stderr.decode(), args

@@ -23,7 +23,7 @@ PNG = (
 
 
 def hashline(cwd: Path, *args: str) -> tuple[int, str, str]:
-    result = run_readmany(["hashline", *args], cwd=cwd)
+    result = run_readmany(["hashline", "--compat", *args], cwd=cwd)
     return result.returncode, result.stdout.decode("utf-8"), result.stderr.decode("utf-8")
 
 
@@ -133,7 +133,7 @@ def test_directory(tmp_path: Path) -> None:
 
 def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
-    result = run_readmany(["hashline", "pipe"], cwd=tmp_path, timeout=20)
+    result = run_readmany(["hashline", "--compat", "pipe"], cwd=tmp_path, timeout=20)
     assert (result.returncode, result.stdout) == (1, b"")
     assert result.stderr.decode() == (
         f"readmany: Not a regular file (FIFO), refusing to read: {tmp_path / 'pipe'}\n"
@@ -141,7 +141,7 @@ def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
 
 
 def test_character_device_is_refused_without_reading(tmp_path: Path) -> None:
-    result = run_readmany(["hashline", "/dev/zero"], cwd=tmp_path, timeout=20)
+    result = run_readmany(["hashline", "--compat", "/dev/zero"], cwd=tmp_path, timeout=20)
     assert (result.returncode, result.stdout) == (1, b"")
     assert b"Not a regular file (character device)" in result.stderr
 
@@ -217,7 +217,7 @@ def _read_only(directory: Path, name: str, data: bytes) -> list[str]:
 
 def test_read_only_file_details(shared_dir: Path) -> None:
     prefix = _read_only(shared_dir, "ro.txt", b"a\nb\nc\n")
-    result = run_unprivileged(prefix, ["hashline", "ro.txt", "--limit", "2", "--json"], shared_dir)
+    result = run_unprivileged(prefix, ["hashline", "--compat", "ro.txt", "--limit", "2", "--json"], shared_dir)
     assert result.returncode == 0
     assert json.loads(result.stdout) == {
         "content": "a\nb\n\n[2 more lines in file. Use offset=3 to continue.]",
@@ -239,7 +239,7 @@ def test_read_only_file_details(shared_dir: Path) -> None:
 def test_big_read_only_file_is_streamed_by_the_plain_read(shared_dir: Path) -> None:
     data = b"".join(b"%08d\n" % n for n in range(1_000_000))  # 9 MB, over the whole-file limit
     prefix = _read_only(shared_dir, "big.log", data)
-    args = ["hashline", "big.log", "--offset", "999001", "--json"]
+    args = ["hashline", "--compat", "big.log", "--offset", "999001", "--json"]
     result = run_unprivileged(prefix, args, shared_dir)
     assert result.returncode == 0
     value = json.loads(result.stdout)
@@ -253,7 +253,7 @@ def test_big_read_only_file_is_streamed_by_the_plain_read(shared_dir: Path) -> N
 def test_big_read_only_file_first_page(shared_dir: Path) -> None:
     data = b"".join(b"%08d\n" % n for n in range(1_000_000))
     prefix = _read_only(shared_dir, "big.log", data)
-    result = run_unprivileged(prefix, ["hashline", "big.log", "--json"], shared_dir)
+    result = run_unprivileged(prefix, ["hashline", "--compat", "big.log", "--json"], shared_dir)
     value = json.loads(result.stdout)
     assert value["content"].endswith(
         "\n00001999\n\n[Showing lines 1-2000 of 1000001. Use offset=2001 to continue.]"

@@ -30,7 +30,7 @@ def _js_utf8(text: str) -> bytes:
 
 
 def _args(vector: dict[str, Any], path: str) -> list[str]:
-    args = ["hashline", path]
+    args = ["hashline", "--compat", path]
     if vector["offset"] is not None:
         args += ["--offset", str(vector["offset"])]
     if vector["limit"] is not None:

@@ -33,7 +33,7 @@ def test_version_both_ways() -> None:
 
 
 def test_positional_files_and_ranges(tree: Path) -> None:
-    result = run_readmany(["many", "a.txt", "b.txt:2:1"], cwd=tree)
+    result = run_readmany(["many", "--compat", "a.txt", "b.txt:2:1"], cwd=tree)
     assert result.returncode == 0
     assert result.stderr == b""
     assert result.stdout == (
@@ -44,19 +44,19 @@ def test_positional_files_and_ranges(tree: Path) -> None:
 
 
 def test_existing_path_with_colons_is_literal(tree: Path) -> None:
-    result = run_readmany(["many", "c:2:1"], cwd=tree)
+    result = run_readmany(["many", "--compat", "c:2:1"], cwd=tree)
     assert b"a file whose name looks like a range" in result.stdout
     assert result.returncode == 0
 
 
 def test_offset_only_suffix(tree: Path) -> None:
-    result = run_readmany(["many", "a.txt:3"], cwd=tree)
+    result = run_readmany(["many", "--compat", "a.txt:3"], cwd=tree)
     assert result.stdout.split(b"\n")[2:4] == [b"gamma", b""]
 
 
 def test_bad_files_give_error_blocks_and_exit_1(tree: Path) -> None:
     os.mkfifo(tree / "fifo")
-    args = ["many", "missing.txt", "dir", "fifo", "/dev/zero", "a.txt"]
+    args = ["many", "--compat", "missing.txt", "dir", "fifo", "/dev/zero", "a.txt"]
     result = run_readmany(args, cwd=tree, timeout=20)
     assert result.returncode == 1
     out = result.stdout.decode()
@@ -71,34 +71,34 @@ def test_bad_files_give_error_blocks_and_exit_1(tree: Path) -> None:
 
 
 def test_too_many_and_no_files_are_usage_errors(tree: Path) -> None:
-    result = run_readmany(["many", *["a.txt"] * 27], cwd=tree)
+    result = run_readmany(["many", "--compat", *["a.txt"] * 27], cwd=tree)
     assert result.returncode == 2
     assert result.stdout == b""
     assert result.stderr == (
         b"readmany: too many files: 27 given, at most 26 per call "
         b"(files: must NOT have more than 26 items)\n"
     )
-    none = run_readmany(["many"], cwd=tree)
+    none = run_readmany(["many", "--compat"], cwd=tree)
     assert none.returncode == 2 and none.stdout == b""
     assert b"1 to 26 files" in none.stderr
 
 
 def test_request_from_stdin_and_its_errors(tree: Path) -> None:
     request = {"files": [{"path": "b.txt", "offset": 3}], "stopOnError": False}
-    result = run_readmany(["many", "--request", "-"], cwd=tree, stdin=json.dumps(request).encode())
+    result = run_readmany(["many", "--compat", "--request", "-"], cwd=tree, stdin=json.dumps(request).encode())
     assert result.stdout == b"@b.txt\n<<'PINE_1_F07985'\nthree\nPINE_1_F07985\n"
-    mixed = run_readmany(["many", "a.txt", "--request", "-"], cwd=tree, stdin=b"{}")
+    mixed = run_readmany(["many", "--compat", "a.txt", "--request", "-"], cwd=tree, stdin=b"{}")
     assert mixed.returncode == 2 and mixed.stdout == b""
-    broken = run_readmany(["many", "--request", "-"], cwd=tree, stdin=b"{nope")
+    broken = run_readmany(["many", "--compat", "--request", "-"], cwd=tree, stdin=b"{nope")
     assert broken.returncode == 2 and b"not valid JSON" in broken.stderr
     no_path = run_readmany(
-        ["many", "--request", "-"], cwd=tree, stdin=b'{"files": [{"offset": 1}]}'
+        ["many", "--compat", "--request", "-"], cwd=tree, stdin=b'{"files": [{"offset": 1}]}'
     )
     assert no_path.stderr == b"readmany: request: files/0: must have required property 'path'\n"
 
 
 def test_bad_option_values_are_one_line_usage_errors(tree: Path) -> None:
-    for args in (["many", "a.txt", "--max-bytes", "x"], ["many", "a.txt", "--max-lines", "0"]):
+    for args in (["many", "--compat", "a.txt", "--max-bytes", "x"], ["many", "--compat", "a.txt", "--max-lines", "0"]):
         result = run_readmany(args, cwd=tree)
         assert result.returncode == 2
         assert result.stdout == b""
@@ -106,15 +106,15 @@ def test_bad_option_values_are_one_line_usage_errors(tree: Path) -> None:
 
 
 def test_stdin_path_lists(tree: Path) -> None:
-    lines = run_readmany(["many", "--stdin"], cwd=tree, stdin=b"a.txt\nb.txt\n")
-    nul = run_readmany(["many", "--stdin", "-0"], cwd=tree, stdin=b"a.txt\0b.txt\0")
+    lines = run_readmany(["many", "--compat", "--stdin"], cwd=tree, stdin=b"a.txt\nb.txt\n")
+    nul = run_readmany(["many", "--compat", "--stdin", "-0"], cwd=tree, stdin=b"a.txt\0b.txt\0")
     assert lines.returncode == nul.returncode == 0
     assert lines.stdout == nul.stdout
     assert lines.stdout.count(b"\n@") == 1
 
 
 def test_json_output(tree: Path) -> None:
-    result = run_readmany(["many", "a.txt", "missing", "--json"], cwd=tree)
+    result = run_readmany(["many", "--compat", "a.txt", "missing", "--json"], cwd=tree)
     report = json.loads(result.stdout)
     assert result.returncode == 1
     assert set(report) == {"content", "details", "attachments"}
@@ -128,23 +128,23 @@ def test_json_output(tree: Path) -> None:
 def test_budget_omissions_are_reported_on_stderr(tree: Path) -> None:
     (tree / "big.txt").write_text("x" * 99 + "\n" + ("y" * 99 + "\n") * 3)
     # Smallest first gets a.txt in whole; big.txt cannot even be cut into what is left.
-    result = run_readmany(["many", "big.txt", "a.txt", "--max-bytes", "200"], cwd=tree)
+    result = run_readmany(["many", "--compat", "big.txt", "a.txt", "--max-bytes", "200"], cwd=tree)
     assert result.stdout.startswith(b"@a.txt\n")
     assert result.stderr == b"readmany: big.txt: omitted, over the budget\n"
-    alone = run_readmany(["many", "big.txt", "--max-bytes", "200"], cwd=tree)
+    alone = run_readmany(["many", "--compat", "big.txt", "--max-bytes", "200"], cwd=tree)
     assert alone.stdout.endswith(b"\n" + b"x" * 99 + b"\nPINE_1_77DB9C\n")
     assert alone.stderr == b"readmany: big.txt: cut to fit the budget\n"
-    quiet = run_readmany(["many", "big.txt", "a.txt", "--max-bytes", "200", "-q"], cwd=tree)
+    quiet = run_readmany(["many", "--compat", "big.txt", "a.txt", "--max-bytes", "200", "-q"], cwd=tree)
     assert quiet.stderr == b"" and quiet.stdout == result.stdout
 
 
 def test_output_file_is_written_atomically(tree: Path) -> None:
     target = tree / "out" / "dump.txt"
     target.parent.mkdir()
-    result = run_readmany(["many", "a.txt", "-o", str(target)], cwd=tree)
+    result = run_readmany(["many", "--compat", "a.txt", "-o", str(target)], cwd=tree)
     assert result.returncode == 0 and result.stdout == b""
-    assert target.read_bytes() == run_readmany(["many", "a.txt"], cwd=tree).stdout
-    failed = run_readmany(["many", *["a.txt"] * 27, "-o", str(tree / "out" / "no.txt")], cwd=tree)
+    assert target.read_bytes() == run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
+    failed = run_readmany(["many", "--compat", *["a.txt"] * 27, "-o", str(tree / "out" / "no.txt")], cwd=tree)
     assert failed.returncode == 2
     assert sorted(os.listdir(target.parent)) == ["dump.txt"]  # no half file, no temp file
 
@@ -172,7 +172,7 @@ def test_unreadable_cwd_is_a_usage_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("spec", ["a.txt:0:-1", "a.txt:x", "a.txt:", "a.txt:1:2:3", "a.txt:-1"])
 def test_bad_ranges_are_usage_errors(tree: Path, spec: str) -> None:
-    result = run_readmany(["many", spec], cwd=tree)
+    result = run_readmany(["many", "--compat", spec], cwd=tree)
     assert result.returncode == 2
     assert result.stdout == b""
     assert (
@@ -185,7 +185,7 @@ def test_bad_ranges_are_usage_errors(tree: Path, spec: str) -> None:
 
 
 def test_a_missing_file_with_a_range_is_a_missing_file(tree: Path) -> None:
-    result = run_readmany(["many", "missing.txt:3:1", "a.txt"], cwd=tree)
+    result = run_readmany(["many", "--compat", "missing.txt:3:1", "a.txt"], cwd=tree)
     assert result.returncode == 1
     assert b"[Error: ENOENT: no such file or directory" in result.stdout
 
@@ -201,11 +201,11 @@ def test_an_internal_error_is_one_line_and_exit_70(
 
     monkeypatch.setattr(readmany.fastargs, "parse", broken)
     monkeypatch.delenv("READMANY_DEBUG", raising=False)
-    assert entry.main(["many", "a.txt"]) == 70
+    assert entry.main(["many", "--compat", "a.txt"]) == 70
     assert capsys.readouterr().err == (
         "readmany: internal error: ValueError: boom "
         "(please report it; READMANY_DEBUG=1 shows the traceback)\n"
     )
     monkeypatch.setenv("READMANY_DEBUG", "1")
     with pytest.raises(ValueError, match="boom"):
-        entry.main(["many", "a.txt"])
+        entry.main(["many", "--compat", "a.txt"])

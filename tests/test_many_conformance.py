@@ -54,7 +54,7 @@ def test_case(case: dict[str, Any], fixture_root: Path, tmp_path: Path) -> None:
     cwd = fixture_root / case["cwd"]
     result = json.loads((golden / "result.json").read_text(encoding="utf-8"))
 
-    text = run_readmany(["many", "--request", str(request)], cwd=cwd)
+    text = run_readmany(["many", "--compat", "--request", str(request)], cwd=cwd)
     if result["isError"] or case["name"] in BYPASSED_VALIDATION:
         assert text.returncode == 2
         assert text.stdout == b""
@@ -63,7 +63,7 @@ def test_case(case: dict[str, Any], fixture_root: Path, tmp_path: Path) -> None:
     expected = (golden / "output.txt").read_bytes()
     assert text.stdout == expected + b"\n"
 
-    as_json = run_readmany(["many", "--request", str(request), "--json"], cwd=cwd)
+    as_json = run_readmany(["many", "--compat", "--request", str(request), "--json"], cwd=cwd)
     assert as_json.returncode == text.returncode
     report = json.loads(as_json.stdout)
     assert report["content"].encode("utf-8") == expected

@@ -163,7 +163,7 @@ def test_glob_output_is_the_same_with_a_cold_a_warm_and_no_cache(tmp_path: Path)
     outputs = []
     for cache_dir in [str(tmp_path / "cache"), str(tmp_path / "cache"), ""]:
         env = {**os.environ, "READMANY_CACHE_DIR": cache_dir}
-        done = run_readmany(["glob", "**", "--json"], cwd=tree, env=env)
+        done = run_readmany(["glob", "--compat", "**", "--json"], cwd=tree, env=env)
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] == outputs[2]
@@ -182,7 +182,7 @@ def test_a_reversed_range_is_skipped_not_a_crash(tmp_path: Path) -> None:
     (tmp_path / ".gitignore").write_text("[?-.]\nx[z-a]y\n*.log\n")
     for name in ["a.txt", "b.log", "xay"]:
         (tmp_path / name).write_text("x\n")
-    done = run_readmany(["glob", "**", "--json"], cwd=tmp_path)
+    done = run_readmany(["glob", "--compat", "**", "--json"], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["details"]["files"] == [".gitignore", "a.txt", "xay"]
     assert translate_with_pathspec("[?-.]") == SKIPPED

@@ -10,14 +10,14 @@ import pytest
 from helpers import readmany_command, run_readmany
 
 COMMANDS = {
-    "many": ["many", "a.txt", "b.txt"],
-    "glob": ["glob", "*.txt"],
-    "hashline": ["hashline", "a.txt"],
+    "many": ["many", "--compat", "a.txt", "b.txt"],
+    "glob": ["glob", "--compat", "*.txt"],
+    "hashline": ["hashline", "--compat", "a.txt"],
 }
 FAILING = {
-    "many": ["many", *["a.txt"] * 27],  # usage error: too many files
-    "glob": ["glob", ""],  # usage error: empty pattern
-    "hashline": ["hashline", "a.txt", "--offset", "99"],  # the read fails as a whole
+    "many": ["many", "--compat", *["a.txt"] * 27],  # usage error: too many files
+    "glob": ["glob", "--compat", ""],  # usage error: empty pattern
+    "hashline": ["hashline", "--compat", "a.txt", "--offset", "99"],  # the read fails as a whole
 }
 
 
@@ -53,14 +53,14 @@ def test_a_failed_run_leaves_no_file(tree: Path, command: str) -> None:
 
 
 def test_an_unwritable_output_is_a_usage_error(tree: Path) -> None:
-    result = run_readmany(["many", "a.txt", "-o", str(tree / "missing" / "x.txt")], cwd=tree)
+    result = run_readmany(["many", "--compat", "a.txt", "-o", str(tree / "missing" / "x.txt")], cwd=tree)
     assert result.returncode == 2
     assert result.stderr == b"readmany: -o " + str(tree / "missing" / "x.txt").encode() + (
         b": No such file or directory\n"
     )
 
 
-@pytest.mark.parametrize("command", ["glob", "hashline"])
+@pytest.mark.parametrize("command", ["glob", "--compat", "hashline"])
 def test_closed_stdout_ends_quietly(tree: Path, command: str) -> None:
     for n in range(300):
         (tree / f"f{n:03d}.txt").write_text(("w" * 99 + "\n") * 40)
@@ -89,9 +89,9 @@ def test_started_without_stdout_says_so_in_one_line(tree: Path, command: str) ->
 
 
 def test_started_without_stdout_writes_to_the_output_file(tree: Path) -> None:
-    result = _run_closing(1, ["glob", "'*.txt'", "-o", "out.md"], tree)
+    result = _run_closing(1, ["glob", "--compat", "'*.txt'", "-o", "out.md"], tree)
     assert result.stderr == b"rc=0\n"
-    assert (tree / "out.md").read_bytes() == run_readmany(["glob", "*.txt"], cwd=tree).stdout
+    assert (tree / "out.md").read_bytes() == run_readmany(["glob", "--compat", "*.txt"], cwd=tree).stdout
     version = _run_closing(1, ["--version"], tree)
     assert version.stderr == b"readmany: standard output is closed: redirect it\nrc=2\n"
 
@@ -104,8 +104,8 @@ def test_started_without_stderr_still_writes_and_exits_as_usual(tree: Path, comm
 
 
 def test_stdin_lists_newline_and_nul_agree(tree: Path) -> None:
-    by_line = run_readmany(["glob", "--stdin"], cwd=tree, stdin=b"b.txt\na.txt\n")
-    by_nul = run_readmany(["glob", "--stdin", "-0"], cwd=tree, stdin=b"b.txt\0a.txt\0")
+    by_line = run_readmany(["glob", "--compat", "--stdin"], cwd=tree, stdin=b"b.txt\na.txt\n")
+    by_nul = run_readmany(["glob", "--compat", "--stdin", "-0"], cwd=tree, stdin=b"b.txt\0a.txt\0")
     assert by_line.returncode == by_nul.returncode == 0
     assert by_line.stdout == by_nul.stdout
     assert by_line.stdout.startswith(b"--- a.txt ---\n")  # sorted, whatever the input order

@@ -51,7 +51,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_summary_on_a_terminal(tree: Path) -> None:
-    status, stdout, screen = run_with_terminal_stderr(["many", "a.txt", "big.txt", "nope"], tree)
+    status, stdout, screen = run_with_terminal_stderr(["many", "--compat", "a.txt", "big.txt", "nope"], tree)
     assert status == 1
     assert stdout.startswith(b"@a.txt\n")  # stdout is untouched by the summary
     text = screen.decode()
@@ -63,16 +63,16 @@ def test_summary_on_a_terminal(tree: Path) -> None:
 
 
 def test_no_color_and_quiet(tree: Path) -> None:
-    _, _, plain = run_with_terminal_stderr(["many", "a.txt"], tree, env={"NO_COLOR": "1"})
+    _, _, plain = run_with_terminal_stderr(["many", "--compat", "a.txt"], tree, env={"NO_COLOR": "1"})
     assert "1 read" in plain.decode()
     assert b"\x1b[32m" not in plain and b"\x1b[1;32m" not in plain  # no colour codes
-    _, stdout, quiet = run_with_terminal_stderr(["many", "a.txt", "-q"], tree)
+    _, stdout, quiet = run_with_terminal_stderr(["many", "--compat", "a.txt", "-q"], tree)
     assert quiet == b""
     assert stdout.startswith(b"@a.txt")
 
 
 def test_no_summary_when_stderr_is_not_a_terminal(tree: Path) -> None:
-    result = run_readmany(["many", "a.txt"], cwd=tree)
+    result = run_readmany(["many", "--compat", "a.txt"], cwd=tree)
     assert result.stderr == b""
 
 
@@ -80,7 +80,7 @@ def test_progress_bar_on_long_runs(tree: Path) -> None:
     # Past 500 files the bar appears (and goes again: it is transient).
     for n in range(600):
         (tree / f"f{n:03d}.txt").write_text("x\n")
-    status, stdout, screen = run_with_terminal_stderr(["glob", "f*.txt"], tree)
+    status, stdout, screen = run_with_terminal_stderr(["glob", "--compat", "f*.txt"], tree)
     assert status == 0
     assert stdout.count(b"\n--- f") == 599
     assert b"reading" in screen
@@ -88,7 +88,7 @@ def test_progress_bar_on_long_runs(tree: Path) -> None:
 
 
 def test_no_progress_bar_on_short_runs(tree: Path) -> None:
-    _, _, screen = run_with_terminal_stderr(["many", "a.txt", "big.txt"], tree)
+    _, _, screen = run_with_terminal_stderr(["many", "--compat", "a.txt", "big.txt"], tree)
     assert b"reading" not in screen
 
 
@@ -105,25 +105,25 @@ def test_copy_uses_a_clipboard_tool(tree: Path, tmp_path: Path) -> None:
     fake_tool(bin_dir, "xclip", copied)
     env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "DISPLAY": ":0"}
     env.pop("WAYLAND_DISPLAY", None)
-    result = run_readmany(["many", "a.txt", "--copy"], cwd=tree, env={**os.environ, **env})
+    result = run_readmany(["many", "--compat", "a.txt", "--copy"], cwd=tree, env={**os.environ, **env})
     assert result.returncode == 0
     assert result.stdout == b""
-    assert copied.read_bytes() == run_readmany(["many", "a.txt"], cwd=tree).stdout
+    assert copied.read_bytes() == run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
     assert result.stderr.startswith(b"readmany: copied ") and b"with xclip" in result.stderr
 
 
 def test_copy_falls_back_to_osc52_on_a_terminal(tree: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "DISPLAY": "", "WAYLAND_DISPLAY": ""}
-    status, stdout, screen = run_with_terminal_stderr(["many", "a.txt", "--copy", "-q"], tree, env)
+    status, stdout, screen = run_with_terminal_stderr(["many", "--compat", "a.txt", "--copy", "-q"], tree, env)
     assert status == 0 and stdout == b""
-    expected = run_readmany(["many", "a.txt"], cwd=tree).stdout
+    expected = run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
     assert b"\x1b]52;c;" + base64.b64encode(expected) + b"\x07" in screen
     assert b"with the terminal (OSC 52)" in screen
 
 
 def test_copy_without_any_clipboard_is_a_clear_usage_error(tree: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tree)}
-    result = run_readmany(["many", "a.txt", "--copy"], cwd=tree, env=env)
+    result = run_readmany(["many", "--compat", "a.txt", "--copy"], cwd=tree, env=env)
     assert result.returncode == 2
     assert result.stdout == b""
     assert result.stderr.startswith(b"readmany: --copy: no clipboard found")
