@@ -1,0 +1,55 @@
+"""The two faces of every command: what differs between the default and `--compat`.
+
+`--compat` is the reference tool's text byte for byte, its limits and its exit behaviour
+(spec/many.md, glob.md, hashline.md, with the decided departures of glob.md §13). The
+default is for people at a shell (spec/cli.md, "Two faces"): whole files unless asked,
+named paths never dropped by ignore rules, notices in command-line terms. Both faces run
+the same code; the differences are the values below, chosen here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from readmany.limits import (
+    GLOB_MAX_FILE_BYTES,
+    GLOB_MAX_LINE_UNITS,
+    GLOB_MAX_LINES,
+    MANY_MAX_FILES,
+)
+from readmany.record import NamedTuple
+
+
+class Face(NamedTuple):
+    """The limits and texts one run uses."""
+
+    compat: bool
+    # -- glob --
+    glob_max_lines: int | None = None  # lines of a file shown before it is cut; None: all
+    glob_max_line_units: int | None = None  # UTF-16 units of a line before it is cut
+    glob_max_file_bytes: int = GLOB_MAX_FILE_BYTES  # a larger file is skipped
+    # -- many --
+    many_max_files: int | None = None  # files one call takes; None: the budget decides
+    many_file_cap: bool = False  # each file capped at the read tool's 2000 lines / 50 KB
+    rewrite_paths: bool = False  # the read tool's `~`, `@` and Unicode-space rewriting
+
+    @classmethod
+    def reference(cls) -> Face:
+        """`--compat`: the reference tools' limits and texts."""
+        return cls(
+            compat=True,
+            glob_max_lines=GLOB_MAX_LINES,
+            glob_max_line_units=GLOB_MAX_LINE_UNITS,
+            many_max_files=MANY_MAX_FILES,
+            many_file_cap=True,
+            rewrite_paths=True,
+        )
+
+    @classmethod
+    def people(
+        cls, *, max_file_lines: int | None = None, max_file_bytes: int | None = None
+    ) -> Face:
+        """The default: whole files, unless the user set a per-file limit."""
+        return cls(
+            compat=False,
+            glob_max_lines=max_file_lines,
+            glob_max_file_bytes=GLOB_MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes,
+        )
