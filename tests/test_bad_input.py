@@ -82,7 +82,9 @@ def test_many_unreadable_file(tree: Path) -> None:
 
 
 def test_many_invalid_utf8_and_late_nul_are_read_as_text(tree: Path) -> None:
-    result = run_readmany(["many", "--compat", "invalid.txt", "late_nul.txt"], cwd=tree, timeout=TIMEOUT)
+    result = run_readmany(
+        ["many", "--compat", "invalid.txt", "late_nul.txt"], cwd=tree, timeout=TIMEOUT
+    )
     assert_clean(result, 0)
     assert "ok\n\ufffd\ufffd bad\n".encode() in result.stdout
     assert b"\x00tail" in result.stdout
@@ -93,7 +95,9 @@ def test_many_huge_sparse_file_stays_bounded(tree: Path) -> None:
     with open(sparse, "wb") as handle:
         handle.truncate(1 << 30)
     started = time.monotonic()
-    result = run_readmany(["many", "--compat", "sparse.bin", "good.txt", "--json"], cwd=tree, timeout=TIMEOUT)
+    result = run_readmany(
+        ["many", "--compat", "sparse.bin", "good.txt", "--json"], cwd=tree, timeout=TIMEOUT
+    )
     assert_clean(result, 0)
     assert b"[Line 1 is 1024.0MB, exceeds 50.0KB limit." in result.stdout
     assert time.monotonic() - started < TIMEOUT
@@ -195,7 +199,9 @@ def _glob_json(
 ) -> tuple[int, dict[str, Any], bytes]:
     import json
 
-    result = run_readmany(["glob", "--compat", *args, "--json"], cwd=cwd, stdin=stdin, timeout=TIMEOUT)
+    result = run_readmany(
+        ["glob", "--compat", *args, "--json"], cwd=cwd, stdin=stdin, timeout=TIMEOUT
+    )
     assert b"Traceback" not in result.stderr
     return result.returncode, json.loads(result.stdout), result.stderr
 
@@ -282,7 +288,9 @@ def test_glob_odd_file_names(tree: Path, name: str) -> None:
     assert_clean(result, 0)
     shown = '"new\\nline.txt"' if "\n" in name else name
     assert f"--- {shown} ---\n\nodd\n\n\n".encode() in result.stdout
-    via_stdin = run_readmany(["glob", "--compat", "--stdin", "-0"], cwd=tree, stdin=name.encode() + b"\0")
+    via_stdin = run_readmany(
+        ["glob", "--compat", "--stdin", "-0"], cwd=tree, stdin=name.encode() + b"\0"
+    )
     assert f"--- {shown} ---\n\nodd\n".encode() in via_stdin.stdout
 
 

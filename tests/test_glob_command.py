@@ -316,7 +316,9 @@ def test_paths_from_stdin(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("a\n")
     (tmp_path / "b [1].txt").write_text("b\n")
     done = run_readmany(
-        ["glob", "--compat", "--stdin", "-0"], cwd=tmp_path, stdin=b"b [1].txt\0a.txt\0missing.txt\0"
+        ["glob", "--compat", "--stdin", "-0"],
+        cwd=tmp_path,
+        stdin=b"b [1].txt\0a.txt\0missing.txt\0",
     )
     assert done.stdout.decode() == (
         "--- a.txt ---\n\na\n\n\n--- b [1].txt ---\n\nb\n\n\n\n--- End of content ---\n"
@@ -353,7 +355,9 @@ def test_git_ls_files_pipeline_on_this_repository() -> None:
         pytest.fail("this test reads the project's own git checkout")
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True)
     tracked = sorted(p for p in listed.stdout.decode().split("\0") if p)
-    result = run_readmany(["glob", "--compat", "--stdin", "-0", "--json"], cwd=root, stdin=listed.stdout)
+    result = run_readmany(
+        ["glob", "--compat", "--stdin", "-0", "--json"], cwd=root, stdin=listed.stdout
+    )
     assert result.returncode == 0, result.stderr
     details = json.loads(result.stdout)["details"]
     accounted = details["files"] + [entry["path"] for entry in details["skipped"]]

@@ -217,7 +217,9 @@ def _read_only(directory: Path, name: str, data: bytes) -> list[str]:
 
 def test_read_only_file_details(shared_dir: Path) -> None:
     prefix = _read_only(shared_dir, "ro.txt", b"a\nb\nc\n")
-    result = run_unprivileged(prefix, ["hashline", "--compat", "ro.txt", "--limit", "2", "--json"], shared_dir)
+    result = run_unprivileged(
+        prefix, ["hashline", "--compat", "ro.txt", "--limit", "2", "--json"], shared_dir
+    )
     assert result.returncode == 0
     assert json.loads(result.stdout) == {
         "content": "a\nb\n\n[2 more lines in file. Use offset=3 to continue.]",

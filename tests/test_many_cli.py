@@ -85,7 +85,9 @@ def test_too_many_and_no_files_are_usage_errors(tree: Path) -> None:
 
 def test_request_from_stdin_and_its_errors(tree: Path) -> None:
     request = {"files": [{"path": "b.txt", "offset": 3}], "stopOnError": False}
-    result = run_readmany(["many", "--compat", "--request", "-"], cwd=tree, stdin=json.dumps(request).encode())
+    result = run_readmany(
+        ["many", "--compat", "--request", "-"], cwd=tree, stdin=json.dumps(request).encode()
+    )
     assert result.stdout == b"@b.txt\n<<'PINE_1_F07985'\nthree\nPINE_1_F07985\n"
     mixed = run_readmany(["many", "--compat", "a.txt", "--request", "-"], cwd=tree, stdin=b"{}")
     assert mixed.returncode == 2 and mixed.stdout == b""
@@ -98,7 +100,10 @@ def test_request_from_stdin_and_its_errors(tree: Path) -> None:
 
 
 def test_bad_option_values_are_one_line_usage_errors(tree: Path) -> None:
-    for args in (["many", "--compat", "a.txt", "--max-bytes", "x"], ["many", "--compat", "a.txt", "--max-lines", "0"]):
+    for args in (
+        ["many", "--compat", "a.txt", "--max-bytes", "x"],
+        ["many", "--compat", "a.txt", "--max-lines", "0"],
+    ):
         result = run_readmany(args, cwd=tree)
         assert result.returncode == 2
         assert result.stdout == b""
@@ -134,7 +139,9 @@ def test_budget_omissions_are_reported_on_stderr(tree: Path) -> None:
     alone = run_readmany(["many", "--compat", "big.txt", "--max-bytes", "200"], cwd=tree)
     assert alone.stdout.endswith(b"\n" + b"x" * 99 + b"\nPINE_1_77DB9C\n")
     assert alone.stderr == b"readmany: big.txt: cut to fit the budget\n"
-    quiet = run_readmany(["many", "--compat", "big.txt", "a.txt", "--max-bytes", "200", "-q"], cwd=tree)
+    quiet = run_readmany(
+        ["many", "--compat", "big.txt", "a.txt", "--max-bytes", "200", "-q"], cwd=tree
+    )
     assert quiet.stderr == b"" and quiet.stdout == result.stdout
 
 
@@ -144,7 +151,9 @@ def test_output_file_is_written_atomically(tree: Path) -> None:
     result = run_readmany(["many", "--compat", "a.txt", "-o", str(target)], cwd=tree)
     assert result.returncode == 0 and result.stdout == b""
     assert target.read_bytes() == run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
-    failed = run_readmany(["many", "--compat", *["a.txt"] * 27, "-o", str(tree / "out" / "no.txt")], cwd=tree)
+    failed = run_readmany(
+        ["many", "--compat", *["a.txt"] * 27, "-o", str(tree / "out" / "no.txt")], cwd=tree
+    )
     assert failed.returncode == 2
     assert sorted(os.listdir(target.parent)) == ["dump.txt"]  # no half file, no temp file
 

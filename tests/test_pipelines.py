@@ -53,7 +53,9 @@ def test_a_failed_run_leaves_no_file(tree: Path, command: str) -> None:
 
 
 def test_an_unwritable_output_is_a_usage_error(tree: Path) -> None:
-    result = run_readmany(["many", "--compat", "a.txt", "-o", str(tree / "missing" / "x.txt")], cwd=tree)
+    result = run_readmany(
+        ["many", "--compat", "a.txt", "-o", str(tree / "missing" / "x.txt")], cwd=tree
+    )
     assert result.returncode == 2
     assert result.stderr == b"readmany: -o " + str(tree / "missing" / "x.txt").encode() + (
         b": No such file or directory\n"
@@ -91,7 +93,9 @@ def test_started_without_stdout_says_so_in_one_line(tree: Path, command: str) ->
 def test_started_without_stdout_writes_to_the_output_file(tree: Path) -> None:
     result = _run_closing(1, ["glob", "--compat", "'*.txt'", "-o", "out.md"], tree)
     assert result.stderr == b"rc=0\n"
-    assert (tree / "out.md").read_bytes() == run_readmany(["glob", "--compat", "*.txt"], cwd=tree).stdout
+    assert (tree / "out.md").read_bytes() == run_readmany(
+        ["glob", "--compat", "*.txt"], cwd=tree
+    ).stdout
     version = _run_closing(1, ["--version"], tree)
     assert version.stderr == b"readmany: standard output is closed: redirect it\nrc=2\n"
 

@@ -51,7 +51,9 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_summary_on_a_terminal(tree: Path) -> None:
-    status, stdout, screen = run_with_terminal_stderr(["many", "--compat", "a.txt", "big.txt", "nope"], tree)
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "--compat", "a.txt", "big.txt", "nope"], tree
+    )
     assert status == 1
     assert stdout.startswith(b"@a.txt\n")  # stdout is untouched by the summary
     text = screen.decode()
@@ -63,7 +65,9 @@ def test_summary_on_a_terminal(tree: Path) -> None:
 
 
 def test_no_color_and_quiet(tree: Path) -> None:
-    _, _, plain = run_with_terminal_stderr(["many", "--compat", "a.txt"], tree, env={"NO_COLOR": "1"})
+    _, _, plain = run_with_terminal_stderr(
+        ["many", "--compat", "a.txt"], tree, env={"NO_COLOR": "1"}
+    )
     assert "1 read" in plain.decode()
     assert b"\x1b[32m" not in plain and b"\x1b[1;32m" not in plain  # no colour codes
     _, stdout, quiet = run_with_terminal_stderr(["many", "--compat", "a.txt", "-q"], tree)
@@ -105,7 +109,9 @@ def test_copy_uses_a_clipboard_tool(tree: Path, tmp_path: Path) -> None:
     fake_tool(bin_dir, "xclip", copied)
     env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "DISPLAY": ":0"}
     env.pop("WAYLAND_DISPLAY", None)
-    result = run_readmany(["many", "--compat", "a.txt", "--copy"], cwd=tree, env={**os.environ, **env})
+    result = run_readmany(
+        ["many", "--compat", "a.txt", "--copy"], cwd=tree, env={**os.environ, **env}
+    )
     assert result.returncode == 0
     assert result.stdout == b""
     assert copied.read_bytes() == run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
@@ -114,7 +120,9 @@ def test_copy_uses_a_clipboard_tool(tree: Path, tmp_path: Path) -> None:
 
 def test_copy_falls_back_to_osc52_on_a_terminal(tree: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "DISPLAY": "", "WAYLAND_DISPLAY": ""}
-    status, stdout, screen = run_with_terminal_stderr(["many", "--compat", "a.txt", "--copy", "-q"], tree, env)
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "--compat", "a.txt", "--copy", "-q"], tree, env
+    )
     assert status == 0 and stdout == b""
     expected = run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
     assert b"\x1b]52;c;" + base64.b64encode(expected) + b"\x07" in screen

@@ -174,7 +174,9 @@ def test_a_bad_pattern_is_a_usage_error_from_either_process(
     outputs = []
     for processes in ("1", "2"):
         env = {**os.environ, "READMANY_PROCESSES": processes}
-        done = run_readmany(["glob", "--compat", "*.txt", "--exclude", "x", ""], cwd=tmp_path, env=env)
+        done = run_readmany(
+            ["glob", "--compat", "*.txt", "--exclude", "x", ""], cwd=tmp_path, env=env
+        )
         outputs.append((done.returncode, done.stdout, done.stderr))
     assert outputs[0] == outputs[1]
     assert outputs[0][0] == 2
