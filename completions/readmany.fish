@@ -27,6 +27,8 @@ complete -c readmany -n '__fish_seen_subcommand_from glob' -l ignore-file -r -f 
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l no-recursive -d 'A directory means only the files directly in it'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l root -r -a '(__fish_complete_directories)' -d 'The root: files outside are refused'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l absolute -d 'Show absolute paths in separators'
+complete -c readmany -n '__fish_seen_subcommand_from glob' -l max-file-lines -r -f -d 'Show at most N lines of each file; a cut file ends with the command that shows the rest (default: whole files)'
+complete -c readmany -n '__fish_seen_subcommand_from glob' -l max-file-size -r -f -d 'Skip files larger than SIZE (k, M, G suffixes; default 20M)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l stdin -d 'Read more paths from stdin, one a line'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l null -s 0 -d 'With --stdin: NUL-separated (git ls-files -z, find -print0)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l compat -d 'The reference tool\'s exact text, limits and exit behaviour (for agents and scripts that expect them)'

@@ -194,6 +194,24 @@ def glob_command(
     absolute: Annotated[
         bool, typer.Option("--absolute", help="Show absolute paths in separators.")
     ] = False,
+    max_file_lines: Annotated[
+        int | None,
+        typer.Option(
+            "--max-file-lines",
+            metavar="N",
+            min=1,
+            help="Show at most N lines of each file; a cut file ends with the command "
+            "that shows the rest (default: whole files).",
+        ),
+    ] = None,
+    max_file_size: Annotated[
+        str | None,
+        typer.Option(
+            "--max-file-size",
+            metavar="SIZE",
+            help="Skip files larger than SIZE (k, M, G suffixes; default 20M).",
+        ),
+    ] = None,
     stdin: StdinOpt = False,
     null: NullOpt = False,
     compat: CompatOpt = False,

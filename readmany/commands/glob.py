@@ -8,19 +8,36 @@ files, except for the per-file records of `--json` details.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from readmany.commands import FileStat, Outcome, Tally
-from readmany.commands.walker import GlobRequest, Selection, open_selection, shown_path
+from readmany.commands.walker import (
+    GlobRequest,
+    Selection,
+    candidate_reader,
+    open_selection,
+    shown_path,
+)
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
-from readmany.frame.separator import frame_data_url, frame_end, frame_separator
+from readmany.faces import Face
+from readmany.frame.separator import cut_notice, frame_data_url, frame_end, frame_separator
 from readmany.invoke import Options, stdin_paths
-from readmany.read.matched import AssetFile, CandidateReader, Skipped, TextFile
-from readmany.select.candidates import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
-from readmany.select.patterns import RequestedAssets
+from readmany.read.matched import AssetFile, Skipped, TextFile
+from readmany.select.candidates import (
+    REASON_DEFAULT_EXCLUDE,
+    REASON_EXCLUDED,
+    REASON_IGNORED,
+    REASON_LINK_OUTSIDE,
+    REASON_NO_MATCH,
+    REASON_OUTPUT,
+    REASON_OUTSIDE,
+    Skip,
+)
 from readmany.tokens import estimate_tokens
+from readmany.units import parse_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,9 +45,12 @@ if TYPE_CHECKING:
 
 _TRUNCATED = "truncated to the line limits"
 _SELECT_CATEGORIES = {
-    REASON_OUTSIDE: "outside the root",
+    REASON_OUTSIDE: "boundary",
     REASON_IGNORED: "ignored",
     REASON_LINK_OUTSIDE: "symlink outside the root",
+    REASON_DEFAULT_EXCLUDE: "default exclude",
+    REASON_EXCLUDED: "excluded",
+    REASON_OUTPUT: "output file",
 }
 
 
@@ -41,6 +61,8 @@ def main(options: Options) -> int:
         raise UsageError(f"--root {root!r} is not a directory")
     stdin = options.flag("stdin")
     value = GlobRequest(
+        face=_face(options),
+        output=options.text("output"),
         patterns=options.texts("patterns") + options.texts("include"),
         excludes=options.texts("exclude"),
         use_default_excludes=not options.flag("no_default_excludes"),
@@ -53,19 +75,58 @@ def main(options: Options) -> int:
     )
     if not value.patterns and not stdin:
         raise UsageError("no pattern given: name at least one PATTERN (or use --stdin)")
+    if value.output and not value.face.compat:
+        _refuse_output_as_input(value)
     # The walk starts first: in a helper process, it goes on while the rest is set up.
     with open_selection(value) as selection:
         return present(lambda sink: run_glob(value, sink, selection), Presentation.of(options))
 
 
+def _face(options: Options) -> Face:
+    max_file_lines = options.number("max_file_lines")
+    max_file_size = options.text("max_file_size")
+    if options.flag("compat"):
+        if max_file_lines is not None or max_file_size is not None:
+            raise UsageError(
+                "--max-file-lines and --max-file-size change the default face's limits; "
+                "--compat keeps the reference's (2000 lines, 20MB): drop one or the other"
+            )
+        return Face.reference()
+    size = parse_size(max_file_size, "--max-file-size") if max_file_size is not None else None
+    return Face.people(max_file_lines=max_file_lines, max_file_bytes=size)
+
+
+def _refuse_output_as_input(request: GlobRequest) -> None:
+    """`-o FILE` never overwrites a file the same run is asked to read by name."""
+    assert request.output is not None
+    try:
+        target = os.stat(request.output)
+    except OSError:
+        return  # not there yet: nothing named can be it
+    for named in (*request.patterns, *request.literal_paths):
+        try:
+            same = os.path.samestat(os.stat(os.path.join(request.root, named)), target)
+        except (OSError, ValueError):
+            continue
+        if same:
+            raise UsageError(
+                f"-o {request.output}: that file is also named as input ({named}); "
+                "write the output elsewhere"
+            )
+
+
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """Select, read, frame and write; `selection` is the walk if it was started already."""
     with selection or open_selection(request) as selection:
-        report = _Report(selection.root, keep_records=sink.json_mode)
-        read = CandidateReader(RequestedAssets(request.patterns))
+        compat = request.face.compat
+        report = _Report(selection.root, keep_records=sink.json_mode, compat=compat)
+        read = candidate_reader(request)
         any_section = False
         absolute = request.absolute
         for event, done in selection:
+            if isinstance(event, Skip) and event.reason == REASON_NO_MATCH:
+                report.unmatched(event.rel)
+                continue
             path = shown_path(report.root, event.rel, True) if absolute else event.rel
             if isinstance(event, Skip):
                 if event.failed:
@@ -75,7 +136,14 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                 continue
             result = done if done is not None else read(event, path)
             if isinstance(result, TextFile):
-                block = frame_separator(path, result.text.body, result.text.truncated)
+                text = result.text
+                if text.total_lines:  # cut to its first lines: say how to get the rest
+                    shown = text.body.count("\n")
+                    command = _continue_with(report.root, event.rel, shown + 1)
+                    notice = cut_notice(shown, text.total_lines, command)
+                    block = frame_separator(path, text.body, notice=notice)
+                else:
+                    block = frame_separator(path, text.body, text.truncated)
                 report.text(path, result, sink.write(block))
                 any_section = True
             elif isinstance(result, AssetFile):
@@ -91,8 +159,20 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             else:  # Failed
                 report.fail(path, result.reason, result.reason)
             sink.file_done(path)
-    sink.write(frame_end(any_section))
+    sink.write(frame_end(any_section, compat=compat))
+    if not any_section and not compat:
+        report.nothing_read()
     return report.outcome(sink.bytes_written)
+
+
+def _continue_with(root: str, rel: str, first_line: int) -> str:
+    """The command that shows a file from `first_line` on, run where readmany was."""
+    import shlex
+
+    path = os.path.join(root, rel)
+    with contextlib.suppress(ValueError, OSError):
+        path = os.path.relpath(path)
+    return f"readmany many {shlex.quote(f'{path}:{first_line}')}"
 
 
 class _Report:
@@ -102,9 +182,11 @@ class _Report:
     memory does not grow with the number of files.
     """
 
-    def __init__(self, root: str, *, keep_records: bool) -> None:
+    def __init__(self, root: str, *, keep_records: bool, compat: bool = True) -> None:
         self.root = root
         self.keep_records = keep_records
+        self.compat = compat  # the reference's long reasons in details, else the short ones
+        self.unmatched_patterns: list[str] = []
         self.files: list[str] = []
         self.read: list[dict[str, Any]] = []
         self.outside: list[dict[str, str]] = []  # listed first, as the reference does
@@ -146,7 +228,16 @@ class _Report:
         self.tally.add(FileStat(path, "skipped", 0, category))
         if self.keep_records:
             records = self.outside if reason == REASON_OUTSIDE else self.skipped
-            records.append({"path": path, "reason": reason})
+            records.append({"path": path, "reason": reason if self.compat else category})
+
+    def unmatched(self, pattern: str) -> None:
+        """A command-line pattern that matched no file at all."""
+        self.unmatched_patterns.append(pattern)
+        self.problems.append(f"no file matches {pattern!r}")
+
+    def nothing_read(self) -> None:
+        if not self.problems:
+            self.problems.append("no file was read: every file matched was skipped")
 
     def fail(self, path: str, problem: str, reason: str) -> None:
         self.tally.add(FileStat(path, "error", 0, "read failed"))
@@ -172,6 +263,8 @@ class _Report:
         details: dict[str, Any] = {"root": self.root}
         if self.keep_records:
             details.update(files=self.files, skipped=[*self.outside, *self.skipped], read=self.read)
+            if not self.compat:
+                details.update(unmatched=self.unmatched_patterns)
         details.update(bytes=content_bytes, estimatedTokens=estimate_tokens(content_bytes))
         return Outcome(
             details=details,

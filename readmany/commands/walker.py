@@ -25,6 +25,7 @@ import sys
 from collections.abc import Callable, Iterator
 
 from readmany.errors import UsageError
+from readmany.faces import Face
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -62,6 +63,8 @@ class GlobRequest(NamedTuple):
     root: str = "."
     absolute: bool = False
     literal_paths: tuple[str, ...] = ()  # from --stdin: exact paths, never globs
+    face: Face = Face.reference()
+    output: str | None = None  # the -o target: never read as input
 
 
 _BATCH = 32  # events a message
@@ -91,7 +94,33 @@ def select_request(request: GlobRequest) -> SelectRequest:
         use_gitignore=request.use_gitignore,
         ignore_files=request.ignore_files,
         recursive=request.recursive,
+        compat=request.face.compat,
+        outputs=output_paths(request.output),
     )
+
+
+def output_paths(output: str | None) -> tuple[str, ...]:
+    """The `-o` target as the walk may meet it: absolute, and with links resolved."""
+    if not output:
+        return ()
+    absolute = os.path.abspath(output)
+    return tuple(dict.fromkeys((absolute, os.path.realpath(absolute))))
+
+
+def candidate_reader(request: GlobRequest) -> CandidateReader:
+    """The read of a matched file, with the limits of the request's face."""
+    from readmany.read.matched import CandidateReader, MatchedLimits
+    from readmany.select.patterns import RequestedAssets
+
+    face = request.face
+    limits = MatchedLimits(
+        max_lines=face.glob_max_lines,
+        max_line_units=face.glob_max_line_units,
+        max_file_bytes=face.glob_max_file_bytes,
+        exact=not face.compat,
+        sniff_typescript=not face.compat,
+    )
+    return CandidateReader(RequestedAssets(request.patterns), limits)
 
 
 class Selection:
@@ -190,7 +219,7 @@ def _pack_result(result: MatchedRead) -> tuple[Any, ...]:
     TextFile, _, AssetFile, Skipped, Failed = _result_types()
     if isinstance(result, TextFile):
         text = result.text
-        return ("t", result.kind, text.body, text.truncated, text.lossy, result.size)
+        return ("t", result.kind, *text, result.size)
     if isinstance(result, AssetFile):
         return ("a", result.kind, result.mime_type, result.data, result.size)
     if isinstance(result, Skipped):
@@ -213,7 +242,7 @@ def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead:
     TextFile, TextRead, AssetFile, Skipped, Failed = _result_types()
     tag = packed[0]
     if tag == "t":
-        return TextFile(packed[1], TextRead(packed[2], packed[3], packed[4]), packed[5])
+        return TextFile(packed[1], TextRead(*packed[2:-1]), packed[-1])
     if tag == "a":
         return AssetFile(packed[1], packed[2], packed[3], packed[4])
     if tag == "k":
@@ -418,10 +447,7 @@ def _walk(
             packed = ("c", event.rel, event.path, event.regular, event.named)
             if read_ahead:
                 if reader is None:
-                    from readmany.read.matched import CandidateReader
-                    from readmany.select.patterns import RequestedAssets
-
-                    reader = CandidateReader(RequestedAssets(request.patterns))
+                    reader = candidate_reader(request)
                 result = _pack_result(reader(event, shown_path(root, event.rel, absolute)))
                 items.append((packed, result))
                 size += _result_size(result)

@@ -28,9 +28,15 @@ def section_head(path: str, truncated: bool = False) -> str:
 SECTION_TAIL = "\n\n"
 
 
-def frame_separator(path: str, body: str, truncated: bool = False) -> str:
-    """One file's section."""
-    return "".join((section_head(path, truncated), body, SECTION_TAIL))
+def frame_separator(path: str, body: str, truncated: bool = False, notice: str = "") -> str:
+    """One file's section; `notice` (one line) follows a body cut at a line's end."""
+    return "".join((section_head(path, truncated), body, notice, SECTION_TAIL))
+
+
+def cut_notice(shown_lines: int, total_lines: int, continue_with: str) -> str:
+    """The line that ends a text cut to its first lines: what is shown, and the command
+    that shows the rest."""
+    return f"[Showing lines 1-{shown_lines} of {total_lines}. Continue with: {continue_with}]"
 
 
 def frame_data_url(path: str, mime_type: str, data: str) -> str:
@@ -38,6 +44,9 @@ def frame_data_url(path: str, mime_type: str, data: str) -> str:
     return frame_separator(path, f"data:{mime_type};base64,{data}")
 
 
-def frame_end(any_section: bool) -> str:
-    """What follows the sections: the end marker, or the "no files" sentence alone."""
-    return END_OF_CONTENT if any_section else NO_FILES
+def frame_end(any_section: bool, *, compat: bool = True) -> str:
+    """What follows the sections: the end marker; with no section, the reference's
+    "no files" sentence (`compat`) or nothing at all."""
+    if any_section:
+        return END_OF_CONTENT
+    return NO_FILES if compat else ""

@@ -191,10 +191,15 @@ def kind_by_name(name: str) -> Kind | None:
     return kinds_by_name(name)[0]
 
 
-def kinds_by_name(name: str) -> tuple[Kind | None, Kind]:
+def kinds_by_name(name: str, *, sniff_typescript: bool = False) -> tuple[Kind | None, Kind]:
     """What the name says: the kind it decides (or None), and the kind of the file if
-    its content turns out binary (audio, video or binary; else it is text)."""
+    its content turns out binary (audio, video or binary; else it is text).
+
+    `sniff_typescript`: a `.ts` name decides nothing (the default face): an MPEG
+    transport stream is binary by its content, as any other file is."""
     ext = extension(name)
+    if sniff_typescript and ext in _TYPESCRIPT:
+        return None, "binary"
     kinds = _KINDS_BY_EXTENSION.get(ext)
     if kinds is None:
         kinds = _KINDS_BY_EXTENSION[ext] = (_decided_by(ext), _binary_kind(ext))

@@ -12,7 +12,12 @@ import errno
 import os
 from collections.abc import Callable, Iterator
 
-from readmany.limits import GLOB_MAX_FILE_BYTES, GLOB_MAX_SVG_BYTES
+from readmany.limits import (
+    GLOB_MAX_FILE_BYTES,
+    GLOB_MAX_LINE_UNITS,
+    GLOB_MAX_LINES,
+    GLOB_MAX_SVG_BYTES,
+)
 from readmany.read.classify import (
     ASSET_KINDS,
     SNIFF_BYTES,
@@ -22,7 +27,7 @@ from readmany.read.classify import (
 )
 from readmany.read.classify import mime_type as asset_mime_type
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
-from readmany.read.text import TextRead, decode_whole, read_text, text_of_bytes
+from readmany.read.text import TextRead, decode_whole, exact_text, read_text, text_of_bytes
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -45,13 +50,22 @@ if TYPE_CHECKING:
         def regular(self) -> bool: ...  # the directory listing said: a regular file
 
 
-MAX_FILE_BYTES = GLOB_MAX_FILE_BYTES
 MAX_SVG_BYTES = GLOB_MAX_SVG_BYTES
 WHOLE_FILE_BYTES = 256 * 1024  # read at once; bigger text is decoded as it is read
 
 REASON_BINARY = "binary file"
 REASON_ASSET = "asset file (image/pdf/audio) was not explicitly requested by name or extension"
 REASON_VIDEO = "asset file (video) was not explicitly requested by name or extension"
+
+
+class MatchedLimits(NamedTuple):
+    """What a face allows a matched file: the reference's cuts, or the file as it is."""
+
+    max_lines: int | None = GLOB_MAX_LINES  # None: every line
+    max_line_units: int | None = GLOB_MAX_LINE_UNITS  # None: lines are never cut
+    max_file_bytes: int = GLOB_MAX_FILE_BYTES  # a larger file is skipped
+    exact: bool = False  # the text as it is (line breaks kept), not the reference's lines
+    sniff_typescript: bool = False  # `.ts` decided by content, not taken as text by name
 
 
 class TextFile(NamedTuple):
@@ -81,6 +95,7 @@ class Failed(NamedTuple):
 
 
 MatchedRead = TextFile | AssetFile | Skipped | Failed
+_REFERENCE = MatchedLimits()
 
 
 def read_matched(
@@ -90,13 +105,14 @@ def read_matched(
     requested: Callable[[str], bool],
     *,
     listed_regular: bool = False,
+    limits: MatchedLimits = _REFERENCE,
 ) -> MatchedRead:
     """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown.
 
     `listed_regular`: the walk saw a regular file there (see `open_regular`).
     """
     name = os.path.basename(path)
-    by_name, binary_kind = kinds_by_name(name)
+    by_name, binary_kind = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
     if by_name in ASSET_KINDS and not requested(name):
         return Skipped(REASON_ASSET, "asset not requested")
     try:
@@ -110,7 +126,13 @@ def read_matched(
         kind = by_name or (binary_kind if is_binary(head) else "text")
         if kind in ASSET_KINDS and not requested(name):
             return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
-        if st.st_size > MAX_FILE_BYTES:
+        if st.st_size > limits.max_file_bytes:
+            if limits.exact:
+                return Skipped(
+                    f"too large ({_megabytes(st.st_size)} MB, more than --max-file-size "
+                    f"{_megabytes(limits.max_file_bytes)} MB)",
+                    "too large",
+                )
             return Skipped(
                 "Read error: File size exceeds the 20MB limit: "
                 f"{shown} ({_megabytes(st.st_size)}MB)",
@@ -124,6 +146,9 @@ def read_matched(
                 return TextFile(kind, TextRead(note), st.st_size)
             svg = whole if whole is not None else read_all(fd, st.st_size)
             return TextFile(kind, decode_whole(svg), st.st_size)
+        if kind == "text" and limits.exact:
+            raw = whole if whole is not None else read_all(fd, st.st_size)
+            return TextFile(kind, exact_text(raw, limits.max_lines), st.st_size)
         if kind == "text":
             text = text_of_bytes(whole) if whole is not None else read_text(fd, st.st_size)
             return TextFile(kind, text, st.st_size)
@@ -138,13 +163,21 @@ def read_matched(
 class CandidateReader:
     """Reads a file the glob walk found, in the main process or in the walk's helper."""
 
-    def __init__(self, requested: Callable[[str], bool]) -> None:
+    def __init__(
+        self, requested: Callable[[str], bool], limits: MatchedLimits = _REFERENCE
+    ) -> None:
         self._requested = requested  # whether the patterns ask for an asset of this name
+        self._limits = limits
 
     def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
         gate = _named if candidate.named else self._requested
         return read_matched(
-            candidate.path, candidate.rel, shown, gate, listed_regular=candidate.regular
+            candidate.path,
+            candidate.rel,
+            shown,
+            gate,
+            listed_regular=candidate.regular,
+            limits=self._limits,
         )
 
 

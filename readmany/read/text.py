@@ -35,11 +35,16 @@ _BOM_STARTS = frozenset(bom[:1] for bom, _ in _BOMS)
 
 
 class TextRead(NamedTuple):
-    """A decoded text. `lossy`: bytes not valid in the encoding show as U+FFFD in `body`."""
+    """A decoded text. `lossy`: bytes not valid in the encoding show as U+FFFD in `body`.
+
+    `total_lines` is known where a text was cut to a number of whole lines (the default
+    face's `--max-file-lines`): `body` then holds its first lines, each with its newline.
+    """
 
     body: str
     truncated: bool = False
     lossy: bool = False
+    total_lines: int = 0
 
 
 def detect_bom(head: bytes) -> tuple[str, int]:
@@ -275,3 +280,25 @@ def decode_whole(data: bytes) -> TextRead:
     decoder = _Decoder(codec)
     text = decoder.decode(data[skip:]) + decoder.finish()
     return TextRead(text, False, decoder.lossy)
+
+
+def exact_text(data: bytes, max_lines: int | None = None) -> TextRead:
+    """`data` as the text it holds, line breaks and all (the default face): BOM-aware,
+    invalid bytes as U+FFFD; cut after `max_lines` lines where there are more."""
+    codec, skip = detect_bom(data)
+    try:
+        text = data[skip:].decode(codec)
+        lossy = False
+    except UnicodeDecodeError:
+        text = data[skip:].decode(codec, "replace")
+        lossy = True
+    if max_lines is None or len(text) <= max_lines:
+        return TextRead(text, lossy=lossy)  # too short to hold more lines than that
+    total = text.count("\n") + (not text.endswith("\n"))
+    if total <= max_lines:
+        return TextRead(text, lossy=lossy)
+    end = -1
+    for _ in range(max_lines):
+        end = text.find("\n", end + 1)
+    body = text[: end + 1]
+    return TextRead(body, True, lossy and "\ufffd" in body, total)

@@ -11,6 +11,11 @@ from readmany.record import NamedTuple
 REASON_IGNORED = "ignored by project ignore files"
 REASON_OUTSIDE = "Security: Path not in workspace"
 REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
+# The default face's own reasons (with `--compat` such files are dropped silently).
+REASON_DEFAULT_EXCLUDE = "default exclude"
+REASON_EXCLUDED = "excluded"  # a named file that an `--exclude` pattern leaves out
+REASON_OUTPUT = "output file"  # the `-o` target, or the temporary file it is written to
+REASON_NO_MATCH = "no file matches this pattern"  # a command-line pattern, not a path
 
 
 class Candidate(NamedTuple):

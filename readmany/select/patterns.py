@@ -100,25 +100,44 @@ class Includes(NamedTuple):
     """Compiled include patterns: walks (anchor directory → patterns) and literal files."""
 
     walks: dict[str, list[tuple[Segment, ...]]]
+    # For each pattern of a walk, the index of the command-line pattern it came from.
+    owners: dict[str, list[int]]
     # Files named exactly: (absolute normalised path, a regular file, a symbolic link);
     # None, None for a path from `--stdin`, looked at only when the stream reaches it.
     literals: list[tuple[str, bool | None, bool | None]]
+    # The `--stdin` paths, in the order given, when they keep it (the default face);
+    # with `--compat` they are among `literals`, sorted with them.
+    listed: list[str]
+    # Command-line patterns that named an existing file: matched, whatever the walks find.
+    matched: frozenset[int]
 
 
 _AddWalk = Callable[[str, Sequence[Segment]], None]
 
 
 def compile_includes(
-    patterns: Sequence[str], literal_paths: Sequence[str], root: str, recursive: bool
+    patterns: Sequence[str],
+    literal_paths: Sequence[str],
+    root: str,
+    recursive: bool,
+    *,
+    keep_listed_order: bool = False,
 ) -> Includes:
     walks: dict[str, list[tuple[Segment, ...]]] = {}
+    owners: dict[str, list[int]] = {}
     literals: list[tuple[str, bool | None, bool | None]] = []
+    listed: list[str] = []
+    matched: set[int] = set()
     below_dir = GLOBSTAR if recursive else glob_segment("*")
 
-    def add_walk(anchor: str, segments: Sequence[Segment]) -> None:
-        walks.setdefault(anchor, []).append(tuple(segments))
+    def add_walks_of(owner: int) -> _AddWalk:
+        def add_walk(anchor: str, segments: Sequence[Segment]) -> None:
+            walks.setdefault(anchor, []).append(tuple(segments))
+            owners.setdefault(anchor, []).append(owner)
 
-    def add_directory(path: str) -> None:
+        return add_walk
+
+    def add_directory(path: str, add_walk: _AddWalk) -> None:
         # A directory means the files under it; its own path is taken literally.
         if inside(path, root):
             parts = rel_parts(path, root)
@@ -126,17 +145,19 @@ def compile_includes(
         else:
             add_walk(path, [below_dir])
 
-    def add_existing(text: str, *, literal: bool) -> bool:
+    def add_existing(text: str, owner: int) -> bool:
         target = os.path.normpath(os.path.join(root, text))
         own_mode = stat_mode(target, follow=False)
         is_link = own_mode is not None and stat.S_ISLNK(own_mode)
         mode = stat_mode(target) if is_link else own_mode
         if mode is not None and stat.S_ISDIR(mode):
-            add_directory(target)
+            add_directory(target, add_walks_of(owner))
             return True
-        regular = mode is not None and stat.S_ISREG(mode)
-        if literal or regular:
-            literals.append((target, regular, is_link))
+        if text.endswith("/"):
+            return False  # `a.txt/`: a file is not a directory, as every shell command says
+        if mode is not None and stat.S_ISREG(mode):
+            literals.append((target, True, is_link))
+            matched.add(owner)
             return True
         return False
 
@@ -145,21 +166,49 @@ def compile_includes(
             raise UsageError(f"path contains a NUL character: {raw!r}")
         if raw:
             # Not looked at yet: a long list (`git ls-files`) starts streaming at once.
-            literals.append((join_clean(root, raw), None, None))
+            if keep_listed_order:
+                listed.append(join_clean(root, raw))
+            else:
+                literals.append((join_clean(root, raw), None, None))
 
-    for raw in patterns:
+    for owner, raw in enumerate(patterns):
         if not raw:
             raise UsageError("empty pattern: a pattern must name at least one character")
         if "\0" in raw:
             raise UsageError(f"pattern contains a NUL character: {raw!r}")
         text = raw.replace("\\", "/")
-        if add_existing(text, literal=False):
+        if add_existing(text, owner):
             continue
+        if keep_listed_order:
+            check_balanced(raw)
         for expansion in expand_braces(text):
-            if expansion != text and add_existing(expansion, literal=False):
+            if expansion != text and add_existing(expansion, owner):
                 continue
-            _add_glob(expansion, root, add_walk)
-    return Includes(walks, literals)
+            _add_glob(expansion, root, add_walks_of(owner))
+    return Includes(walks, owners, literals, listed, frozenset(matched))
+
+
+def check_balanced(pattern: str) -> None:
+    """A usage error for a `[` that no `]` closes or braces that do not pair up."""
+    depth = 0
+    opened = -1
+    for index, char in enumerate(pattern):
+        if char == "[" and opened < 0:
+            opened = index
+        elif char == "]" and opened >= 0 and index > opened + 1:
+            opened = -1
+        elif char == "{" and opened < 0:
+            depth += 1
+        elif char == "}" and opened < 0:
+            depth -= 1
+            if depth < 0:
+                break
+    if opened >= 0 or depth:
+        what = "a '[' without its ']'" if opened >= 0 else "unbalanced braces '{' '}'"
+        raise UsageError(
+            f"bad pattern {pattern!r}: {what}; quote the pattern, or escape the "
+            "character as [[] or [{]"
+        )
 
 
 def _add_glob(pattern: str, root: str, add_walk: _AddWalk) -> None:

@@ -22,8 +22,12 @@ from readmany.errors import UsageError
 from readmany.record import NamedTuple
 from readmany.select.boundary import blocked, blocked_name, inside, rel_parts, stat_mode
 from readmany.select.candidates import (
+    REASON_DEFAULT_EXCLUDE,
+    REASON_EXCLUDED,
     REASON_IGNORED,
     REASON_LINK_OUTSIDE,
+    REASON_NO_MATCH,
+    REASON_OUTPUT,
     REASON_OUTSIDE,
     Candidate,
     Event,
@@ -45,6 +49,11 @@ class SelectRequest(NamedTuple):
     use_gitignore: bool = True
     ignore_files: tuple[str, ...] = ()
     recursive: bool = True
+    # The reference's rules (`--compat`): `--stdin` paths sorted in with the rest, named
+    # files dropped by ignore files and default excludes like any other, silently.
+    # The default face keeps the listed order, reads what is named, reports the rest.
+    compat: bool = True
+    outputs: tuple[str, ...] = ()  # the `-o` target (absolute, and real): never selected
 
 
 _ASTRAL = "[\U00010000-\U0010ffff]"  # compiled on first use, by re's cache
@@ -138,12 +147,33 @@ class _Selector:
         self.root = root
         self.recursive = request.recursive
         self.root_real = os.path.realpath(root)
+        self.compat = request.compat
         self.includes = compile_includes(
-            request.patterns, request.literal_paths, root, request.recursive
+            request.patterns,
+            request.literal_paths,
+            root,
+            request.recursive,
+            keep_listed_order=not request.compat,
         )
-        excludes = (*DEFAULT_EXCLUDES, *request.excludes)
-        self.excludes = Excludes(
-            excludes if request.use_default_excludes else request.excludes, root
+        # Patterns that must still match something (the default face says which did not).
+        self.unmatched: set[int] = set()
+        if not request.compat:
+            self.patterns = request.patterns
+            self.unmatched = {o for found in self.includes.owners.values() for o in found}
+            self.unmatched -= self.includes.matched
+        # The default excludes are reported in the default face, so they stay apart there.
+        self.defaults: Excludes | None = None
+        if not request.use_default_excludes:
+            self.excludes = Excludes(request.excludes, root)
+        elif request.compat:
+            self.excludes = Excludes((*DEFAULT_EXCLUDES, *request.excludes), root)
+        else:
+            self.excludes = Excludes(request.excludes, root)
+            self.defaults = Excludes(DEFAULT_EXCLUDES, root)
+        self.outputs = frozenset(request.outputs)
+        self.output_temps = tuple(
+            (os.path.dirname(out) + "/." + os.path.basename(out) + ".", ".tmp")
+            for out in request.outputs
         )
         self.ignores = IgnoreMatcher(
             root, use_gitignore=request.use_gitignore, ignore_files=request.ignore_files
@@ -173,6 +203,8 @@ class _Selector:
         self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
     ) -> Event:
         """A file matched and not excluded: a candidate, or a skip with its reason."""
+        if self.outputs and self._is_output(path):
+            return Skip(rel, REASON_OUTPUT)
         if not is_link and not via_link:  # the common case: no link to resolve
             refused = self._refused(rel)
             return Skip(rel, REASON_OUTSIDE) if refused else Candidate(rel, path, regular)
@@ -189,6 +221,7 @@ class _Selector:
         is_link: bool,
         regular: bool,
         named: bool = False,
+        requested: bool = False,
     ) -> Event:
         """As `_accept`, `real` being the resolved path where links may be on the way."""
         real_rel = rel
@@ -200,11 +233,20 @@ class _Selector:
                 if real.startswith(self._root_real_slash)
                 else "/".join(rel_parts(real, self.root_real))
             )
-            if is_link and real_rel and self.ignores.is_path_ignored(real_rel, False):
+            ignored_target = is_link and real_rel and (self.compat or not named)
+            if ignored_target and self.ignores.is_path_ignored(real_rel, False):
                 return Skip(rel, REASON_IGNORED)
         if self._refused(rel) or (real_rel != rel and blocked(real_rel.split("/"))):
             return Skip(rel, REASON_OUTSIDE)
-        return Candidate(rel, path, regular, named)
+        return Candidate(rel, path, regular, requested)
+
+    def _is_output(self, path: str) -> bool:
+        """Whether `path` is the `-o` target or the temporary file it is written to."""
+        if path in self.outputs or os.path.realpath(path) in self.outputs:
+            return True
+        return any(
+            path.startswith(head) and path.endswith(tail) for head, tail in self.output_temps
+        )
 
     # -- literal paths --
 
@@ -213,21 +255,37 @@ class _Selector:
             return path[len(self._root_slash) :]
         return os.path.relpath(path, self.root).replace(os.sep, "/")
 
-    def _literal(self, path: str, rel: str, regular: bool, is_link: bool) -> Event | None:
-        """A path named exactly: `rel` is `_relative(path)`."""
+    def _literal(
+        self, path: str, rel: str, regular: bool, is_link: bool, *, listed: bool = False
+    ) -> Event | None:
+        """A path named exactly: `rel` is `_relative(path)`; `listed`: from `--stdin`."""
         if not inside(path, self.root):
             return None if self.excludes.file_excluded(rel) else Skip(rel, REASON_OUTSIDE)
         parent = rel.rpartition("/")[0]
         # `_pruned_directory` judges every directory above, as a walk would have.
-        if self._pruned_directory(parent) or self.excludes.file_excluded(rel, parents_checked=True):
+        excluded = self._pruned_directory(parent) or self.excludes.file_excluded(
+            rel, parents_checked=True
+        )
+        if not self.compat:
+            # Named means named: only `--exclude`, the boundary and the kind leave it out.
+            if excluded:
+                return Skip(rel, REASON_EXCLUDED)
+            if self.outputs and self._is_output(path):
+                return Skip(rel, REASON_OUTPUT)
+        elif excluded:
             return None
-        if self._ignored_directory(parent) or self.ignores.is_ignored(rel, False):
+        elif self._ignored_directory(parent) or self.ignores.is_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
         # Resolve the directory once for all its files; only a link itself needs more.
         directory, _, name = path.rpartition("/")
         real = os.path.realpath(path) if is_link else f"{self._real_directory(directory)}/{name}"
         regular = regular and not is_link
-        return self._accept_real(rel, path, real, is_link=is_link, regular=regular, named=True)
+        # Naming a file asks for it even as an asset; a `--stdin` list asks for no asset
+        # (in the default face: a list is not a request to inline every image in it).
+        requested = self.compat or not listed
+        return self._accept_real(
+            rel, path, real, is_link=is_link, regular=regular, named=True, requested=requested
+        )
 
     def _pruned_directory(self, rel_dir: str) -> bool:
         """Whether an exclude prunes `rel_dir` or a directory above it."""
@@ -324,7 +382,12 @@ class _Selector:
         except OSError as exc:
             return f"Read error: cannot list directory: {exc.strerror or exc}"
 
-    def _walk_events(self, anchor: str, patterns: Sequence[tuple[Segment, ...]]) -> Iterator[Event]:
+    def _walk_events(
+        self,
+        anchor: str,
+        patterns: Sequence[tuple[Segment, ...]],
+        owners: Sequence[int] = (),
+    ) -> Iterator[Event]:
         """The walk below `anchor`, depth first, in output order.
 
         A directory's entries are visited in the order of their paths: a directory
@@ -335,7 +398,9 @@ class _Selector:
         start = _closure(patterns, ((pi, 0) for pi in range(len(patterns))))
         in_root = anchor == self.root
         # Paths found from an anchor outside the root may reach it through links.
-        stack = [iter(self._directory_items(patterns, in_root, anchor, "", start, not in_root))]
+        stack = [
+            iter(self._directory_items(patterns, owners, in_root, anchor, "", start, not in_root))
+        ]
         while stack:
             item = next(stack[-1], None)
             if item is None:
@@ -345,12 +410,15 @@ class _Selector:
                 yield item
                 continue
             directory, rel, states, via_link = item
-            items = self._directory_items(patterns, in_root, directory, rel, states, via_link)
+            items = self._directory_items(
+                patterns, owners, in_root, directory, rel, states, via_link
+            )
             stack.append(iter(items))
 
     def _directory_items(
         self,
         patterns: Sequence[tuple[Segment, ...]],
+        owners: Sequence[int],
         in_root: bool,
         directory: str,
         rel_dir: str,
@@ -382,6 +450,8 @@ class _Selector:
                 continue
             if step.accepts:
                 keyed.append((sort_key(entry.name), _FILE, entry, step))
+                if self.unmatched and owners:
+                    self._note_matches(patterns, owners, states, entry.name)
             if is_link and step.below_link:
                 keyed.append((sort_key(entry.name + "/"), _LINKED_DIRECTORY, entry, step))
         keyed.sort(key=lambda item: item[0])
@@ -412,12 +482,38 @@ class _Selector:
                 elif verdict:
                     yield (entry.path, rel, step.below_link, True)
 
+    def _note_matches(
+        self,
+        patterns: Sequence[tuple[Segment, ...]],
+        owners: Sequence[int],
+        states: _State,
+        name: str,
+    ) -> None:
+        """Mark the command-line patterns that match `name` here as having matched."""
+        for pi, si in states:
+            segments = patterns[pi]
+            if si >= len(segments):
+                continue
+            if segments[si].globstar:
+                found = _closure(patterns, [(pi, si)])
+            elif segments[si].matches(name):
+                found = _closure(patterns, [(pi, si + 1)])
+            else:
+                continue
+            if any(fi == pi and fs == len(segments) for fi, fs in found):
+                self.unmatched.discard(owners[pi])
+
     def _may_enter(
         self, rel: str, inside: bool, *, is_dir: bool, quiet: bool = False
     ) -> bool | Skip:
         """True to walk into a directory; False or a skip record (ignored) not to."""
         if self.excludes.dir_pruned(rel):
             return False
+        if self.defaults is not None and self.defaults.dir_pruned(rel):
+            # `.git` is the repository's own store, never a file of the project.
+            if quiet or rel.rpartition("/")[2].lower() == ".git":
+                return False
+            return Skip(rel + "/", REASON_DEFAULT_EXCLUDE)
         if not inside or rel == ".":
             return True
         if self.ignores.is_ignored(rel, is_dir):
@@ -437,6 +533,8 @@ class _Selector:
     ) -> Event | None:
         if self.excludes.file_excluded(rel, parents_checked=inside):
             return None
+        if self.defaults is not None and self.defaults.file_excluded(rel, parents_checked=inside):
+            return Skip(rel, REASON_DEFAULT_EXCLUDE)
         if not inside:
             return Skip(rel, REASON_OUTSIDE)
         if self.ignores.is_ignored(rel, False):
@@ -447,18 +545,44 @@ class _Selector:
         """Every matched file once, as a candidate or a skip, in output order."""
         sources = [self._literal_events()] if self.includes.literals else []
         for anchor, patterns in sorted(self.includes.walks.items()):
-            sources.append(self._walk_events(anchor, patterns))
+            sources.append(self._walk_events(anchor, patterns, self.includes.owners[anchor]))
         merged = (
             heapq.merge(*sources, key=_event_key)
             if len(sources) > 1
             else iter(sources[0] if sources else ())
         )
         previous: str | None = None
+        listed = self.includes.listed
+        seen: set[str] = set()  # what the listed paths must not repeat
         for event in merged:
             if event.rel != previous:  # the same path from two patterns: the first wins
                 previous = event.rel
+                if listed:
+                    seen.add(event.rel)
                 yield event
+        for event in self._listed_events(listed):
+            if event.rel not in seen:
+                seen.add(event.rel)
+                yield event
+        for owner in sorted(self.unmatched):
+            yield Skip(self.patterns[owner], REASON_NO_MATCH, failed=True)
         save_pattern_cache()
+
+    def _listed_events(self, listed: Sequence[str]) -> Iterator[Event]:
+        """The `--stdin` paths in the order given (the default face): a directory means
+        the files below it, in output order, where it stands in the list."""
+        relative = self._relative
+        for path in listed:
+            own_mode = stat_mode(path, follow=False)
+            is_link = own_mode is not None and stat.S_ISLNK(own_mode)
+            mode = stat_mode(path) if is_link else own_mode
+            if mode is not None and stat.S_ISDIR(mode):
+                yield from self._directory_walk(path)
+                continue
+            regular = mode is not None and stat.S_ISREG(mode)
+            event = self._literal(path, relative(path), regular, is_link, listed=True)
+            if event is not None:
+                yield event
 
 
 _FILE, _DIRECTORY, _LINKED_DIRECTORY = range(3)
