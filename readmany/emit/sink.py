@@ -46,7 +46,7 @@ class Sink:
     """Where content goes. Text mode writes it as is; JSON mode wraps it in an object.
 
     Usage: `write()` any number of times, then `finish(details, attachments)` once.
-    Output: text mode `<content>\\n`; JSON mode
+    Output: text mode `<content>\\n` (nothing at all for no content); JSON mode
     `{"content": "<content>", "details": {...}, "attachments": [...]}\\n`.
     """
 
@@ -98,8 +98,8 @@ class Sink:
             }
             rest = _escape_surrogates(_json_dumps(tail))
             self._put('", ' + rest[1:] + "\n")
-        else:
-            self._put("\n")
+        elif self.bytes_written:
+            self._put("\n")  # no content, no line: an empty result is an empty stdout
         self._stream.flush()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Iterable
 
 from readmany.select.boundary import inside, rel_parts
@@ -70,7 +71,7 @@ class Excludes:
         for raw in patterns:
             if not raw:
                 continue
-            pattern = raw
+            pattern = _normalised(raw)
             if os.path.isabs(pattern) and inside(os.path.normpath(pattern), root):
                 pattern = "/".join(rel_parts(os.path.normpath(pattern), root)) or "**"
             if pattern.endswith("/"):
@@ -128,3 +129,15 @@ def _simple_shape(pattern: str) -> tuple[str, str] | None:
     if not rest or "/" in rest or is_magic(rest):
         return None
     return kind, rest.lower()
+
+
+def _normalised(pattern: str) -> str:
+    """`./a/b.txt`, `a/./x`, `a/../a/x` and `./dir/` as the paths they name: `.` and
+    `..` segments resolved as a path is (a trailing slash kept)."""
+    parts = pattern.split("/")
+    if "." not in parts and ".." not in parts:
+        return pattern
+    normal = posixpath.normpath(pattern)
+    if normal == ".":
+        return "**"
+    return normal + "/" if pattern.endswith("/") else normal

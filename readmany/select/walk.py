@@ -159,8 +159,7 @@ class _Selector:
         self.unmatched: set[int] = set()
         if not request.compat:
             self.patterns = request.patterns
-            self.unmatched = {o for found in self.includes.owners.values() for o in found}
-            self.unmatched -= self.includes.matched
+            self.unmatched = set(range(len(request.patterns))) - self.includes.matched
         # The default excludes are reported in the default face, so they stay apart there.
         self.defaults: Excludes | None = None
         if not request.use_default_excludes:
