@@ -43,7 +43,9 @@ def test_a_long_file_is_read_whole(tmp_path: Path) -> None:
     make(tmp_path, {"big.py": big_file()})
     result = run_readmany(["glob", "big.py"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == (f"--- big.py ---\n\n{big_file()}\n\n--- End of content ---\n".encode())
+    assert result.stdout == (
+        f"--- big.py ---\n\n{big_file()}\n\n\n--- End of content ---\n".encode()
+    )
     compat = run_readmany(["glob", "--compat", "big.py"], cwd=tmp_path)
     assert f"line {BIG_LINES}\n".encode() not in compat.stdout  # the reference cuts at 2000
 
