@@ -146,10 +146,18 @@ def invoke_hashline(
     return present(lambda sink: run_hashline(value, sink), how)
 
 
+def invoke_edit(**values: Any) -> int:
+    """`readmany edit`: its flags are checked and run by `readmany.commands.edit`."""
+    from readmany.commands.edit import invoke_edit as edit
+
+    return edit(**values)
+
+
 INVOKERS: dict[str, Callable[..., int]] = {
     "many": invoke_many,
     "glob": invoke_glob,
     "hashline": invoke_hashline,
+    "edit": invoke_edit,
 }
 
 
