@@ -480,6 +480,8 @@ def changed_spans(result: EditResult, context: int = 2) -> list[tuple[int, int]]
         start = applied.new_first
         end = start + applied.added - 1 if applied.added else start - 1
         low, high = max(1, start - context), min(total, end + context)
+        if low > high:
+            continue
         if windows and low <= windows[-1][1] + 1:
             windows[-1] = (windows[-1][0], max(windows[-1][1], high))
         else:
