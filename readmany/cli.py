@@ -271,9 +271,6 @@ EDIT_EXIT_CODES_HELP = (
 @app.command(
     "edit",
     epilog=(
-        "A, B are anchors as `readmany hashline` prints them (5#abc); ranges are inclusive "
-        "and all refer to the snapshot the tag names. --content is the text of every "
-        "edit that takes one; a trailing newline in it is dropped.\n\n"
         "Examples:\n\n"
         "  readmany edit src/a.py#5CeleQP4 --replace 2#qak --content 'export { value };'\n\n"
         "  readmany edit src/a.py#5CeleQP4 --insert-after 1#gzo --content-file new.txt --show\n\n"
@@ -342,7 +339,7 @@ def edit_command(
         typer.Option(
             "--json",
             help="Write one JSON object: content, details (path, tagBefore, tagAfter, "
-            "changed, ranges; for a list request, files and notWritten).",
+            "changed, written, ranges; for a list request, files and notWritten).",
         ),
     ] = False,
     quiet: QuietOpt = False,
@@ -353,7 +350,12 @@ def edit_command(
         ),
     ] = ".",
 ) -> None:
-    """Anchored edit: apply edits checked against a hashline read, or refuse stale ones."""
+    """Anchored edit: apply edits checked against a hashline read, or refuse stale ones.
+
+    A and B are anchors as a hashline read prints them (5#abc). Ranges are inclusive and all
+    refer to the snapshot the tag names. --content is the text of every edit that takes
+    one; one trailing newline of it is dropped.
+    """
     raise typer.Exit(
         invoke_edit(
             target=target,

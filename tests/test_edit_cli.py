@@ -446,6 +446,30 @@ def test_an_unwritable_directory_stops_the_edit_before_any_write(shared_dir: Pat
     only_file_left(shared_dir / "open", "a.txt")
 
 
+def run_with_file_size_limit(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run readmany unable to make any file larger than 4 KiB."""
+
+    def limit_file_size() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    return subprocess.run(
+        [*readmany_command(), *args],
+        cwd=cwd,
+        capture_output=True,
+        preexec_fn=limit_file_size,
+        check=False,
+    )
+
+
+def test_a_failed_write_in_place_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    target = place(tmp_path)
+    os.link(tmp_path / "a.txt", tmp_path / "link.txt")
+    result = run_with_file_size_limit(tmp_path, "edit", target, "--append", "--content", "x" * 5000)
+    assert (result.returncode, result.stdout) == (1, b"")
+    assert result.stderr == b"readmany: writing a.txt failed: File too large\n"
+    assert (tmp_path / "a.txt").read_bytes() == FOUR
+
+
 def test_a_failure_in_the_middle_of_the_writes_says_what_was_written(tmp_path: Path) -> None:
     # The second file has another link, so it is written in place, after the first was
     # renamed into place; a file size limit stops it before any of its bytes change.
@@ -464,19 +488,10 @@ def test_a_failure_in_the_middle_of_the_writes_says_what_was_written(tmp_path: P
     ]
     (tmp_path / "r.json").write_text(json.dumps(request))
 
-    def limit_file_size() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
-
-    result = subprocess.run(
-        [*readmany_command(), "edit", "--request", "r.json", "--json"],
-        cwd=tmp_path,
-        capture_output=True,
-        preexec_fn=limit_file_size,
-        check=False,
-    )
+    result = run_with_file_size_limit(tmp_path, "edit", "--request", "r.json", "--json")
     assert result.returncode == 1
     assert result.stderr.decode() == (
-        "readmany: b.txt: writing failed: File too large\n"
+        "readmany: writing b.txt failed: File too large\n"
         "readmany: partial edit: written: a.txt; not written: b.txt, c.txt\n"
     )
     details = json.loads(result.stdout)["details"]

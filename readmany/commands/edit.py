@@ -230,7 +230,7 @@ def run_edit(run: EditRun, stream: IO[bytes]) -> int:
                 try:
                     _commit(target, staged.pop(index, None), run.quiet)
                 except OSError as exc:
-                    error_line(f"{target.edit.path}: writing failed: {exc.strerror}")
+                    error_line(f"writing {target.edit.path} failed: {exc.strerror}")
                     return _partial(run, stream, targets, done)
             done.append(target)
     finally:
@@ -324,11 +324,17 @@ def _refuse(refusals: list[_Refusal], several: bool, count: int) -> int:
 
 
 def _partial(run: EditRun, stream: IO[bytes], targets: list[_Target], done: list[_Target]) -> int:
+    """A write failed: say which files were written and which not; report the written."""
     finished = {id(target) for target in done}
     missing = [target.edit.path for target in targets if id(target) not in finished]
-    written = ", ".join(target.edit.path for target in done) or "none"
-    error_line(f"partial edit: written: {written}; not written: {', '.join(missing)}")
-    _report(run, stream, done, missing, _feedback(run, done))
+    written = [target.edit.path for target in done if target.result.changed]
+    if written:
+        error_line(
+            f"partial edit: written: {', '.join(written)}; not written: {', '.join(missing)}"
+        )
+        _report(run, stream, done, missing, _feedback(run, done))
+    elif len(targets) > 1:
+        error_line("nothing was written")
     return EXIT_FILE_ERROR
 
 
