@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import (
@@ -609,3 +611,30 @@ def test_help_names_the_ops_and_the_exit_status() -> None:
     ):
         assert option in text
     assert "3 stale" in text
+
+
+def test_a_change_while_the_edit_is_prepared_is_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another writer between the check and the write: nothing is written, exit 3."""
+    from readmany.commands import edit as command
+    from readmany.read.edit import EditRequest, FileEdit, line_op
+
+    place(tmp_path)
+    stage = command._stage
+
+    def stage_then_someone_writes(target: Any) -> str:
+        temporary = stage(target)
+        (tmp_path / "a.txt").write_bytes(b"theirs\n")
+        return temporary
+
+    monkeypatch.setattr(command, "_stage", stage_then_someone_writes)
+    request = EditRequest((FileEdit("a.txt", file_tag(FOUR), (line_op("delete", "1#uwt"),)),))
+    out = io.BytesIO()
+    assert command.run_edit(command.EditRun(request, str(tmp_path)), out) == 3
+    assert out.getvalue() == b""
+    assert capsys.readouterr().err == (
+        "readmany: The file changed while the edit was being prepared. Re-read it and retry.\n"
+    )
+    assert (tmp_path / "a.txt").read_bytes() == b"theirs\n"
+    only_file_left(tmp_path, "a.txt")

@@ -476,10 +476,13 @@ def _report(
 ) -> int:
     if not run.json_mode and not content:
         return EXIT_OK  # a dry run that would change nothing: an empty diff
-    written = not run.dry_run
-    entries = [
-        {**target.result.as_json(), "written": written and target.result.changed} for target in done
-    ]
+    entries = []
+    for target in done:
+        entry = target.result.as_json()
+        ranges = entry.pop("ranges")
+        entry["written"] = target.result.changed and not run.dry_run
+        entry["ranges"] = ranges
+        entries.append(entry)
     details: dict[str, Any]
     if run.request.listed:
         details = {"files": entries, "notWritten": missing}
