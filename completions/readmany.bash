@@ -4,11 +4,11 @@ _readmany() {
     local cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            many|glob|hashline) cmd="${COMP_WORDS[i]}"; break ;;
+            many|glob|hashline|edit) cmd="${COMP_WORDS[i]}"; break ;;
         esac
     done
     if [[ -z "$cmd" ]]; then
-        COMPREPLY=($(compgen -W "many glob hashline --version --help -h" -- "$cur"))
+        COMPREPLY=($(compgen -W "many glob hashline edit --version --help -h" -- "$cur"))
         return
     fi
     local opts=''
@@ -33,6 +33,14 @@ _readmany() {
             case "$prev" in
                 --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --offset|--limit) return ;;
+            esac
+            ;;
+        edit)
+            opts="--request --replace --delete --insert-after --insert-before --append --content --content-file --dry-run --show --json --quiet -q --root --help -h"
+            case "$prev" in
+                --request|--content-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+                --replace|--delete|--insert-after|--insert-before|--content) return ;;
             esac
             ;;
     esac

@@ -11,6 +11,7 @@ ARGUMENTS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "many": (("files", "list", False),),
     "glob": (("patterns", "list", False),),
     "hashline": (("file", "str", True),),
+    "edit": (("target", "str", False),),
 }
 
 OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
@@ -63,6 +64,22 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "-q": ("quiet", "flag", None),
         "--copy": ("copy", "flag", None),
     },
+    "edit": {
+        "--request": ("request", "str", None),
+        "--replace": ("replace", "list", None),
+        "--delete": ("delete", "list", None),
+        "--insert-after": ("insert_after", "list", None),
+        "--insert-before": ("insert_before", "list", None),
+        "--append": ("append", "flag", None),
+        "--content": ("content", "str", None),
+        "--content-file": ("content_file", "str", None),
+        "--dry-run": ("dry_run", "flag", None),
+        "--show": ("show", "flag", None),
+        "--json": ("json_mode", "flag", None),
+        "--quiet": ("quiet", "flag", None),
+        "-q": ("quiet", "flag", None),
+        "--root": ("root", "str", None),
+    },
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -108,5 +125,21 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "output": None,
         "quiet": False,
         "copy": False,
+    },
+    "edit": {
+        "target": None,
+        "request": None,
+        "replace": None,
+        "delete": None,
+        "insert_after": None,
+        "insert_before": None,
+        "append": False,
+        "content": None,
+        "content_file": None,
+        "dry_run": False,
+        "show": False,
+        "json_mode": False,
+        "quiet": False,
+        "root": ".",
     },
 }

@@ -255,6 +255,106 @@ def _invoke(command: str, values: dict[str, object]) -> NoReturn:
     raise typer.Exit(invoke(command, values))
 
 
+EDIT_EXIT_CODES_HELP = (
+    "Exit status: 0 edited, or nothing to change; 1 a file could not be read or written "
+    "(after a partial write of several files, stderr says which were written); 2 usage "
+    "error or invalid request (tag form, anchor, range, overlap, not UTF-8), nothing "
+    "written; 3 stale: the file changed since it was read (tag, anchor, or during the "
+    "edit), nothing written: re-read it and retry."
+)
+
+
+@app.command(
+    "edit",
+    epilog=(
+        "Examples:\n\n"
+        "  readmany edit src/a.py#5CeleQP4 --replace 2#qak --content 'export { value };'\n\n"
+        "  readmany edit src/a.py#5CeleQP4 --insert-after 1#gzo --content-file new.txt --show\n\n"
+        "  readmany edit --request - < edit.json\n\n" + EDIT_EXIT_CODES_HELP
+    ),
+)
+def edit_command(
+    target: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="PATH#TAG",
+            help="The file and its tag, from the @file line of a hashline read.",
+            show_default=False,
+        ),
+    ] = None,
+    request: Annotated[
+        str | None,
+        typer.Option(
+            "--request",
+            metavar="FILE|-",
+            help='The edit tool\'s arguments as JSON: {"path", "hash", "edits": [{"from", '
+            '"to", "content"}]}, or a list of them for several files.',
+        ),
+    ] = None,
+    replace: Annotated[
+        list[str] | None,
+        typer.Option("--replace", metavar="A[..B]", help="Replace lines A to B with the text."),
+    ] = None,
+    delete: Annotated[
+        list[str] | None, typer.Option("--delete", metavar="A[..B]", help="Delete lines A to B.")
+    ] = None,
+    insert_after: Annotated[
+        list[str] | None,
+        typer.Option("--insert-after", metavar="A", help="Insert the text after line A."),
+    ] = None,
+    insert_before: Annotated[
+        list[str] | None,
+        typer.Option("--insert-before", metavar="A", help="Insert the text before line A."),
+    ] = None,
+    append: Annotated[
+        bool,
+        typer.Option(
+            "--append", help="Add the text at the end; a final newline stays, or stays absent."
+        ),
+    ] = False,
+    content: Annotated[
+        str | None, typer.Option("--content", metavar="TEXT", help="The text of the edit.")
+    ] = None,
+    content_file: Annotated[
+        str | None,
+        typer.Option("--content-file", metavar="FILE|-", help="Read the text from FILE."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the edit as a unified diff; write nothing.")
+    ] = False,
+    show: Annotated[
+        bool,
+        typer.Option(
+            "--show",
+            help="After the result, the new @file line and the changed rows with two "
+            "lines around them.",
+        ),
+    ] = False,
+    json_mode: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Write one JSON object: content, details (path, tagBefore, tagAfter, "
+            "changed, written, ranges; for a list request, files and notWritten).",
+        ),
+    ] = False,
+    quiet: QuietOpt = False,
+    root: Annotated[
+        str,
+        typer.Option(
+            "--root", metavar="DIR", help="A symbolic link must lead to a file inside DIR."
+        ),
+    ] = ".",
+) -> None:
+    """Anchored edit: apply edits checked against a hashline read, or refuse stale ones.
+
+    A and B are anchors as a hashline read prints them (5#abc). Ranges are inclusive and all
+    refer to the snapshot the tag names. --content is the text of every edit that takes
+    one; one trailing newline of it is dropped.
+    """
+    _invoke("edit", locals())
+
+
 def run(args: list[str]) -> int:
     """Run the command line; return the exit code. Never lets a traceback out for users."""
     command = typer.main.get_command(app)

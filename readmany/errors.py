@@ -5,6 +5,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FILE_ERROR = 1
 EXIT_USAGE = 2
+EXIT_STALE = 3  # edit: the snapshot an edit was made from is gone; re-read and retry
 
 
 class UsageError(Exception):

@@ -376,6 +376,11 @@ def man(cmds: list[Command]) -> str:
         ("0", "Every requested file was read (glob: every matched file not skipped by a rule)."),
         ("1", "Output was written, but at least one file could not be read."),
         ("2", "Usage error: bad arguments, bad pattern, too many files; nothing on stdout."),
+        (
+            "3",
+            "edit only: the snapshot is stale (file tag, line anchor, or the file changed "
+            "during the edit); nothing was written: re-read the file and retry.",
+        ),
         ("70", "Internal error: a bug in readmany. READMANY_DEBUG=1 shows the traceback."),
     ]
     for code, meaning in codes:

@@ -69,7 +69,7 @@ def test_man_page_documents_every_command_option_and_exit_code() -> None:
             assert option in text, option
     status = text.split("EXIT STATUS")[1].split("ENVIRONMENT")[0]
     codes = [line.split()[0] for line in status.splitlines() if line.strip()[:1].isdigit()]
-    assert codes == ["0", "1", "2", "70"]
+    assert codes == ["0", "1", "2", "3", "70"]
     assert "EXIT STATUS" in text and "NO_COLOR" in text
 
 
@@ -90,6 +90,7 @@ def test_bash_completion_completes_commands_and_options() -> None:
         "many",
         "glob",
         "hashline",
+        "edit",
         "--version",
         "--help",
         "-h",

@@ -38,6 +38,10 @@ ACCEPTED = [
     ["hashline", "--offset=1", "--", "-f.py"],
     ["many", "--max-bytes", " 12", "a"],
     ["many", "--max-bytes", "1_000", "a"],
+    ["edit", "a.py#5CeleQP4", "--replace", "2#qak..3#zyb", "--content", "x", "--show"],
+    ["edit", "--request", "-", "--json", "-q", "--dry-run", "--root", "sub"],
+    ["edit", "a#b.py#TAG", "--insert-after", "1#a", "--insert-after=4#b", "--append"],
+    ["edit", "a#TAG", "--delete", "2#c", "--insert-before", "3#d", "--content-file", "-"],
 ]
 
 
@@ -63,6 +67,8 @@ DECLINED = [
     ["hashline"],
     ["hashline", "a", "b"],
     ["hashline", "a", "--offset", "0"],
+    ["edit", "a#TAG", "--replace", "-1#abc"],
+    ["edit", "a#TAG", "b#TAG"],
     ["nope", "a"],
     ["--version", "many"],
 ]

@@ -114,9 +114,9 @@ def test_native_read(vector: dict[str, Any], shared_dir: Path) -> None:
     _check(run_unprivileged(prefix, _args(vector, str(target)), shared_dir), vector)
 
 
-# The edit vectors are for an edit command readmany does not have yet. What the read side
-# promises about them is checked here: the tag a snapshot gives, and the anchors and line
-# counts their error messages quote.
+# The edit vectors run through `readmany edit` in test_edit_conformance.py. What the read
+# side promises about them is checked here: the tag a snapshot gives, and the anchors and
+# line counts their error messages quote.
 _TAG_AT_END = re.compile(r"([A-Za-z0-9_-]{8})\s*$")
 
 

@@ -1,0 +1,491 @@
+"""`readmany edit`: apply anchored edits to files, or refuse them, and write them safely.
+
+The edit itself is `readmany.read.edit` (pure, bytes to bytes). This layer reads each file
+as the read tool opens it (never a FIFO or a device), checks every file of a request
+before writing any, stages each new file as a temporary file beside it (fsync'd, mode
+and owner kept), re-reads every file just before the writes, and then renames the
+temporary files into place. A file with several hard links is written in place instead,
+since a rename would split it from its other names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+
+from readmany.emit.messages import error_line
+from readmany.emit.sink import Sink
+from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, EXIT_STALE, EXIT_USAGE, UsageError
+from readmany.frame.hashline import frame_hashline, header_row
+from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES as MAX_ANCHORED_BYTES
+from readmany.read.edit import (
+    APPEND,
+    DELETE,
+    INSERT_AFTER,
+    INSERT_BEFORE,
+    REPLACE,
+    STALE,
+    EditError,
+    EditRequest,
+    EditResult,
+    FileEdit,
+    apply_edits,
+    changed_spans,
+    line_op,
+    normalize_tag,
+    parse_request,
+    unified_diff,
+)
+from readmany.read.hashline import HashlineError, decode_lines
+from readmany.read.safe import OpenFailure, open_regular, read_all
+from readmany.read.tool import failure_message, format_size, resolve_path
+from readmany.record import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+    from readmany.invoke import Options
+
+CHANGED_MESSAGE = "The file changed while the edit was being prepared. Re-read it and retry."
+SHOW_CONTEXT = 2
+SPAN_GAP = "..."
+_TEMP_NAME_CHARS = 100  # of the file's name, in its temporary file's name
+
+
+class EditRun(NamedTuple):
+    """One `readmany edit`, as the CLI parsed it."""
+
+    request: EditRequest
+    cwd: str
+    root: str = "."  # a link must lead inside it
+    dry_run: bool = False
+    show: bool = False
+    json_mode: bool = False
+    quiet: bool = False
+
+
+def main(options: Options) -> int:
+    """`readmany edit` with its parsed options; usage errors raise UsageError."""
+    from readmany.invoke import current_directory, load_json
+
+    target = options.text("target")
+    request = options.text("request")
+    content = options.text("content")
+    content_file = options.text("content_file")
+    dry_run, show = options.flag("dry_run"), options.flag("show")
+    json_mode, quiet = options.flag("json_mode"), options.flag("quiet")
+    root = options.text("root") or "."
+    replace, delete = options.texts("replace"), options.texts("delete")
+    insert_after, insert_before = options.texts("insert_after"), options.texts("insert_before")
+    append = options.flag("append")
+    cwd = current_directory()
+    if not os.path.isdir(root):
+        raise UsageError(f"--root {root!r} is not a directory")
+    if dry_run and show:
+        raise UsageError("--show shows a written file: leave it out with --dry-run")
+    ops = [
+        *((REPLACE, spec) for spec in replace or ()),
+        *((DELETE, spec) for spec in delete or ()),
+        *((INSERT_AFTER, spec) for spec in insert_after or ()),
+        *((INSERT_BEFORE, spec) for spec in insert_before or ()),
+        *([(APPEND, "")] if append else []),
+    ]
+    try:
+        if request is not None:
+            if target is not None or ops or content is not None or content_file is not None:
+                raise UsageError(
+                    "--request holds the whole edit: leave out PATH#TAG, the edit options "
+                    "and --content"
+                )
+            value = parse_request(load_json(request))
+        else:
+            value = EditRequest((_command_line_edit(target, ops, content, content_file),))
+    except EditError as error:
+        raise UsageError(str(error)) from None
+    if sys.stdout is None:
+        raise UsageError("standard output is closed: redirect it")
+    run = EditRun(value, cwd, root, dry_run, show, json_mode, quiet)
+    return run_edit(run, sys.stdout.buffer)
+
+
+def _command_line_edit(
+    target: str | None, ops: list[tuple[str, str]], content: str | None, content_file: str | None
+) -> FileEdit:
+    if target is None:
+        raise UsageError(
+            "name the file as PATH#TAG (the @file line of `readmany hashline PATH`), "
+            "or give --request FILE"
+        )
+    if not ops:
+        raise UsageError(
+            "no edit given: add --replace A[..B], --delete A[..B], --insert-after A, "
+            "--insert-before A or --append"
+        )
+    # A pasted header row names the file as well: `@file src/a.py#TAG`.
+    path, hash_mark, tag = target.removeprefix("@file ").rpartition("#")
+    if not hash_mark or not path:
+        raise UsageError(
+            f"{target!r} is not PATH#TAG: add the tag from the @file line of "
+            "`readmany hashline PATH`"
+        )
+    text = _content_text(content, content_file)
+    if text is not None and all(op == DELETE for op, _ in ops):
+        raise UsageError("--delete takes no text: leave out --content and --content-file")
+    return FileEdit(path, tag, tuple(line_op(op, spec, text) for op, spec in ops))
+
+
+def _content_text(content: str | None, content_file: str | None) -> str | None:
+    if content is not None and content_file is not None:
+        raise UsageError("give --content or --content-file, not both")
+    if content is not None:
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError("--content is not valid UTF-8") from None
+        return content
+    if content_file is None:
+        return None
+    try:
+        if content_file == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(content_file, "rb") as handle:
+                data = handle.read()
+    except OSError as exc:
+        raise UsageError(f"--content-file {content_file}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"--content-file {content_file}: not valid UTF-8") from None
+
+
+# --- the run -----------------------------------------------------------------------------
+
+
+class _Target(NamedTuple):
+    """A file whose edit checked out: where it is and what it becomes."""
+
+    edit: FileEdit
+    real: str  # the file itself, every link resolved: what is written
+    st: os.stat_result
+    result: EditResult
+
+
+class _Refusal(NamedTuple):
+    path: str
+    message: str
+    exit_code: int
+
+
+_EXIT_OF_KIND = {STALE: EXIT_STALE}
+
+
+def run_edit(run: EditRun, stream: IO[bytes]) -> int:
+    """Check every file, then write them all (or, with --dry-run, diff them); report."""
+    files = run.request.files
+    several = len(files) > 1
+    refusals: list[_Refusal] = []
+    for file in files:  # every tag's form before any file is touched
+        try:
+            normalize_tag(file.hash)
+        except EditError as error:
+            refusals.append(_Refusal(file.path, str(error), EXIT_USAGE))
+    if refusals:
+        return _refuse(refusals, several, len(files))
+    root = os.path.realpath(os.path.join(run.cwd, run.root))
+    prepared = [_prepare(file, run, root) for file in files]
+    refusals = [item for item in prepared if isinstance(item, _Refusal)]
+    targets = [item for item in prepared if isinstance(item, _Target)]
+    refusals += _named_twice(targets)
+    if refusals:
+        return _refuse(refusals, several, len(files))
+    if run.dry_run:
+        diff = "".join(unified_diff(target.result) for target in targets)
+        return _report(run, stream, targets, [], diff.removesuffix("\n"))
+
+    staged: dict[int, str] = {}  # index in targets -> its temporary file
+    try:
+        for index, target in enumerate(targets):
+            if target.result.changed and target.st.st_nlink == 1:
+                try:
+                    staged[index] = _stage(target)
+                except OSError as exc:
+                    where = os.path.dirname(target.real)
+                    message = f"cannot write a temporary file in {where}: {exc.strerror}"
+                    refusal = _Refusal(target.edit.path, message, EXIT_FILE_ERROR)
+                    return _refuse([refusal], several, len(files))
+        for target in targets:
+            if not _unchanged_on_disk(target):
+                refusal = _Refusal(target.edit.path, CHANGED_MESSAGE, EXIT_STALE)
+                return _refuse([refusal], several, len(files))
+        done: list[_Target] = []
+        for index, target in enumerate(targets):
+            if target.result.changed:
+                try:
+                    _commit(target, staged.pop(index, None), run.quiet)
+                except OSError as exc:
+                    error_line(f"writing {target.edit.path} failed: {exc.strerror}")
+                    return _partial(run, stream, targets, done)
+            done.append(target)
+    finally:
+        for temporary in staged.values():
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+    _sync_directories(targets)
+    return _report(run, stream, done, [], _feedback(run, done))
+
+
+def _prepare(file: FileEdit, run: EditRun, root: str) -> _Target | _Refusal:
+    """Read one file as the read tool opens it and apply its edit; nothing is written."""
+    absolute = resolve_path(file.path, run.cwd)
+    try:
+        fd, st = open_regular(absolute)
+    except OpenFailure as failure:
+        return _Refusal(file.path, failure_message(failure), EXIT_FILE_ERROR)
+    try:
+        real = os.path.realpath(absolute)
+        if real != absolute and os.path.commonpath([root, real]) != root:
+            return _Refusal(
+                file.path,
+                f"{file.path} leads to {real}, outside the root {root}: "
+                "name the file itself, or give --root",
+                EXIT_USAGE,
+            )
+        if not os.access(absolute, os.W_OK):
+            return _Refusal(
+                file.path, failure_message(OpenFailure("EACCES", absolute)), EXIT_FILE_ERROR
+            )
+        if st.st_size > MAX_ANCHORED_BYTES:
+            return _Refusal(
+                file.path,
+                f"Cannot use hashline tools on {file.path}: the file is "
+                f"{format_size(st.st_size)}, over the {format_size(MAX_ANCHORED_BYTES)} limit.",
+                EXIT_USAGE,
+            )
+        if run.show:
+            header_row(file.path, "")  # a path no header can show is refused before writing
+        data = read_all(fd, st.st_size)
+        now = os.stat(real)
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):  # a link moved meanwhile
+            return _Refusal(file.path, CHANGED_MESSAGE, EXIT_STALE)
+    except HashlineError as error:
+        return _Refusal(file.path, str(error), EXIT_USAGE)
+    except OSError as exc:
+        return _Refusal(
+            file.path, f"EIO: {exc.strerror or 'i/o error'}, read '{absolute}'", EXIT_FILE_ERROR
+        )
+    finally:
+        os.close(fd)
+    try:
+        result = apply_edits(data, file)
+    except EditError as error:
+        return _Refusal(file.path, str(error), _EXIT_OF_KIND.get(error.kind, EXIT_USAGE))
+    return _Target(file, real, st, result)
+
+
+def _named_twice(targets: list[_Target]) -> list[_Refusal]:
+    """Two entries for one file would each undo the other: refused."""
+    seen: dict[tuple[int, int], str] = {}
+    refusals = []
+    for target in targets:
+        key = (target.st.st_dev, target.st.st_ino)
+        if key in seen:
+            message = (
+                f"{target.edit.path} is {seen[key]} again: put all edits of a file "
+                "in one entry of the request"
+            )
+            refusals.append(_Refusal(target.edit.path, message, EXIT_USAGE))
+        else:
+            seen[key] = target.edit.path
+    return refusals
+
+
+def _refuse(refusals: list[_Refusal], several: bool, count: int) -> int:
+    """Report refused files (nothing was written) and return the exit status.
+
+    A retry after a re-read can only help when every refusal is stale, so exit 3 only
+    then; an invalid request outranks a file that could not be read.
+    """
+    for refusal in refusals:
+        error_line(f"{refusal.path}: {refusal.message}" if several else refusal.message)
+    if count > 1:
+        error_line(f"nothing was written: {len(refusals)} of {count} files could not be edited")
+    codes = {refusal.exit_code for refusal in refusals}
+    for code in (EXIT_USAGE, EXIT_FILE_ERROR, EXIT_STALE):
+        if code in codes:
+            return code
+    return EXIT_FILE_ERROR
+
+
+def _partial(run: EditRun, stream: IO[bytes], targets: list[_Target], done: list[_Target]) -> int:
+    """A write failed: say which files were written and which not; report the written."""
+    finished = {id(target) for target in done}
+    missing = [target.edit.path for target in targets if id(target) not in finished]
+    written = [target.edit.path for target in done if target.result.changed]
+    if written:
+        error_line(
+            f"partial edit: written: {', '.join(written)}; not written: {', '.join(missing)}"
+        )
+        _report(run, stream, done, missing, _feedback(run, done))
+    elif len(targets) > 1:
+        error_line("nothing was written")
+    return EXIT_FILE_ERROR
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def _stage(target: _Target) -> str:
+    """The new bytes in a temporary file beside the target, fsync'd, mode and owner kept."""
+    import tempfile
+
+    name = os.path.basename(target.real)[:_TEMP_NAME_CHARS]
+    fd, temporary = tempfile.mkstemp(
+        prefix=f".{name}.", suffix=".tmp", dir=os.path.dirname(target.real)
+    )
+    try:
+        _write_all(fd, target.result.after)
+        if os.geteuid() in (0, target.st.st_uid):
+            with contextlib.suppress(OSError):
+                os.fchown(fd, target.st.st_uid, target.st.st_gid)
+        os.fchmod(fd, stat.S_IMODE(target.st.st_mode))
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    os.close(fd)
+    return temporary
+
+
+def _unchanged_on_disk(target: _Target) -> bool:
+    """Whether the file still holds the bytes the edit was made from: read again."""
+    try:
+        fd, st = open_regular(target.real)
+    except OpenFailure:
+        return False
+    try:
+        return read_all(fd, st.st_size) == target.result.before and st.st_size == len(
+            target.result.before
+        )
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _commit(target: _Target, temporary: str | None, quiet: bool) -> None:
+    if temporary is not None:
+        os.replace(temporary, target.real)
+        return
+    _write_in_place(target)
+    if not quiet:
+        error_line(
+            f"{target.edit.path} has {target.st.st_nlink} hard links: written in place "
+            "(not atomically), so they stay one file"
+        )
+
+
+def _write_in_place(target: _Target) -> None:
+    """Overwrite the file itself. Room for a larger file is taken first, so a full disk
+    or a size limit fails before any byte changes."""
+    data = target.result.after
+    fd = os.open(target.real, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if len(data) > target.st.st_size:
+            _reserve(fd, len(data))
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _reserve(fd: int, size: int) -> None:
+    import errno
+
+    allocate = getattr(os, "posix_fallocate", None)
+    if allocate is not None:
+        try:
+            allocate(fd, 0, size)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+                raise
+    os.ftruncate(fd, size)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    position = 0
+    while position < len(view):
+        position += os.pwrite(fd, view[position:], position)
+
+
+def _sync_directories(targets: list[_Target]) -> None:
+    """fsync the directories renamed into, so the new names survive a crash."""
+    for directory in sorted({os.path.dirname(t.real) for t in targets if t.result.changed}):
+        with contextlib.suppress(OSError):
+            fd = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+# --- reporting ---------------------------------------------------------------------------
+
+
+def _feedback(run: EditRun, done: list[_Target]) -> str:
+    """Each file's result text; with --show, its new header and changed rows after it."""
+    if not run.show:
+        return "\n".join(target.result.message() for target in done)
+    return "\n\n".join(
+        target.result.message() + "\n" + show_rows(target.edit.path, target.result)
+        for target in done
+    )
+
+
+def show_rows(path: str, result: EditResult) -> str:
+    """`@file path#NEWTAG`, then the rows of each changed span with two lines around it,
+    as `readmany hashline` frames them; `...` between spans that do not touch."""
+    lines = decode_lines(result.after)
+    out = [header_row(path, result.tag_after)]
+    for index, (low, high) in enumerate(changed_spans(result, SHOW_CONTEXT)):
+        if index:
+            out.append(SPAN_GAP)
+        first = low
+        while first <= high:
+            frame = frame_hashline(path, result.tag_after, lines, first, high - first + 1)
+            if not frame.shown_lines:
+                break
+            out.extend(frame.text.split("\n")[1 : 1 + frame.shown_lines])
+            first += frame.shown_lines
+    return "\n".join(out)
+
+
+def _report(
+    run: EditRun, stream: IO[bytes], done: list[_Target], missing: list[str], content: str
+) -> int:
+    if not run.json_mode and not content:
+        return EXIT_OK  # a dry run that would change nothing: an empty diff
+    entries = []
+    for target in done:
+        entry = target.result.as_json()
+        ranges = entry.pop("ranges")
+        entry["written"] = target.result.changed and not run.dry_run
+        entry["ranges"] = ranges
+        entries.append(entry)
+    details: dict[str, Any]
+    if run.request.listed:
+        details = {"files": entries, "notWritten": missing}
+    else:
+        details = entries[0] if entries else {}
+    sink = Sink(stream, json_mode=run.json_mode)
+    sink.write(content)
+    sink.finish(details)
+    return EXIT_OK
