@@ -111,7 +111,7 @@ _CLOUD = (
 )
 _KEYED = (
     "k",
-    r"k(?:_live_(?<=[sr]k_live_)(?<![A-Za-z0-9_].{7})(?P<stripe_key>[0-9A-Za-z]{24,255})"
+    r"k(?:_live_(?<=[sr]k_live_)(?<![A-Za-z0-9_].{8})(?P<stripe_key>[0-9A-Za-z]{24,255})"
     r"|-(?<=sk-)(?<![A-Za-z0-9_\-].{3})"
     r"(?P<sk_key>(?:(?P<sk_kind>ant|proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,255}))",
 )
