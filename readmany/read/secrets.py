@@ -40,7 +40,9 @@ _KEY_EXTENSIONS = {
     ".pfx": "pkcs12 file",
     ".ppk": "putty key",
 }
-_SSH_KEY = re.compile(r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.(?:old|bak|orig|backup)|~)?")
+# Expressions are compiled on first use (by re's cache, or `_compiled`): names are checked
+# on every run, contents only when asked, and compiling costs milliseconds at start-up.
+_SSH_KEY = r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.(?:old|bak|orig|backup)|~)?"
 CREDENTIAL_FILES = frozenset((".npmrc", ".pypirc"))
 
 
@@ -60,13 +62,13 @@ def is_secret_name(rel_path: str) -> str | None:
         kind = _KEY_EXTENSIONS.get(name[dot:].lower())
         if kind is not None:
             return kind
-    if name.startswith("id_") and _SSH_KEY.fullmatch(name):
+    if name.startswith("id_") and re.fullmatch(_SSH_KEY, name):
         return "ssh private key"
     return None
 
 
-_NPM_CREDENTIAL = re.compile(r"^[^#;\n]*?(?:_authToken|_auth|_password)\s*=\s*(?!\$\{)\S", re.M)
-_PYPI_CREDENTIAL = re.compile(r"^[ \t]*password[ \t]*[=:][ \t]*(?!\$\{)\S", re.M | re.I)
+_NPM_CREDENTIAL = r"(?m)^[^#;\n]*?(?:_authToken|_auth|_password)\s*=\s*(?!\$\{)\S"
+_PYPI_CREDENTIAL = r"(?mi)^[ \t]*password[ \t]*[=:][ \t]*(?!\$\{)\S"
 
 
 def holds_credentials(rel_path: str, text: str) -> bool:
@@ -76,9 +78,9 @@ def holds_credentials(rel_path: str, text: str) -> bool:
     """
     name = rel_path.rpartition("/")[2]
     if name == ".npmrc":
-        return _NPM_CREDENTIAL.search(text) is not None
+        return re.search(_NPM_CREDENTIAL, text) is not None
     if name == ".pypirc":
-        return _PYPI_CREDENTIAL.search(text) is not None
+        return re.search(_PYPI_CREDENTIAL, text) is not None
     return False
 
 
@@ -158,7 +160,7 @@ RULES = (
     "url-password",
 )
 
-_PRIVATE_KEY_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PRIVATE_KEY_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _PLACEHOLDER_START = frozenset("$%{<*")
 
 # Anchors found one by one with `str.find` (memchr speed) while they are rare; after this
@@ -167,17 +169,26 @@ _PLACEHOLDER_START = frozenset("$%{<*")
 _FIND_LIMIT = 8
 
 
-def _family(anchor: str, pattern: str, find_limit: int) -> tuple[str, re.Pattern[str], int]:
-    return anchor, re.compile(pattern), find_limit
+if TYPE_CHECKING:
+    _Family = tuple[str, re.Pattern[str], int]
+_compiled: tuple[tuple[_Family, ...], re.Pattern[str]] | None = None
 
 
-_FAMILIES = (
-    _family(*_CLOUD, _FIND_LIMIT),
-    _family(*_KEYED, 0),
-    _family(*_DASHED, _FIND_LIMIT),
-    _family(*_GITHUB, 0),
-)
-_URL_ANCHOR, _URL_PATTERN = _URL[0], re.compile(_URL[1])
+def _patterns() -> tuple[tuple[_Family, ...], re.Pattern[str]]:
+    """The families' anchors, compiled expressions and find limits, and the URL expression."""
+    global _compiled
+    if _compiled is None:
+        families = (
+            (*_CLOUD, _FIND_LIMIT),
+            (*_KEYED, 0),
+            (*_DASHED, _FIND_LIMIT),
+            (*_GITHUB, 0),
+        )
+        _compiled = (
+            tuple((anchor, re.compile(pattern), limit) for anchor, pattern, limit in families),
+            re.compile(_URL[1]),
+        )
+    return _compiled
 
 
 def scan(text: str) -> list[Finding]:
@@ -207,11 +218,12 @@ def _finding(text: str, hit: _Hit) -> Finding:
 
 def _hits(text: str) -> list[_Hit]:
     hits: list[_Hit] = []
-    for anchor, pattern, find_limit in _FAMILIES:
+    families, url_pattern = _patterns()
+    for anchor, pattern, find_limit in families:
         if anchor in text:
             _search(text, anchor, pattern, find_limit, hits.append)
-    if _URL_ANCHOR in text:
-        for match in _URL_PATTERN.finditer(text):
+    if _URL[0] in text:
+        for match in url_pattern.finditer(text):
             _url_hit(text, match, hits.append)
     if len(hits) < 2:
         return hits
@@ -257,7 +269,7 @@ def _token_hit(text: str, match: re.Match[str], add: Callable[[_Hit], None]) -> 
             return  # `xoxb-your-token-here`: Slack's tokens hold numbers
         rule = "slack-token"
     elif group == "private_key":
-        tail = _PRIVATE_KEY_END.search(text, end)
+        tail = re.compile(_PRIVATE_KEY_END).search(text, end)
         end = tail.end() if tail is not None else len(text)
         rule = "private-key"
     else:
