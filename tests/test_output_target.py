@@ -139,6 +139,7 @@ def test_the_temporary_file_is_known_while_writing(tmp_path: Path) -> None:
     old = path.stat()
     assert out.identities() == {(temp.st_dev, temp.st_ino), (old.st_dev, old.st_ino)}
     assert out.is_output(temp) and out.is_output(old)
+    assert out.paths() == {out.temp_path, str(path)}
     assert not out.is_output(tmp_path.stat())
     assert stat.S_IMODE(temp.st_mode) == 0o600  # nobody else reads it while it is written
     out.discard()

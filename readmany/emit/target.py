@@ -185,6 +185,13 @@ class OutputTarget:
             found.add((existing.st_dev, existing.st_ino))
         return frozenset(found)
 
+    def paths(self) -> frozenset[str]:
+        """The temporary file's path (while it exists) and the final file's, links resolved."""
+        found = {self.plan.final}
+        if self.temp_path is not None:
+            found.add(self.temp_path)
+        return frozenset(found)
+
     def is_output(self, st: os.stat_result) -> bool:
         """Whether a file with this stat is the output or its temporary file."""
         return (st.st_dev, st.st_ino) in self.identities()
