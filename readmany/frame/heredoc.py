@@ -2,7 +2,10 @@
 
 The delimiter is `WORD_N_HASH`: the N-th word of a 26-word dictionary, the 1-based index
 and a 6-hex-digit djb2 hash of the path as requested. When a body line equals it, the
-first free of `_1` … `_256`, then a length-derived fallback, is taken instead.
+first free of `_1` … `_256`, then a length-derived fallback, is taken instead. A line is
+what any common reader takes for one: lines end at `\n`, `\r\n`, and also at a lone
+`\r`, `\v`, `\f`, `\x1c`-`\x1e`, U+0085, U+2028 and U+2029 (Python's `splitlines`),
+so that a body line `\r<DELIM>` cannot end a block early for such a reader.
 """
 
 from __future__ import annotations
@@ -58,9 +61,11 @@ def _base36(number: int) -> str:
 
 
 def choose_delimiter(path: str, index: int, body: str) -> str:
-    """The first candidate delimiter that equals no line of `body` (a trailing CR ignored)."""
-    taken = {line[:-1] if line.endswith("\r") else line for line in body.split("\n")}
+    """The first candidate delimiter that equals no line of `body`, however lines are split."""
     base = base_delimiter(path, index)
+    if base not in body:
+        return base  # nearly always: no line can equal what the text does not hold
+    taken = set(body.splitlines())
     if base not in taken:
         return base
     for suffix in range(1, NUMBERED_SUFFIXES + 1):

@@ -1,15 +1,19 @@
 """How a path is written in a block header so that no path can forge a header.
 
-A path is written as it is, unless it holds a control character (newline, carriage
-return, tab, NUL, ESC …) or starts with a double quote: then it is written as a JSON
-string, `"dir/a\\nb.txt"`. A reader tells the two forms apart by the leading quote.
+A path is written as it is, unless it holds a character some reader takes for a control
+or a line break (C0 and C1 controls, DEL, U+2028, U+2029) or starts with a double quote:
+then it is written as a JSON string, `"dir/a\\nb.txt"`, with those characters escaped
+as `\\uXXXX` (JSON itself would leave C1, DEL and U+2028/9 raw). A reader tells the two
+forms apart by the leading quote.
 """
 
 from __future__ import annotations
 
 import re
 
-_NEEDS_QUOTING = r'[\x00-\x1f\x7f]|^"'  # compiled on first use, by re's cache
+# Compiled on first use, by re's cache: most paths are printable ASCII.
+_NEEDS_QUOTING = '[\x00-\x1f\x7f-\x9f\u2028\u2029]|^"'
+_RAW_IN_JSON = "[\x7f-\x9f\u2028\u2029]"
 
 
 def header_path(path: str) -> str:
@@ -17,6 +21,18 @@ def header_path(path: str) -> str:
         return path  # the common case, decided without a regular expression
     if re.search(_NEEDS_QUOTING, path) is None:
         return path
+    return quoted(path)
+
+
+def quoted(path: str) -> str:
+    """`path` as a JSON string, every control and line-break character escaped."""
     import json
 
-    return json.dumps(path, ensure_ascii=False)
+    text = json.dumps(path, ensure_ascii=False)
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return re.sub(_RAW_IN_JSON, _unicode_escape, text)
+
+
+def _unicode_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"

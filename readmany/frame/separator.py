@@ -7,7 +7,7 @@ marker; when there is no section at all, the text is only the "no files" sentenc
 
 from __future__ import annotations
 
-from readmany.frame.paths import header_path
+from readmany.frame.paths import header_path, quoted
 
 TRUNCATION_WARNING = (
     "[WARNING: This file was truncated. To view the full content, "
@@ -17,9 +17,14 @@ END_OF_CONTENT = "\n--- End of content ---"
 NO_FILES = "No files matching the criteria were found or all were skipped."
 
 
+# A file named like this would give a header equal to the end marker: it is quoted.
+END_WORDS = END_OF_CONTENT.strip().removeprefix("--- ").removesuffix(" ---")
+
+
 def section_head(path: str, truncated: bool = False) -> str:
     """Everything of a section before its body."""
-    head = f"--- {header_path(path)} ---\n\n"
+    shown = quoted(path) if path == END_WORDS else header_path(path)
+    head = f"--- {shown} ---\n\n"
     if truncated:
         head += TRUNCATION_WARNING + "\n\n"
     return head

@@ -1,8 +1,14 @@
-"""Opening files without ever blocking: FIFOs, devices and sockets are refused up front.
+"""Opening files without ever blocking, and without leaving the root.
 
-`open_regular` is the only way the readers open a file. It checks with stat that the
-path is a regular file, opens it with O_NONBLOCK (so a FIFO swapped in meanwhile cannot
-hang the open) and checks again with fstat that what was opened is a regular file.
+`open_regular` opens a path as it is. It checks with stat that the path is a regular
+file, opens it with O_NONBLOCK (so a FIFO swapped in meanwhile cannot hang the open) and
+checks again with fstat that what was opened is a regular file.
+
+`Boundary.open` opens a root-relative path beneath a descriptor of the root, one
+component at a time with O_NOFOLLOW, so that a file or directory swapped for a link
+between the walk and the read is refused, never read: where the walk saw no link, any
+link is a change; where it followed links, they are followed here too, but only while
+they stay inside the root, and to where the walk found them to lead.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ class OpenFailure(Exception):
     """Why a path could not be opened as a regular file.
 
     `code` is the errno name (`ENOENT`, `EACCES`, `ENOTDIR`, `EISDIR`, `ELOOP`, or
-    `ESPECIAL` for a FIFO, device or socket); `kind` names the special file type.
+    `ESPECIAL` for a FIFO, device or socket; from `Boundary.open` also `EOUTSIDE` for a
+    path that leads out of the root and `ECHANGED` for one that changed since the walk);
+    `kind` names the special file type.
     """
 
     def __init__(self, code: str, path: str, kind: str = "") -> None:
@@ -123,3 +131,252 @@ def _errno_name(exc: OSError) -> str:
     if exc.errno is None:
         return "EIO"
     return errno.errorcode.get(exc.errno, "EIO")
+
+
+# -- opening beneath the root --
+
+EOUTSIDE = "EOUTSIDE"
+ECHANGED = "ECHANGED"
+_REFUSALS = {
+    EOUTSIDE: "refused: it leads outside the root",
+    ECHANGED: "refused: it changed after it was listed",
+}
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_FILE_FLAGS = _OPEN_FLAGS | _NOFOLLOW
+# O_PATH: a directory is only passed through, never read, so it needs no read permission
+# beyond search and costs less to open.
+_DIR_FLAGS = (
+    getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+)
+_MAX_LINKS = 40  # as the kernel's own limit for one path
+_CACHED_DIRECTORIES = 32
+
+
+def refusal_text(failure: OpenFailure) -> str | None:
+    """The one-line reason for an `EOUTSIDE` or `ECHANGED` refusal; None for other codes."""
+    return _REFUSALS.get(failure.code)
+
+
+class Boundary:
+    """A root held open by a descriptor, beneath which files are opened.
+
+    The descriptors of the directories most recently passed through are kept, so that
+    the files of one directory cost one `openat` each. Close it when done (or use `with`).
+    """
+
+    def __init__(self, root: str) -> None:
+        try:
+            self._root_fd = os.open(root, _DIR_FLAGS & ~_NOFOLLOW)
+        except OSError as exc:
+            raise OpenFailure(_errno_name(exc), root) from None
+        self.root = root
+        self.root_real = os.path.realpath(root)
+        self._directories: dict[str, int] = {}
+
+    def __enter__(self) -> Boundary:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for fd in self._directories.values():
+            os.close(fd)
+        self._directories.clear()
+        if self._root_fd >= 0:
+            os.close(self._root_fd)
+            self._root_fd = -1
+
+    def open(
+        self,
+        rel: str,
+        *,
+        real: str | None = None,
+        expected: tuple[int, int] | None = None,
+    ) -> tuple[int, os.stat_result]:
+        """Open the regular file at root-relative `rel`; return (fd, stat).
+
+        `real`: where the walk found `rel` to lead (root-relative, links resolved) when a
+        link was on its way; then links are followed, inside the root, and must lead
+        there. Without it, no link is followed. `expected`: the (st_dev, st_ino) the walk
+        saw. Raises OpenFailure; `EOUTSIDE` and `ECHANGED` say the path changed.
+        """
+        if real is not None:
+            fd = self._open_resolved(rel, real)
+        else:
+            directory, _, name = rel.rpartition("/")
+            if name in ("", ".", "..") or _dotted(directory):
+                raise OpenFailure(EOUTSIDE, rel)
+            parent = self._directory(directory, rel) if directory else self._root_fd
+            fd = self._open_file(parent, name, rel)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                kind = _file_kind(st.st_mode)
+                raise OpenFailure("EISDIR" if kind == "directory" else "ESPECIAL", rel, kind)
+            if expected is not None and (st.st_dev, st.st_ino) != expected:
+                raise OpenFailure(ECHANGED, rel)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, st
+
+    def _open_file(self, parent: int, name: str, rel: str) -> int:
+        try:
+            return os.open(name, _FILE_FLAGS, dir_fd=parent)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP and _is_link(name, parent):
+                raise OpenFailure(ECHANGED, rel) from None  # a link where the walk saw none
+            raise OpenFailure(_errno_name(exc), rel) from None
+
+    def _directory(self, directory: str, rel: str) -> int:
+        """The descriptor of a root-relative directory, opened part by part, no link followed."""
+        fd = self._directories.get(directory)
+        if fd is not None:
+            return fd
+        above, _, name = directory.rpartition("/")
+        parent = self._directory(above, rel) if above else self._root_fd
+        try:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+        except OSError as exc:
+            if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, parent):
+                raise OpenFailure(ECHANGED, rel) from None
+            raise OpenFailure(_errno_name(exc), rel) from None
+        if len(self._directories) >= _CACHED_DIRECTORIES:
+            oldest = next(iter(self._directories))
+            os.close(self._directories.pop(oldest))
+        self._directories[directory] = fd
+        return fd
+
+    def _open_resolved(self, rel: str, real: str) -> int:
+        """Open `rel` following links as the walk did, never above the root; it must be `real`."""
+        pending = [part for part in reversed(rel.split("/")) if part not in ("", ".")]
+        trail: list[str] = []  # the root-relative path reached so far, links resolved
+        held: list[int] = []  # the descriptors of `trail`'s directories
+        links = 0
+        try:
+            while pending:
+                part = pending.pop()
+                if part == "..":
+                    if not trail:
+                        raise OpenFailure(EOUTSIDE, rel)
+                    trail.pop()
+                    os.close(held.pop())
+                    continue
+                parent = held[-1] if held else self._root_fd
+                last = not pending
+                try:
+                    fd = os.open(part, _FILE_FLAGS if last else _DIR_FLAGS, dir_fd=parent)
+                except OSError as exc:
+                    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                        raise OpenFailure(_errno_name(exc), rel) from None
+                    try:
+                        target = os.readlink(part, dir_fd=parent)
+                    except OSError:
+                        raise OpenFailure(_errno_name(exc), rel) from None
+                    links += 1
+                    if links > _MAX_LINKS:
+                        raise OpenFailure("ELOOP", rel) from None
+                    if target.startswith("/"):
+                        inside = _relative_inside(target, self.root_real)
+                        if inside is None:
+                            raise OpenFailure(EOUTSIDE, rel) from None
+                        for fd in held:
+                            os.close(fd)
+                        held.clear()
+                        trail.clear()
+                        target = inside
+                    pending.extend(p for p in reversed(target.split("/")) if p not in ("", "."))
+                    continue
+                if last:
+                    trail.append(part)
+                    if "/".join(trail) != real:
+                        os.close(fd)
+                        raise OpenFailure(ECHANGED, rel)
+                    return fd
+                held.append(fd)
+                trail.append(part)
+            raise OpenFailure("EISDIR", rel, "directory")  # `rel` led to the root itself
+        finally:
+            for fd in held:
+                os.close(fd)
+
+
+def _dotted(directory: str) -> bool:
+    """Whether a walk-made relative directory holds a `.` or `..` part (it never should)."""
+    if "." not in directory:
+        return False
+    return any(part in ("", ".", "..") for part in directory.split("/"))
+
+
+def _is_link(name: str, parent: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _relative_inside(path: str, root_real: str) -> str | None:
+    """`path` relative to `root_real` when it lies beneath it (`""` for the root), else None."""
+    path = os.path.normpath(path)
+    if path == root_real:
+        return ""
+    prefix = root_real.rstrip("/") + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else None
+
+
+# -- files that do not know their size --
+
+
+def read_unsized(fd: int, cap: int) -> bytes:
+    """Read from the current offset until the end, at most `cap` bytes.
+
+    For files whose stat size is 0 but which have contents (procfs, sysfs): read what is
+    there, bounded, instead of taking the size at its word. A read that would block ends it.
+    """
+    parts = []
+    got = 0
+    while got < cap:
+        try:
+            chunk = os.read(fd, min(CHUNK, cap - got))
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def read_upto(fd: int, st: os.stat_result, cap: int) -> bytes:
+    """The file's contents, at most `cap` bytes: by its size, or until the end when it says 0."""
+    if st.st_size == 0:
+        return read_unsized(fd, cap)
+    return read_prefix(fd, min(st.st_size, cap))
+
+
+# -- the root itself --
+
+
+def refuse_root(root: str) -> str | None:
+    """A one-line refusal for a root inside (or at) a git directory, else None.
+
+    A git directory is one named `.git`, or one holding `HEAD`, `objects/` and `refs/` (a
+    bare repository): reading it would show the repository's configuration and objects.
+    """
+    real = os.path.realpath(root)
+    parts = real.split("/")
+    if ".git" in parts:
+        return f"--root {root}: is inside a .git directory: give the work tree's root"
+    path = real
+    while True:
+        if (
+            os.path.isfile(os.path.join(path, "HEAD"))
+            and os.path.isdir(os.path.join(path, "objects"))
+            and os.path.isdir(os.path.join(path, "refs"))
+        ):
+            return f"--root {root}: is inside a git repository's own directory: give a work tree"
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent

@@ -1,0 +1,320 @@
+"""The `-o FILE` target: checked before any work, written without replacing what it must not.
+
+- a regular file, or a name not taken yet, is written to a temporary file beside it
+  (created with `O_EXCL`, so nothing planted there is written through) and renamed over it
+  on commit, keeping the old file's mode and owner where the process may;
+- a symbolic link is followed: its target is written the same way, the link stays;
+- a FIFO or a device is opened and written in place, never replaced (a FIFO without a
+  reader is an error at once, not a hang);
+- a directory, an empty name, a missing directory, a socket are usage errors.
+
+The temporary file is removed on every way out: an exception, a failed write (the close
+that follows may fail again: it is unlinked anyway), and SIGTERM, SIGHUP and SIGINT, whose
+handlers, installed while the target is open, remove it before the signal takes its
+usual course.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import stat
+
+from readmany.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from types import FrameType
+    from typing import IO, Any
+
+    _Handler = Any  # what signal.getsignal returns
+
+_HANDLED_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name)
+)
+_TEMP_TRIES = 100
+
+
+class OutputError(Exception):
+    """Writing the output failed (no space left, an I/O error): one line, exit 1."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def _usage(path: str, problem: str) -> UsageError:
+    return UsageError(f"-o {path}: {problem}")
+
+
+class Plan:
+    """What writing `-o path` will do, decided by `check_output` before any work.
+
+    `final` is the file written (a link's target, resolved); `in_place` says it is a FIFO
+    or device, opened as it is; `existing` its stat, or None for a new file.
+    """
+
+    def __init__(self, path: str, final: str, existing: os.stat_result | None) -> None:
+        self.path = path
+        self.final = final
+        self.existing = existing
+        self.in_place = existing is not None and not stat.S_ISREG(existing.st_mode)
+
+
+def check_output(path: str) -> Plan:
+    """Check an `-o` argument; raise `UsageError` (one line) for one that cannot be written."""
+    if not path:
+        raise UsageError("-o: the file name is empty: give a file name, or leave out -o")
+    if path.endswith("/"):
+        raise _usage(path, "is a directory name: give a file name")
+    if "\0" in path:
+        raise _usage(path.replace("\0", "\\0"), "a file name cannot hold a NUL byte")
+    try:
+        existing: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        existing = None
+    except OSError as exc:
+        raise _usage(path, (exc.strerror or str(exc)).lower()) from None
+    final = os.path.realpath(path)
+    if existing is None:
+        parent = os.path.dirname(final) or "."
+        if not os.path.isdir(parent):
+            raise _usage(path, f"no such directory: {os.path.dirname(path) or parent}")
+        return Plan(path, final, None)
+    if stat.S_ISDIR(existing.st_mode) or path.endswith("/"):
+        raise _usage(path, "is a directory: give a file name")
+    if stat.S_ISSOCK(existing.st_mode):
+        raise _usage(path, "is a socket: readmany writes files, FIFOs and devices")
+    return Plan(path, final, existing)
+
+
+class OutputTarget:
+    """An open `-o` target. Write to `stream`; then `commit()` or `discard()` (idempotent).
+
+    `temp_path` is the temporary file while it exists (None when writing in place), and
+    `identities()` the (device, inode) pairs of the temporary and the final file, so that
+    the selection can leave them out.
+    """
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.path = plan.path
+        self.temp_path: str | None = None
+        self._dir_fd: int | None = None
+        self._temp_name = ""
+        self._temp_identity: tuple[int, int] | None = None
+        self._previous: dict[int, _Handler] = {}
+        self._done = False
+        fd = self._open_in_place() if plan.in_place else self._create_temp()
+        self.stream: IO[bytes] = os.fdopen(fd, "wb")
+
+    # -- opening --
+
+    def _open_in_place(self) -> int:
+        existing = self.plan.existing
+        assert existing is not None
+        fifo = stat.S_ISFIFO(existing.st_mode)
+        flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+        if fifo:
+            flags |= os.O_NONBLOCK  # no reader: ENXIO at once, instead of waiting forever
+        try:
+            fd = os.open(self.plan.final, flags)
+        except OSError as exc:
+            if fifo and exc.errno == errno.ENXIO:
+                raise _usage(self.path, "the FIFO has no reader: start the reader first") from None
+            raise _usage(self.path, (exc.strerror or str(exc)).lower()) from None
+        if fifo:
+            os.set_blocking(fd, True)  # a reader is there: writes may now wait for it
+        return fd
+
+    def _create_temp(self) -> int:
+        directory, name = os.path.split(self.plan.final)
+        try:
+            self._dir_fd = os.open(
+                directory or ".", os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+            )
+        except OSError as exc:
+            raise _usage(self.path, (exc.strerror or str(exc)).lower()) from None
+        flags = (
+            os.O_WRONLY
+            | os.O_CREAT
+            | os.O_EXCL
+            | getattr(os, "O_NOFOLLOW", 0)
+            | getattr(os, "O_CLOEXEC", 0)
+        )
+        self._install_handlers()
+        for _ in range(_TEMP_TRIES):
+            temp_name = f".{name}.{os.urandom(6).hex()}.tmp"
+            try:
+                fd = os.open(temp_name, flags, 0o600, dir_fd=self._dir_fd)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                self._release()
+                raise _usage(self.path, (exc.strerror or str(exc)).lower()) from None
+            self._temp_name = temp_name
+            self.temp_path = os.path.join(directory, temp_name)
+            st = os.fstat(fd)
+            self._temp_identity = (st.st_dev, st.st_ino)
+            return fd
+        self._release()
+        raise _usage(self.path, "cannot create a temporary file beside it")
+
+    # -- what the selection leaves out --
+
+    def identities(self) -> frozenset[tuple[int, int]]:
+        """(device, inode) of the temporary file and of the final file where they exist."""
+        found = set()
+        if self._temp_identity is not None:
+            found.add(self._temp_identity)
+        existing = self.plan.existing
+        if existing is not None:
+            found.add((existing.st_dev, existing.st_ino))
+        return frozenset(found)
+
+    def paths(self) -> frozenset[str]:
+        """The temporary file's path (while it exists) and the final file's, links resolved."""
+        found = {self.plan.final}
+        if self.temp_path is not None:
+            found.add(self.temp_path)
+        return frozenset(found)
+
+    def is_output(self, st: os.stat_result) -> bool:
+        """Whether a file with this stat is the output or its temporary file."""
+        return (st.st_dev, st.st_ino) in self.identities()
+
+    # -- finishing --
+
+    def commit(self) -> None:
+        """Make the output final. On failure, the temporary file is gone and OutputError raised."""
+        if self._done:
+            return
+        try:
+            self.stream.flush()
+            if self.temp_path is not None:
+                fd = self.stream.fileno()
+                self._take_over_mode(fd)
+                os.fsync(fd)
+            self.stream.close()
+            if self.temp_path is not None:
+                os.replace(
+                    self._temp_name,
+                    os.path.basename(self.plan.final),
+                    src_dir_fd=self._dir_fd,
+                    dst_dir_fd=self._dir_fd,
+                )
+                self.temp_path = None
+        except OSError as exc:
+            self.discard()
+            raise OutputError(f"-o {self.path}: {(exc.strerror or str(exc)).lower()}") from None
+        self._done = True
+        self._release()
+
+    def _take_over_mode(self, fd: int) -> None:
+        existing = self.plan.existing
+        if existing is None:
+            os.fchmod(fd, 0o666 & ~_umask())
+            return
+        if (existing.st_uid, existing.st_gid) != (os.getuid(), os.getgid()):
+            with contextlib.suppress(PermissionError):
+                os.fchown(fd, existing.st_uid, existing.st_gid)  # before chmod: it clears set-id
+        os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+
+    def discard(self) -> None:
+        """Close and remove the temporary file; never raises. Idempotent."""
+        if self._done:
+            return
+        self._done = True
+        with contextlib.suppress(OSError, ValueError):
+            self.stream.close()  # flushing may fail again (ENOSPC): the descriptor is closed
+        self._remove_temp()
+        self._release()
+
+    def _remove_temp(self) -> None:
+        if self.temp_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._temp_name, dir_fd=self._dir_fd)
+            self.temp_path = None
+
+    def _release(self) -> None:
+        self._restore_handlers()
+        if self._dir_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._dir_fd)
+            self._dir_fd = None
+
+    # -- signals --
+
+    def _install_handlers(self) -> None:
+        for number in _HANDLED_SIGNALS:
+            try:
+                previous = signal.getsignal(number)
+                if previous is signal.SIG_IGN or previous is None:
+                    continue  # ignored (nohup): stays ignored; None: set outside Python
+                signal.signal(number, self._on_signal)
+            except ValueError:
+                return  # not the main thread: no handlers, the exception paths remain
+            self._previous[number] = previous
+
+    def _restore_handlers(self) -> None:
+        previous, self._previous = self._previous, {}
+        for number, handler in previous.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(number, handler)
+
+    def _on_signal(self, number: int, frame: FrameType | None) -> None:
+        handler = self._previous.get(number, signal.SIG_DFL)
+        self._remove_temp()
+        self._restore_handlers()
+        if callable(handler):
+            handler(number, frame)  # Python's own SIGINT handler raises KeyboardInterrupt
+            return
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)  # the usual end: killed by this signal
+
+
+def open_output(path: str) -> OutputTarget:
+    """Check `-o path` and open it for writing (see the module's description)."""
+    return OutputTarget(check_output(path))
+
+
+def refuse_as_input(target: OutputTarget | Plan, paths: Iterable[str]) -> str | None:
+    """A one-line refusal when one of the named input `paths` is the `-o` file itself.
+
+    The same file is the same (device, inode), whatever the spelling or links.
+    """
+    if isinstance(target, OutputTarget):
+        identities = target.identities()
+    elif target.existing is not None:
+        identities = frozenset({(target.existing.st_dev, target.existing.st_ino)})
+    else:
+        identities = frozenset()
+    if not identities:
+        return None
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if (st.st_dev, st.st_ino) in identities:
+            return f"{path}: is the -o output file: write the output elsewhere"
+    return None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,197 @@
+"""Secrets: files refused by name, and keys found in text by rule, caught and redacted."""
+
+from __future__ import annotations
+
+import pytest
+
+from readmany.read.secrets import (
+    RULES,
+    Finding,
+    holds_credentials,
+    is_secret_name,
+    redact,
+    scan,
+)
+
+# A made-up key of each rule (none is real), and the rule that must catch it.
+AWS = "AKIAIOSFODNN7EXAMPLE"
+GOOGLE = "AIzaSyD-1234567890abcdefghijklmnopqrstu"
+GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+GITHUB_PAT = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+SLACK = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+STRIPE_RESTRICTED = "rk_live_4eC39HqLyjWDarjtT1zdp7dc"
+OPENAI = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7C"
+OPENAI_LEGACY = "sk-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7CdEf6hIj9kLm2n"
+ANTHROPIC = "sk-ant-api03-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7CDEF"
+PRIVATE_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n"
+    "-----END OPENSSH PRIVATE KEY-----"
+)
+
+PLANTED = [
+    ("aws-access-key-id", f'key = "{AWS}"', 8),
+    ("google-api-key", f"GOOGLE={GOOGLE}", 8),
+    ("github-token", f"token: {GITHUB}", 8),
+    ("github-token", f"token: {GITHUB_PAT}", 8),
+    ("slack-token", f"  slack({SLACK})", 9),
+    ("stripe-secret-key", f"Stripe.api_key = '{STRIPE}'", 19),
+    ("stripe-secret-key", f"restricted={STRIPE_RESTRICTED}", 12),
+    ("openai-api-key", f"OPENAI_API_KEY={OPENAI}", 16),
+    ("openai-api-key", f"OPENAI_API_KEY={OPENAI_LEGACY}", 16),
+    ("anthropic-api-key", f"client = Anthropic(api_key='{ANTHROPIC}')", 29),
+    ("private-key", f"{PRIVATE_KEY}\n", 1),
+    ("url-password", "DATABASE_URL=postgres://admin:hunter2@db.example.com/app", 31),
+]
+
+
+@pytest.mark.parametrize(("rule", "line", "column"), PLANTED)
+def test_each_rule_catches_its_key(rule: str, line: str, column: int) -> None:
+    text = f"first line\n{line}\nlast line\n"
+    assert scan(text) == [Finding(rule, 2, column)]
+
+
+def test_every_rule_has_a_planted_key() -> None:
+    assert {rule for rule, _, _ in PLANTED} == set(RULES)
+
+
+def test_all_keys_in_one_text_are_found_in_order() -> None:
+    text = "\n".join(line for _, line, _ in PLANTED)
+    found = scan(text)
+    assert [f.rule for f in found] == [rule for rule, _, _ in PLANTED]
+    assert [f.line for f in found] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15]
+
+
+def test_a_key_after_many_anchors_is_still_found() -> None:
+    # Past the first few occurrences of an anchor, one regex search takes over.
+    text = "A Ant AB " * 50 + AWS + " sk- " * 50 + STRIPE + " g " * 50 + GITHUB
+    assert [f.rule for f in scan(text)] == [
+        "aws-access-key-id",
+        "stripe-secret-key",
+        "github-token",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a task-runner-for-everything-in-the-whole-world and risk-free",
+        "pip install sk-learn-compatible-estimators-and-more-things",  # no digit, no capital
+        "see https://user@example.com/path and https://example.com:8080/a@b",
+        "my password@home is not a URL, nor is user:pass@host without a scheme",
+        "postgres://user:${DB_PASSWORD}@db/app mysql://root:<password>@localhost",
+        "redis://:@localhost:6379 and amqp://guest:%(password)s@rabbit",
+        "XAKIAIOSFODNN7EXAMPLE is part of a longer word, AKIAIOSFODNN7EXAMPLEX too",
+        "AKIA1234 is too short",
+        "SLACK_TOKEN=xoxb-your-token-here",
+        "ghp_short and ghp_ alone, github_pat_short",
+        "pk_live_4eC39HqLyjWDarjtT1zdp7dc is a publishable key",
+        "mysk_live_4eC39HqLyjWDarjtT1zdp7dc continues a word",
+        "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----",
+        "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+        "",
+    ],
+)
+def test_common_look_alikes_are_not_secrets(text: str) -> None:
+    assert scan(text) == []
+
+
+def test_redact_replaces_each_key_and_keeps_the_lines() -> None:
+    text = (
+        f'aws = "{AWS}"\n'
+        f"{PRIVATE_KEY}\n"
+        "url = https://bob:s3cret@example.com/x\n"
+        f"two = {GITHUB} {STRIPE}\n"
+    )
+    redacted, found = redact(text)
+    assert redacted == (
+        'aws = "[REDACTED:aws-access-key-id]"\n'
+        "[REDACTED:private-key]\n\n\n"
+        "url = https://bob:[REDACTED:url-password]@example.com/x\n"
+        "two = [REDACTED:github-token] [REDACTED:stripe-secret-key]\n"
+    )
+    assert redacted.count("\n") == text.count("\n")
+    assert found == scan(text)
+    assert [(f.rule, f.line, f.column) for f in found] == [
+        ("aws-access-key-id", 1, 8),
+        ("private-key", 2, 1),
+        ("url-password", 5, 19),
+        ("github-token", 6, 7),
+        ("stripe-secret-key", 6, 48),
+    ]
+
+
+def test_redact_without_secrets_returns_the_text_itself() -> None:
+    text = "nothing to see\n"
+    redacted, found = redact(text)
+    assert redacted is text and found == []
+
+
+def test_an_unterminated_key_block_is_redacted_to_the_end() -> None:
+    text = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\nrest"
+    assert redact(text)[0] == "before\n[REDACTED:private-key]\n\n"
+
+
+# -- names --
+
+
+@pytest.mark.parametrize(
+    ("path", "rule"),
+    [
+        (".env", "env file"),
+        ("app/.env.local", "env file"),
+        (".env.production", "env file"),
+        (".envrc", "env file"),
+        (".netrc", "netrc"),
+        ("home/_netrc", "netrc"),
+        (".git-credentials", "git credentials"),
+        ("keys/id_rsa", "ssh private key"),
+        ("id_dsa", "ssh private key"),
+        ("id_ecdsa", "ssh private key"),
+        ("id_ed25519", "ssh private key"),
+        ("id_ed25519_sk", "ssh private key"),
+        ("id_rsa.bak", "ssh private key"),
+        ("certs/server.pem", "pem file"),
+        ("tls/server.KEY", "key file"),
+        ("store.p12", "pkcs12 file"),
+        ("store.pfx", "pkcs12 file"),
+        ("putty.ppk", "putty key"),
+        # Not secrets by name:
+        (".env.example", None),
+        ("config/.env.sample", None),
+        (".env.template", None),
+        (".env.dist", None),
+        ("id_rsa.pub", None),
+        ("id_ed25519.pub", None),
+        ("id_rsa_test.go", None),
+        ("environment.py", None),
+        (".envrc.d/x.sh", None),
+        ("keyboard.py", None),
+        ("monkey", None),
+        (".npmrc", None),  # only with credentials: see holds_credentials
+        (".pem", None),  # a dot file with no name before the extension
+    ],
+)
+def test_secret_names(path: str, rule: str | None) -> None:
+    assert is_secret_name(path) == rule
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "holds"),
+    [
+        (".npmrc", "//registry.npmjs.org/:_authToken=npm_abcdef123456\n", True),
+        (".npmrc", "_auth = dXNlcjpwYXNz\n", True),
+        (".npmrc", "//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n", False),
+        (".npmrc", "registry=https://registry.npmjs.org/\nsave-exact=true\n", False),
+        (".npmrc", "# _authToken=old-commented-out\n", False),
+        (".pypirc", "[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmc\n", True),
+        (".pypirc", "[pypi]\nusername = __token__\npassword: ${PYPI_TOKEN}\n", False),
+        (".pypirc", "[distutils]\nindex-servers = pypi\n", False),
+        ("notes.txt", "password = x\n", False),
+    ],
+)
+def test_credential_files_are_refused_only_with_credentials(
+    path: str, text: str, holds: bool
+) -> None:
+    assert holds_credentials(path, text) is holds
