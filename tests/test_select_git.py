@@ -288,6 +288,7 @@ def test_thousands_of_files_are_read_by_one_batch(
     files = {f"many/{i // 100:02d}/file{i:04d}.txt": f"file {i}\n" * (i % 7) for i in range(3001)}
     write(repo, files)
     git(repo, "add", "many")
+    write(repo, {rel: "edited after staging\n" for rel in files})  # all partially staged
     started = count_processes(monkeypatch)
     selection = staged(str(repo))
     assert contents(selection) == {rel: text.encode() for rel, text in files.items()}
@@ -295,10 +296,52 @@ def test_thousands_of_files_are_read_by_one_batch(
     assert started[2] == ["git", "--no-pager", "--literal-pathspecs", "cat-file", "--batch"]
 
 
-def test_a_large_blob_can_be_passed_over_by_its_size(repo: Path) -> None:
-    big = bytes(range(256)) * (3 * 4096 + 1)  # 3 MiB and a bit: more than one chunk
-    write(repo, {"a_big.bin": big, "b_small.txt": "small\n", "c_big.bin": big})
+def test_a_clean_work_tree_copy_is_read_without_a_batch(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"many/file{i:04d}.txt": f"file {i}\n" * (i % 7) for i in range(3001)}
+    write(repo, files)
+    git(repo, "add", "many")
+    write(repo, {"many/file0005.txt": "edited after staging\n"})
+    started = count_processes(monkeypatch)
+    selection = staged(str(repo))
+    with index_blobs(selection) as blobs:
+        read = {
+            blob.entry.rel: blob.read() for blob in blobs if blob.entry.rel != "many/file0005.txt"
+        }
+    assert read == {rel: text.encode() for rel, text in files.items() if rel != "many/file0005.txt"}
+    assert [args[3] for args in started] == ["rev-parse", "diff-index"]
+    assert contents(selection)["many/file0005.txt"] == b"file 5\n" * 5
+    assert [args[3] for args in started] == ["rev-parse", "diff-index", "cat-file"]
+
+
+def test_the_staged_bytes_win_over_filters_and_odd_files(repo: Path) -> None:
+    """Whatever the work tree holds (line endings converted, a FIFO, a link), the staged
+    bytes are what is read."""
+    write(repo, {".gitattributes": "*.txt text=auto\n", "crlf.txt": "one\r\ntwo\r\n"})
+    write(repo, {"fifo.py": "was a file\n", "linked.py": "was a file\n", "same.py": "same\n"})
     git(repo, "add", ".")
+    (repo / "fifo.py").unlink()
+    os.mkfifo(repo / "fifo.py")  # opening it for reading would wait for a writer
+    (repo / "linked.py").unlink()
+    (repo / "linked.py").symlink_to("same.py")  # not the staged content: from the index
+    selection = staged(str(repo))
+    assert contents(selection) == {
+        ".gitattributes": b"*.txt text=auto\n",
+        "crlf.txt": b"one\ntwo\n",  # as committed: git converts on the way in
+        "fifo.py": b"was a file\n",
+        "linked.py": b"was a file\n",
+        "same.py": b"same\n",
+    }
+
+
+def test_a_large_blob_can_be_passed_over_by_its_size(repo: Path) -> None:
+    big = bytes(range(256)) * (5 * 4096 + 1)  # 5 MiB and a bit: too large to hold, from git
+    medium = bytes(range(256)) * (2 * 4096 + 3)  # 2 MiB and a bit: verified in the work tree
+    files = {"a_big.bin": big, "b_small.txt": b"small\n", "c_big.bin": big, "d_mid.bin": medium}
+    write(repo, {**files, "e_mid.bin": medium})
+    git(repo, "add", ".")
+    write(repo, {"e_mid.bin": b"edited after staging"})
     seen = []
     with index_blobs(staged(str(repo))) as blobs:
         for blob in blobs:
@@ -307,12 +350,26 @@ def test_a_large_blob_can_be_passed_over_by_its_size(repo: Path) -> None:
                 assert blob.head(4) == b"\x00\x01\x02\x03"  # sniffed, then left unread
             elif blob.entry.rel == "b_small.txt":
                 assert blob.read() == b"small\n"
-            else:
+            elif blob.entry.rel == "c_big.bin":
                 assert blob.head(2) == b"\x00\x01"
                 pieces = list(blob.chunks(1 << 20))
-                assert [len(p) for p in pieces] == [2, 1 << 20, 1 << 20, 1 << 20, 256 - 2]
+                assert [len(p) for p in pieces] == [2, *[1 << 20] * 5, 256 - 2]
                 assert b"".join(pieces) == big
-    assert seen == [("a_big.bin", len(big)), ("b_small.txt", 6), ("c_big.bin", len(big))]
+            elif blob.entry.rel == "d_mid.bin":
+                assert blob.head(3) == b"\x00\x01\x02"
+                pieces = list(blob.chunks(1 << 20))
+                assert [len(p) for p in pieces] == [1 << 20, 1 << 20, 3 * 256]
+                assert b"".join(pieces) == medium
+            else:
+                assert not blob.missing
+                assert blob.head(1) == b"\x00"  # and the rest dropped
+    assert seen == [
+        ("a_big.bin", len(big)),
+        ("b_small.txt", 6),
+        ("c_big.bin", len(big)),
+        ("d_mid.bin", len(medium)),
+        ("e_mid.bin", len(medium)),
+    ]
 
 
 def test_a_blob_cannot_be_read_once_the_batch_moved_on(repo: Path) -> None:
@@ -330,6 +387,7 @@ def test_a_blob_cannot_be_read_once_the_batch_moved_on(repo: Path) -> None:
 def test_stopping_early_ends_the_batch(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(repo, {f"f{i}.txt": "x\n" for i in range(100)})
     git(repo, "add", ".")
+    write(repo, {f"f{i}.txt": "edited after staging\n" for i in range(100)})
     selection = staged(str(repo))
     processes: list[subprocess.Popen[bytes]] = []
     original = subprocess.Popen

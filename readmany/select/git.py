@@ -23,13 +23,14 @@ it. A file renamed from outside the root into it is therefore listed as added.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from readmany.errors import UsageError
 from readmany.events import REASON_OUTSIDE, Candidate, Event, Skip
 from readmany.record import NamedTuple
-from readmany.select import _blocked, sort_key
+from readmany.select import _blocked_name, sort_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,13 +57,8 @@ STATUS_UNTRACKED = "?"
 
 _MODE_LINK = 0o120000
 _MODE_GITLINK = 0o160000
-_FILE_MODES = (0o100644, 0o100755)
 
 _CHUNK = 1 << 20
-# Requests written ahead of the answers read: at most 32 lines of at most 65 bytes stay
-# unread by git, less than any pipe holds, so writing one never blocks while git waits
-# for its answers to be read.
-_WINDOW = 32
 
 _DIFF_OUTPUT = (
     "--no-color",
@@ -248,27 +244,36 @@ class _Change(NamedTuple):
 def _raw_changes(out: bytes) -> Iterator[_Change]:
     """Parse `--raw -z`: `:old_mode new_mode old_oid new_oid STATUS NUL path NUL [path NUL]`."""
     fields = out.split(b"\0")
+    fsdecode = os.fsdecode
     i = 0
     while i < len(fields) and fields[i].startswith(b":"):
-        _, new_mode, _, new_oid, status = fields[i][1:].decode("ascii").split(" ")
-        letter = status[:1]
+        _, new_mode, _, new_oid, status = fields[i].split(b" ")
+        letter = chr(status[0])
         if letter in ("R", "C"):
-            source, rel = os.fsdecode(fields[i + 1]), os.fsdecode(fields[i + 2])
+            source, rel = fsdecode(fields[i + 1]), fsdecode(fields[i + 2])
             i += 3
         else:
-            source, rel = "", os.fsdecode(fields[i + 1])
+            source, rel = "", fsdecode(fields[i + 1])
             i += 2
-        yield _Change(letter, int(new_mode, 8), new_oid, rel, source)
+        yield _Change(letter, int(new_mode, 8), new_oid.decode("ascii"), rel, source)
 
 
 def _refused(rel: str) -> bool:
     """The boundary: a path through `.git`, `.env`, `node_modules` (as the walk refuses)."""
-    return _blocked(rel.split("/"))
+    directory, _, name = rel.rpartition("/")
+    return _blocked_name(name) or (directory != "" and _refused_directory(directory))
+
+
+@functools.lru_cache(maxsize=4096)
+def _refused_directory(directory: str) -> bool:
+    """`_refused` of a directory: remembered, as a listing names each one many times."""
+    return _refused(directory)
 
 
 class _Collector:
     def __init__(self, root: str) -> None:
         self.root = root
+        self._root_slash = root.rstrip("/") + "/"
         self.entries: dict[str, GitEntry] = {}
         self.skipped: dict[str, Skip] = {}
 
@@ -277,7 +282,7 @@ class _Collector:
         if _refused(rel):
             self.skipped[rel] = Skip(rel, REASON_OUTSIDE)
             return
-        path = os.path.join(self.root, rel)
+        path = self._root_slash + rel
         self.entries[rel] = GitEntry(rel, path, status, mode, oid, source)
 
     def skip(self, rel: str, reason: str) -> None:
@@ -439,49 +444,152 @@ def is_tracked(root: str, path: str) -> bool:
 
 
 # --- the staged content -------------------------------------------------------------------
+#
+# A staged file's bytes are the blob its id names. Most of the time the work tree holds
+# the very same bytes (always, under pre-commit, which sets unstaged changes aside), and
+# reading a file is several times cheaper than having git inflate a fresh loose object;
+# so a work-tree file is read, hashed as git hashes a blob, and used only when its id
+# is the staged one: the bytes are then the staged bytes, whatever links, filters
+# (autocrlf, LFS) or later edits did to the work tree. Every other blob (a partially
+# staged file, a filtered one, a file above `_WORK_TREE_LIMIT`) comes from one
+# `git cat-file --batch`, started at the first such blob and asked one blob at a time.
+
+_WORK_TREE_LIMIT = 4 << 20  # a verified copy is held whole: bounded per file
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO put in the file's place must not block the open
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _work_tree_copy(path: str, oid: str) -> bytes | None:
+    """The bytes at `path` if they are exactly the blob `oid`, else None."""
+    import stat
+
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _WORK_TREE_LIMIT:
+            return None
+        parts = []
+        size = 0
+        while size <= _WORK_TREE_LIMIT:  # read to the end: the file may have grown
+            part = os.read(fd, max(info.st_size - size, 0) + 1)
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    data = parts[0] if len(parts) == 1 else b"".join(parts)
+    if len(data) > _WORK_TREE_LIMIT or _blob_id(data, len(oid)) != oid:
+        return None
+    return data
+
+
+def _blob_id(data: bytes, length: int) -> str:
+    """git's object id of a blob holding `data` (SHA-1, or SHA-256 for 64 hex digits)."""
+    import hashlib
+
+    digest = hashlib.sha256() if length == 64 else hashlib.sha1()
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
 
 
 class IndexBlob:
-    """One staged file as the batch delivers it: its size first, its bytes on demand.
+    """One staged file: its size first, its bytes on demand.
 
-    Only the blob the stream is at can be read. Moving on discards what was not read,
-    in chunks: a file too large to want is never held. `missing` is the one per-file
-    failure: the object is not in the repository (a broken or partial clone).
+    Only the blob the stream is at can be read; moving on drops what was not read (in
+    chunks, when it comes from git): a file too large to want is never held. `missing`
+    is the one per-file failure: the object is not in the repository (a broken or
+    partial clone). Asking for the size may read the file (up to 4 MiB) to verify it.
     """
 
-    __slots__ = ("_batch", "_head", "entry", "missing", "size")
+    __slots__ = ("_batch", "_data", "_head", "_missing", "_size", "entry")
 
-    def __init__(self, entry: GitEntry, size: int, batch: IndexBlobs, *, missing: bool) -> None:
+    def __init__(self, entry: GitEntry, batch: IndexBlobs) -> None:
         self.entry = entry
-        self.size = size
-        self.missing = missing
         self._batch = batch
-        self._head = b""
+        self._data: bytes | None = None  # the verified work-tree copy
+        self._size = -1  # not known yet
+        self._missing = False
+        self._head = b""  # bytes taken from the batch by `head`, not yet handed out
+
+    def _resolve(self) -> None:
+        """Find where the bytes come from: the work tree, verified, or the batch."""
+        self._batch.check(self)
+        if self._size >= 0 or self._missing:
+            return
+        data = _work_tree_copy(self.entry.path, self.entry.oid)
+        if data is not None:
+            self._data, self._size = data, len(data)
+            return
+        size = self._batch.request(self)
+        if size is None:
+            self._missing, self._size = True, 0
+        else:
+            self._size = size
+
+    @property
+    def size(self) -> int:
+        self._resolve()
+        return self._size
+
+    @property
+    def missing(self) -> bool:
+        self._resolve()
+        return self._missing
 
     def head(self, count: int) -> bytes:
         """The first `count` bytes (fewer in a shorter blob), leaving them to be read."""
-        want = min(count, self.size) - len(self._head)
+        self._resolve()
+        if self._data is not None:
+            return self._data[:count]
+        want = min(count, self._size) - len(self._head)
         if want > 0:
             self._head += self._batch.take(self, want)
         return self._head[:count]
 
     def read(self) -> bytes:
         """The whole blob (once)."""
-        return b"".join(self.chunks(max(self.size, 1)))
+        self._resolve()
+        if self._data is not None:
+            data, self._data = self._data, b""
+            return data
+        return b"".join(self.chunks(max(self._size, 1)))
 
     def chunks(self, size: int = _CHUNK) -> Iterator[bytes]:
         """The blob in pieces of at most `size` bytes (once)."""
+        self._resolve()
+        if self._data is not None:
+            data, self._data = self._data, b""
+            view = memoryview(data)
+            for start in range(0, len(data), size):
+                yield bytes(view[start : start + size])
+            return
         head, self._head = self._head, b""
-        if head:
-            yield head
         batch = self._batch
+        for start in range(0, len(head), size):
+            yield head[start : start + size]
         while batch.left(self):
             yield batch.take(self, size)
 
+    def _drop(self) -> None:
+        self._data = None
+        self._head = b""
+
 
 class IndexBlobs:
-    """The staged content of a selection's entries, in its order, from one
-    `git cat-file --batch`. Iterate once; close it (or use `with`) to stop early."""
+    """The staged content of a selection's entries, in its order. Iterate once; close
+    it (or use `with`) when stopping early, to end the batch."""
 
     def __init__(self, selection: GitSelection) -> None:
         if not selection.from_index:
@@ -490,7 +598,8 @@ class IndexBlobs:
         self._entries = selection.entries
         self._process: subprocess.Popen[bytes] | None = None
         self._current: IndexBlob | None = None
-        self._left = 0
+        self._left = 0  # bytes of the current blob git has sent and nobody has read
+        self._sending = False  # git is sending a blob: its bytes, then a newline
 
     def __enter__(self) -> IndexBlobs:
         return self
@@ -499,36 +608,50 @@ class IndexBlobs:
         self.close()
 
     def __iter__(self) -> Iterator[IndexBlob]:
-        entries = self._entries
-        if not entries:
-            return
-        process = self._start()
-        assert process.stdin is not None and process.stdout is not None
-        requests, answers = process.stdin, process.stdout
-        sent = 0
         try:
-            for i, entry in enumerate(entries):
-                if sent - i < _WINDOW // 2:
-                    upto = min(len(entries), i + _WINDOW)
-                    requests.write(b"".join(e.oid.encode() + b"\n" for e in entries[sent:upto]))
-                    requests.flush()
-                    sent = upto
-                header = answers.readline().split()
-                if len(header) == 2 and header[1] == b"missing":
-                    blob = IndexBlob(entry, 0, self, missing=True)
-                elif len(header) == 3 and header[0] == entry.oid.encode():
-                    blob = IndexBlob(entry, int(header[2]), self, missing=False)
-                else:
-                    raise self._failure()
-                self._current, self._left = blob, blob.size
+            for entry in self._entries:
+                blob = self._current = IndexBlob(entry, self)
                 yield blob
                 self._current = None
+                blob._drop()
                 self._discard()
-            requests.close()
-            if process.wait() != 0:
-                raise self._failure()
+            self._finish()
         finally:
             self.close()
+
+    def check(self, blob: IndexBlob) -> None:
+        if blob is not self._current:
+            raise RuntimeError(f"{blob.entry.rel}: the batch has moved past this blob")
+
+    def request(self, blob: IndexBlob) -> int | None:
+        """Ask git for `blob`: its size, or None when the object is missing."""
+        process = self._process or self._start()
+        assert process.stdin is not None and process.stdout is not None
+        oid = blob.entry.oid.encode("ascii")
+        try:
+            process.stdin.write(oid + b"\n")
+            process.stdin.flush()
+        except BrokenPipeError:
+            raise self._failure() from None
+        header = process.stdout.readline().split()
+        if len(header) == 2 and header[1] == b"missing":
+            return None
+        if len(header) != 3 or header[0] != oid:
+            raise self._failure()
+        self._left, self._sending = int(header[2]), True
+        return self._left
+
+    def left(self, blob: IndexBlob) -> int:
+        self.check(blob)
+        return self._left
+
+    def take(self, blob: IndexBlob, count: int) -> bytes:
+        """Up to `count` more bytes of `blob`, the one the stream is at."""
+        self.check(blob)
+        count = min(count, self._left)
+        data = self._read_exactly(count)
+        self._left -= count
+        return data
 
     def _start(self) -> subprocess.Popen[bytes]:
         import subprocess
@@ -541,35 +664,31 @@ class IndexBlobs:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                bufsize=1 << 16,
             )
         except FileNotFoundError:
             raise _missing_git("--staged") from None
         return self._process
 
-    def left(self, blob: IndexBlob) -> int:
-        self._check(blob)
-        return self._left
-
-    def take(self, blob: IndexBlob, count: int) -> bytes:
-        """Up to `count` more bytes of `blob`, the one the stream is at."""
-        self._check(blob)
-        count = min(count, self._left)
-        data = self._read_exactly(count)
-        self._left -= count
-        return data
-
-    def _check(self, blob: IndexBlob) -> None:
-        if blob is not self._current:
-            raise RuntimeError(f"{blob.entry.rel}: the batch has moved past this blob")
-
     def _discard(self) -> None:
-        """Drop the rest of the current blob and the newline after it."""
+        """Drop the rest of the blob git is sending, and the newline after it."""
+        if not self._sending:
+            return
         while self._left:
             count = min(_CHUNK, self._left)
             self._read_exactly(count)
             self._left -= count
         if self._read_exactly(1) != b"\n":
+            raise self._failure()
+        self._sending = False
+
+    def _finish(self) -> None:
+        """End the batch, if one ran: git exits at the end of its input."""
+        process = self._process
+        if process is None:
+            return
+        assert process.stdin is not None
+        process.stdin.close()
+        if process.wait() != 0:
             raise self._failure()
 
     def _read_exactly(self, count: int) -> bytes:
@@ -582,10 +701,12 @@ class IndexBlobs:
     def _failure(self) -> UsageError:
         """git stopped answering as `--batch` answers: say what it said."""
         message = "it stopped answering"
-        if self._process is not None and self._process.stderr is not None:
-            self._process.kill()
-            self._process.wait()
-            message = _first_line(self._process.stderr.read())
+        process = self._process
+        if process is not None and process.stderr is not None:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            message = _first_line(process.stderr.read())
         return UsageError(f"--staged: git cat-file failed: {message}")
 
     def close(self) -> None:
