@@ -629,3 +629,17 @@ def test_is_tracked(repo: Path, tmp_path: Path) -> None:
     assert not is_tracked(root, "no/such/dir/out.txt")
     assert not is_tracked(root, str(tmp_path / "elsewhere.txt"))
     assert not is_tracked(root, "[*].md")  # a name, never a pattern
+
+
+def test_a_long_path_list_is_split_over_command_lines(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(repo, {f"f{i}.txt": f"{i}\n" for i in range(12)})
+    git(repo, "add", ".")
+    paths = staged(str(repo)).diff_paths()
+    whole = diff_text(str(repo), staged=True, paths=paths)
+    started = count_processes(monkeypatch)
+    monkeypatch.setattr("readmany.select.git._ARGV_BUDGET", 20)  # two names a call
+    assert diff_text(str(repo), staged=True, paths=paths) == whole
+    assert [args[3] for args in started] == ["rev-parse", *["diff"] * 6]
+    assert whole.count("diff --git") == 12
