@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from readmany.errors import UsageError
-from readmany.events import REASON_OUTSIDE, Candidate, Skip
+from readmany.events import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Skip
 from readmany.select.git import (
     REASON_DELETED,
     REASON_NESTED_REPOSITORY,
@@ -643,3 +643,22 @@ def test_a_long_path_list_is_split_over_command_lines(
     assert diff_text(str(repo), staged=True, paths=paths) == whole
     assert [args[3] for args in started] == ["rev-parse", *["diff"] * 6]
     assert whole.count("diff --git") == 12
+
+
+def test_changed_links_keep_to_the_boundary(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not in the repository\n")
+    write(repo, {".env": "SECRET=1\n"})
+    (repo / "to_outside").symlink_to(outside)  # untracked
+    (repo / "to_env").symlink_to(".env")
+    (repo / "to_readme").symlink_to("README.md")
+    (repo / "src/config.txt").unlink()
+    (repo / "src/config.txt").symlink_to(outside)  # tracked: a type change
+    selection = changed(str(repo), "HEAD")
+    assert listed(selection) == [("to_readme", "?")]
+    assert skipped(selection) == [
+        (".env", REASON_OUTSIDE),
+        ("src/config.txt", REASON_LINK_OUTSIDE),
+        ("to_env", REASON_OUTSIDE),
+        ("to_outside", REASON_LINK_OUTSIDE),
+    ]

@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from readmany.errors import UsageError
-from readmany.events import REASON_OUTSIDE, Candidate, Event, Skip
+from readmany.events import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Event, Skip
 from readmany.record import NamedTuple
 from readmany.select import _blocked_name, sort_key
 
@@ -283,7 +283,23 @@ class _Collector:
             self.skipped[rel] = Skip(rel, REASON_OUTSIDE)
             return
         path = self._root_slash + rel
+        if not oid and (mode in (0, _MODE_LINK)) and os.path.islink(path):
+            # Read from the work tree through a link: the walk's boundary for links.
+            refusal = self._link_refusal(path)
+            if refusal is not None:
+                self.skipped[rel] = Skip(rel, refusal)
+                return
         self.entries[rel] = GitEntry(rel, path, status, mode, oid, source)
+
+    def _link_refusal(self, path: str) -> str | None:
+        """Why a link may not be read (its target outside the root, or refused), if so."""
+        real = os.path.realpath(path)
+        root_real = os.path.realpath(self.root)
+        if real != root_real and not real.startswith(root_real.rstrip("/") + "/"):
+            return REASON_LINK_OUTSIDE
+        if _refused(os.path.relpath(real, root_real).replace(os.sep, "/")):
+            return REASON_OUTSIDE
+        return None
 
     def skip(self, rel: str, reason: str) -> None:
         if rel not in self.entries:
@@ -348,7 +364,9 @@ def staged(root: str) -> GitSelection:
 def changed(root: str, rev: str) -> GitSelection:
     """The files that differ between `rev` and the work tree, staged or not, and the
     untracked files no ignore rule covers; `BASE...` starts from the merge base of BASE
-    and HEAD. Entries name work-tree files (no `oid`): read them from their `path`."""
+    and HEAD. Entries name work-tree files (no `oid`): read them from their `path`. A
+    link is skipped as the walk skips it when its target is outside the root or refused
+    (git lists no path below a link to a directory: only the last part can be a link)."""
     option = "--changed"
     root = _absolute_root(root)
     commit = _resolve(root, rev, option)
