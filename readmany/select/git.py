@@ -1,0 +1,745 @@
+"""Selection by git: the files staged in the index, or changed since a revision.
+
+Git runs as the `git` command, never through a shell, with `-z` on every listing: a path
+comes back as its bytes (no `core.quotePath` escapes), whatever characters it holds, and
+is decoded as `os.fsdecode` decodes a directory listing. Listings use the plumbing
+(`rev-parse`, `diff-index`, `ls-files`, `cat-file`), whose output configuration does not
+restyle; the work tree is compared by the porcelain `git diff` (which refreshes stale stat
+information in memory, where `diff-index` would report such files as changed), with every
+option that shapes its output given explicitly.
+
+The environment is the caller's, so that `GIT_DIR`, `GIT_WORK_TREE` and above all
+`GIT_INDEX_FILE` keep pointing where git pointed them: a pre-commit hook run by
+`git commit -a` or `git commit PATH` must read the temporary index that is about to be
+committed. Changed: `GIT_OPTIONAL_LOCKS=0` (a listing never takes the index lock to save
+refreshed stat data, so it cannot collide with the commit that runs the hook), no
+terminal prompt, no pager, and the global pathspec switches removed (paths handed to git
+are always literal).
+
+The root may be a subdirectory of the work tree: git runs in it, and `--relative` (diff)
+or the current directory (ls-files) limits every listing to it, with paths relative to
+it. A file renamed from outside the root into it is therefore listed as added.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from readmany.errors import UsageError
+from readmany.events import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Event, Skip
+from readmany.record import NamedTuple
+from readmany.select import _blocked_name, sort_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
+REASON_DELETED = "deleted"
+REASON_SUBMODULE = "submodule"
+REASON_NESTED_REPOSITORY = "nested repository"
+# The index holds a link's target path, not a file: following it would read another
+# file (maybe unstaged, maybe outside the root) and call it this one.
+REASON_SYMLINK = "symlink"
+REASON_UNMERGED = "unmerged"
+
+# The short form of each reason, for summaries (as `_SELECT_CATEGORIES` of `glob`).
+SKIP_CATEGORIES = {
+    REASON_DELETED: "deleted",
+    REASON_SUBMODULE: "submodule",
+    REASON_NESTED_REPOSITORY: "nested repository",
+    REASON_SYMLINK: "symlink in the index",
+    REASON_UNMERGED: "unmerged",
+}
+
+STATUS_UNTRACKED = "?"
+
+_MODE_LINK = 0o120000
+_MODE_GITLINK = 0o160000
+
+_CHUNK = 1 << 20
+
+_DIFF_OUTPUT = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--submodule=short",
+    "-O/dev/null",  # the default order, whatever diff.orderFile says
+    "-M",
+    "--relative",
+)
+_ARGV_BUDGET = 24_000 if os.name == "nt" else 100_000  # bytes of paths per git call
+
+
+class GitEntry(NamedTuple):
+    """A file git lists: `rel` relative to the root with `/`, `path` absolute.
+
+    `status` is git's letter (`A`, `C`, `M`, `R`, `T`), or `?` for an untracked file;
+    `mode` is the mode git records (0 for an untracked file); `oid` the staged blob, or
+    "" when the content is the work tree's; `source` the old path of a rename or copy
+    (relative to the root; "" when there is none or it lies outside the root).
+    """
+
+    rel: str
+    path: str
+    status: str
+    mode: int = 0
+    oid: str = ""
+    source: str = ""
+
+
+class GitSelection(NamedTuple):
+    """What `staged` or `changed` selected, each list in output order (`sort_key`)."""
+
+    root: str  # absolute
+    entries: tuple[GitEntry, ...]  # the files to read
+    skipped: tuple[Skip, ...]  # deleted, submodules, links in the index, the boundary
+    from_index: bool  # content comes from the index (`index_blobs`), not the work tree
+
+    def events(self) -> Iterator[Event]:
+        """Entries as candidates and the skips, merged in output order: the select stream.
+
+        A candidate is not `named`: the asset rules apply to staged and changed files.
+        """
+        import heapq
+
+        candidates: Iterator[Event] = (Candidate(entry.rel, entry.path) for entry in self.entries)
+        skipped: Iterable[Event] = self.skipped
+        yield from heapq.merge(candidates, skipped, key=_event_key)
+
+    def filtered(self, keep: Callable[[str], bool]) -> GitSelection:
+        """Only the entries and skips whose `rel` `keep` accepts (patterns, the `-o` file)."""
+        return self._replace(
+            entries=tuple(entry for entry in self.entries if keep(entry.rel)),
+            skipped=tuple(skip for skip in self.skipped if keep(skip.rel)),
+        )
+
+    def diff_paths(self) -> list[str]:
+        """The paths a diff of this selection covers: every listed path and rename source,
+        not the files the boundary refuses (their lines would leak through the diff)."""
+        paths = [entry.rel for entry in self.entries]
+        paths += [entry.source for entry in self.entries if entry.source]
+        paths += [skip.rel for skip in self.skipped if skip.reason != REASON_OUTSIDE]
+        return [path for path in dict.fromkeys(paths) if not _refused(path)]
+
+
+def _event_key(event: Event) -> str:
+    return sort_key(event.rel)
+
+
+# --- running git --------------------------------------------------------------------------
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    for switch in ("GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS"):
+        env.pop(switch, None)  # they cannot be combined with the literal pathspecs we pass
+    return env
+
+
+def _command(args: Sequence[str]) -> list[str]:
+    return ["git", "--no-pager", "--literal-pathspecs", *args]
+
+
+class _GitFailed(Exception):
+    def __init__(self, returncode: int, stderr: bytes) -> None:
+        super().__init__(returncode)
+        self.returncode = returncode
+        self.message = _first_line(stderr)
+
+
+def _first_line(stderr: bytes) -> str:
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        if line.strip():
+            return line.strip().removeprefix("fatal: ").removeprefix("error: ")
+    return "git failed"
+
+
+def _missing_git(option: str) -> UsageError:
+    return UsageError(f"{option} runs git, and no `git` command was found: install git")
+
+
+def _run(root: str, args: Sequence[str], option: str, stdin: bytes = b"") -> bytes:
+    """git's stdout; `_GitFailed` when it exits with a failure."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            _command(args), cwd=root, env=_environment(), input=stdin, capture_output=True
+        )
+    except FileNotFoundError:
+        raise _missing_git(option) from None
+    except NotADirectoryError:  # the root, not git: the caller checked it
+        raise UsageError(f"{option}: {root} is not a directory") from None
+    if done.returncode != 0:
+        raise _GitFailed(done.returncode, done.stderr)
+    return done.stdout
+
+
+def _open_repository(root: str, option: str, rev: str) -> str | None:
+    """Check that `root` is in a work tree; the commit or tree `rev` names (verified), or
+    None when it names none (an unborn `HEAD`, or a bad revision)."""
+    try:
+        out = _run(root, ["rev-parse", "--is-inside-work-tree", "--verify", "-q", rev], option)
+    except _GitFailed as failed:
+        if failed.returncode == 1:  # rev-parse --verify -q: the revision does not resolve
+            return None
+        raise UsageError(
+            f"{option} needs a git work tree, and {root} is not in one ({failed.message})"
+        ) from None
+    inside, _, resolved = out.decode("ascii", "replace").partition("\n")
+    if inside != "true":
+        raise UsageError(f"{option} needs a git work tree, and {root} is inside a .git directory")
+    return resolved.strip() or None
+
+
+def _empty_tree(root: str, option: str) -> str:
+    """The empty tree's id, in the repository's hash (SHA-1 or SHA-256)."""
+    return _run(root, ["hash-object", "-t", "tree", "--stdin"], option).decode("ascii").strip()
+
+
+def _resolve(root: str, rev: str, option: str) -> str:
+    """The commit `rev` names (`BASE...`: the merge base of BASE and HEAD)."""
+    if not rev or rev.startswith("-") or "\0" in rev or "\n" in rev:
+        raise UsageError(f"--changed {rev!r}: not a revision (give a branch, tag or commit)")
+    from_merge_base = rev.endswith("...")
+    base = (rev[:-3] or "HEAD") if from_merge_base else rev
+    if ".." in base:  # no ref name holds "..": a range, which has no single start
+        raise UsageError(
+            f"--changed {rev}: give one revision, or BASE... to start from the merge base "
+            "of BASE and HEAD"
+        )
+    commit = _open_repository(root, option, f"{base}^{{commit}}")
+    if commit is None:
+        raise UsageError(
+            f"--changed {rev}: unknown revision {base!r} (give a branch, tag or commit, "
+            "e.g. main, HEAD~1 or main...)"
+        )
+    if not from_merge_base:
+        return commit
+    try:
+        merge_base = _run(root, ["merge-base", commit, "HEAD"], option)
+    except _GitFailed as failed:
+        reason = "no common commit" if failed.returncode == 1 else failed.message
+        raise UsageError(f"--changed {rev}: no merge base of {base} and HEAD ({reason})") from None
+    return merge_base.decode("ascii").strip()
+
+
+# --- listings -----------------------------------------------------------------------------
+
+
+class _Change(NamedTuple):
+    status: str  # the letter, without a score
+    mode: int  # the new side's
+    oid: str  # the new side's
+    rel: str
+    source: str  # the old path of a rename or copy, else ""
+
+
+def _raw_changes(out: bytes) -> Iterator[_Change]:
+    """Parse `--raw -z`: `:old_mode new_mode old_oid new_oid STATUS NUL path NUL [path NUL]`."""
+    fields = out.split(b"\0")
+    fsdecode = os.fsdecode
+    i = 0
+    while i < len(fields) and fields[i].startswith(b":"):
+        _, new_mode, _, new_oid, status = fields[i].split(b" ")
+        letter = chr(status[0])
+        if letter in ("R", "C"):
+            source, rel = fsdecode(fields[i + 1]), fsdecode(fields[i + 2])
+            i += 3
+        else:
+            source, rel = "", fsdecode(fields[i + 1])
+            i += 2
+        yield _Change(letter, int(new_mode, 8), new_oid.decode("ascii"), rel, source)
+
+
+def _refused(rel: str) -> bool:
+    """The boundary: a path through `.git`, `.env`, `node_modules` (as the walk refuses)."""
+    directory, _, name = rel.rpartition("/")
+    return _blocked_name(name) or (directory != "" and _refused_directory(directory))
+
+
+@functools.lru_cache(maxsize=4096)
+def _refused_directory(directory: str) -> bool:
+    """`_refused` of a directory: remembered, as a listing names each one many times."""
+    return _refused(directory)
+
+
+class _Collector:
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._root_slash = root.rstrip("/") + "/"
+        self.entries: dict[str, GitEntry] = {}
+        self.skipped: dict[str, Skip] = {}
+
+    def file(self, rel: str, status: str, mode: int = 0, oid: str = "", source: str = "") -> None:
+        self.skipped.pop(rel, None)  # listed twice (deleted, yet untracked): it exists
+        if _refused(rel):
+            self.skipped[rel] = Skip(rel, REASON_OUTSIDE)
+            return
+        path = self._root_slash + rel
+        if not oid and (mode in (0, _MODE_LINK)) and os.path.islink(path):
+            # Read from the work tree through a link: the walk's boundary for links.
+            refusal = self._link_refusal(path)
+            if refusal is not None:
+                self.skipped[rel] = Skip(rel, refusal)
+                return
+        self.entries[rel] = GitEntry(rel, path, status, mode, oid, source)
+
+    def _link_refusal(self, path: str) -> str | None:
+        """Why a link may not be read (its target outside the root, or refused), if so."""
+        real = os.path.realpath(path)
+        root_real = os.path.realpath(self.root)
+        if real != root_real and not real.startswith(root_real.rstrip("/") + "/"):
+            return REASON_LINK_OUTSIDE
+        if _refused(os.path.relpath(real, root_real).replace(os.sep, "/")):
+            return REASON_OUTSIDE
+        return None
+
+    def skip(self, rel: str, reason: str) -> None:
+        if rel not in self.entries:
+            self.skipped[rel] = Skip(rel, REASON_OUTSIDE if _refused(rel) else reason)
+
+    def change(self, change: _Change, *, from_index: bool) -> None:
+        if change.status == "D":
+            self.skip(change.rel, REASON_DELETED)
+        elif change.mode == _MODE_GITLINK:
+            self.skip(change.rel, REASON_SUBMODULE)
+        elif change.status == "U":
+            if from_index:
+                self.skip(change.rel, REASON_UNMERGED)  # no single staged version
+            else:
+                self.file(change.rel, change.status, change.mode)
+        elif from_index and change.mode == _MODE_LINK:
+            self.skip(change.rel, REASON_SYMLINK)
+        else:
+            oid = change.oid if from_index else ""
+            self.file(change.rel, change.status, change.mode, oid, change.source)
+
+    def selection(self, *, from_index: bool) -> GitSelection:
+        entries = sorted(self.entries.values(), key=_entry_key)
+        skipped = sorted(self.skipped.values(), key=_event_key)
+        return GitSelection(self.root, tuple(entries), tuple(skipped), from_index)
+
+
+def _entry_key(entry: GitEntry) -> str:
+    return sort_key(entry.rel)
+
+
+def _absolute_root(root: str) -> str:
+    absolute = os.path.abspath(root)
+    if not os.path.isdir(absolute):
+        raise UsageError(f"root is not a directory: {root}")
+    return absolute
+
+
+def staged(root: str) -> GitSelection:
+    """The files staged in the index against `HEAD` (all of them when `HEAD` is unborn).
+
+    Entries carry the staged blob's id: read their content with `index_blobs`. Deleted
+    files, submodules, links in the index and unmerged paths are skipped with a reason.
+    """
+    option = "--staged"
+    root = _absolute_root(root)
+    tree = _open_repository(root, option, "HEAD^{tree}") or _empty_tree(root, option)
+    try:
+        out = _run(
+            root,
+            ["diff-index", "--cached", "--raw", "-z", "--no-abbrev", "-M", "--relative", tree],
+            option,
+        )
+    except _GitFailed as failed:
+        raise UsageError(f"--staged: git diff-index failed: {failed.message}") from None
+    collected = _Collector(root)
+    for change in _raw_changes(out):
+        collected.change(change, from_index=True)
+    return collected.selection(from_index=True)
+
+
+def changed(root: str, rev: str) -> GitSelection:
+    """The files that differ between `rev` and the work tree, staged or not, and the
+    untracked files no ignore rule covers; `BASE...` starts from the merge base of BASE
+    and HEAD. Entries name work-tree files (no `oid`): read them from their `path`. A
+    link is skipped as the walk skips it when its target is outside the root or refused
+    (git lists no path below a link to a directory: only the last part can be a link)."""
+    option = "--changed"
+    root = _absolute_root(root)
+    commit = _resolve(root, rev, option)
+    try:
+        diff = _run(
+            root, ["diff", "--raw", "-z", "--no-abbrev", "-M", "--relative", commit], option
+        )
+        untracked = _run(root, ["ls-files", "-z", "--others", "--exclude-standard"], option)
+    except _GitFailed as failed:
+        raise UsageError(f"--changed {rev}: git failed: {failed.message}") from None
+    collected = _Collector(root)
+    for change in _raw_changes(diff):
+        collected.change(change, from_index=False)
+    for name in untracked.split(b"\0"):
+        if name.endswith(b"/"):  # a repository of its own, not added as a submodule
+            collected.skip(os.fsdecode(name), REASON_NESTED_REPOSITORY)
+        elif name:
+            collected.file(os.fsdecode(name), STATUS_UNTRACKED)
+    return collected.selection(from_index=False)
+
+
+def diff_text(
+    root: str, *, staged: bool, rev: str | None = None, paths: Sequence[str] | None = None
+) -> str:
+    """The diff for `--with-diff`: `git diff --cached` (`staged`) or `git diff REV`.
+
+    `paths` (relative to the root, taken literally) limits it, e.g. to
+    `selection.diff_paths()` after the patterns filtered the selection; None means
+    every path under the root. Files the boundary refuses are left out either way.
+    Text that is not UTF-8 is decoded with replacement characters.
+    """
+    option = "--with-diff"
+    root = _absolute_root(root)
+    if staged:
+        if _open_repository(root, option, "HEAD") is None:
+            against = ["--cached", _empty_tree(root, option)]
+        else:
+            against = ["--cached", "HEAD"]
+    elif rev is not None:
+        against = [_resolve(root, rev, option)]
+    else:
+        raise ValueError("diff_text needs staged=True or a revision")
+    base = ["diff", *_DIFF_OUTPUT, *against]
+    try:
+        if paths is None:
+            listed = _run(root, [*base[:1], "--raw", "-z", "--no-abbrev", *base[1:]], option)
+            named = [p for c in _raw_changes(listed) for p in (c.rel, c.source) if p]
+            if not any(_refused(path) for path in named):
+                return _run(root, [*base, "--"], option).decode("utf-8", "replace")
+            paths = named
+        kept = sorted({os.fsencode(p) for p in paths if not _refused(p)})
+        return "".join(
+            _run(root, [*base, "--", *map(os.fsdecode, chunk)], option).decode("utf-8", "replace")
+            for chunk in _argv_chunks(kept)
+        )
+    except _GitFailed as failed:
+        raise UsageError(f"--with-diff: git diff failed: {failed.message}") from None
+
+
+def _argv_chunks(paths: Sequence[bytes]) -> Iterator[Sequence[bytes]]:
+    """`paths` (sorted as git sorts: bytes) in runs short enough for one command line."""
+    start, size = 0, 0
+    for i, path in enumerate(paths):
+        if size + len(path) + 1 > _ARGV_BUDGET and i > start:
+            yield paths[start:i]
+            start, size = i, 0
+        size += len(path) + 1
+    if start < len(paths):
+        yield paths[start:]
+
+
+def is_tracked(root: str, path: str) -> bool:
+    """Whether git tracks (or has staged) the file at `path` (absolute, or relative to
+    `root`), asked of the repository that holds it. False when no git or repository
+    answers: then there is nothing to warn about."""
+    import subprocess
+
+    target = os.path.join(os.path.abspath(root), path)
+    directory, name = os.path.split(target)
+    if not name or not os.path.isdir(directory):
+        return False
+    try:
+        done = subprocess.run(
+            _command(["ls-files", "-z", "--", name]),
+            cwd=directory,
+            env=_environment(),
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError:
+        return False
+    return done.returncode == 0 and done.stdout != b""
+
+
+# --- the staged content -------------------------------------------------------------------
+#
+# A staged file's bytes are the blob its id names. Most of the time the work tree holds
+# the very same bytes (always, under pre-commit, which sets unstaged changes aside), and
+# reading a file is several times cheaper than having git inflate a fresh loose object;
+# so a work-tree file is read, hashed as git hashes a blob, and used only when its id
+# is the staged one: the bytes are then the staged bytes, whatever links, filters
+# (autocrlf, LFS) or later edits did to the work tree. Every other blob (a partially
+# staged file, a filtered one, a file above `_WORK_TREE_LIMIT`) comes from one
+# `git cat-file --batch`, started at the first such blob and asked one blob at a time.
+
+_WORK_TREE_LIMIT = 4 << 20  # a verified copy is held whole: bounded per file
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO put in the file's place must not block the open
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _work_tree_copy(path: str, oid: str) -> bytes | None:
+    """The bytes at `path` if they are exactly the blob `oid`, else None."""
+    import stat
+
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _WORK_TREE_LIMIT:
+            return None
+        parts = []
+        size = 0
+        while size <= _WORK_TREE_LIMIT:  # read to the end: the file may have grown
+            part = os.read(fd, max(info.st_size - size, 0) + 1)
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    data = parts[0] if len(parts) == 1 else b"".join(parts)
+    if len(data) > _WORK_TREE_LIMIT or _blob_id(data, len(oid)) != oid:
+        return None
+    return data
+
+
+def _blob_id(data: bytes, length: int) -> str:
+    """git's object id of a blob holding `data` (SHA-1, or SHA-256 for 64 hex digits)."""
+    import hashlib
+
+    digest = hashlib.sha256() if length == 64 else hashlib.sha1()
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+class IndexBlob:
+    """One staged file: its size first, its bytes on demand.
+
+    Only the blob the stream is at can be read; moving on drops what was not read (in
+    chunks, when it comes from git): a file too large to want is never held. `missing`
+    is the one per-file failure: the object is not in the repository (a broken or
+    partial clone). Asking for the size may read the file (up to 4 MiB) to verify it.
+    """
+
+    __slots__ = ("_batch", "_data", "_head", "_missing", "_size", "entry")
+
+    def __init__(self, entry: GitEntry, batch: IndexBlobs) -> None:
+        self.entry = entry
+        self._batch = batch
+        self._data: bytes | None = None  # the verified work-tree copy
+        self._size = -1  # not known yet
+        self._missing = False
+        self._head = b""  # bytes taken from the batch by `head`, not yet handed out
+
+    def _resolve(self) -> None:
+        """Find where the bytes come from: the work tree, verified, or the batch."""
+        self._batch.check(self)
+        if self._size >= 0 or self._missing:
+            return
+        data = _work_tree_copy(self.entry.path, self.entry.oid)
+        if data is not None:
+            self._data, self._size = data, len(data)
+            return
+        size = self._batch.request(self)
+        if size is None:
+            self._missing, self._size = True, 0
+        else:
+            self._size = size
+
+    @property
+    def size(self) -> int:
+        self._resolve()
+        return self._size
+
+    @property
+    def missing(self) -> bool:
+        self._resolve()
+        return self._missing
+
+    def head(self, count: int) -> bytes:
+        """The first `count` bytes (fewer in a shorter blob), leaving them to be read."""
+        self._resolve()
+        if self._data is not None:
+            return self._data[:count]
+        want = min(count, self._size) - len(self._head)
+        if want > 0:
+            self._head += self._batch.take(self, want)
+        return self._head[:count]
+
+    def read(self) -> bytes:
+        """The whole blob (once)."""
+        self._resolve()
+        if self._data is not None:
+            data, self._data = self._data, b""
+            return data
+        return b"".join(self.chunks(max(self._size, 1)))
+
+    def chunks(self, size: int = _CHUNK) -> Iterator[bytes]:
+        """The blob in pieces of at most `size` bytes (once)."""
+        self._resolve()
+        if self._data is not None:
+            data, self._data = self._data, b""
+            view = memoryview(data)
+            for start in range(0, len(data), size):
+                yield bytes(view[start : start + size])
+            return
+        head, self._head = self._head, b""
+        batch = self._batch
+        for start in range(0, len(head), size):
+            yield head[start : start + size]
+        while batch.left(self):
+            yield batch.take(self, size)
+
+    def _drop(self) -> None:
+        self._data = None
+        self._head = b""
+
+
+class IndexBlobs:
+    """The staged content of a selection's entries, in its order. Iterate once; close
+    it (or use `with`) when stopping early, to end the batch."""
+
+    def __init__(self, selection: GitSelection) -> None:
+        if not selection.from_index:
+            raise ValueError("index_blobs reads a staged selection; a changed one is on disk")
+        self._root = selection.root
+        self._entries = selection.entries
+        self._process: subprocess.Popen[bytes] | None = None
+        self._current: IndexBlob | None = None
+        self._left = 0  # bytes of the current blob git has sent and nobody has read
+        self._sending = False  # git is sending a blob: its bytes, then a newline
+
+    def __enter__(self) -> IndexBlobs:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[IndexBlob]:
+        try:
+            for entry in self._entries:
+                blob = self._current = IndexBlob(entry, self)
+                yield blob
+                self._current = None
+                blob._drop()
+                self._discard()
+            self._finish()
+        finally:
+            self.close()
+
+    def check(self, blob: IndexBlob) -> None:
+        if blob is not self._current:
+            raise RuntimeError(f"{blob.entry.rel}: the batch has moved past this blob")
+
+    def request(self, blob: IndexBlob) -> int | None:
+        """Ask git for `blob`: its size, or None when the object is missing."""
+        process = self._process or self._start()
+        assert process.stdin is not None and process.stdout is not None
+        oid = blob.entry.oid.encode("ascii")
+        try:
+            process.stdin.write(oid + b"\n")
+            process.stdin.flush()
+        except BrokenPipeError:
+            raise self._failure() from None
+        header = process.stdout.readline().split()
+        if len(header) == 2 and header[1] == b"missing":
+            return None
+        if len(header) != 3 or header[0] != oid:
+            raise self._failure()
+        self._left, self._sending = int(header[2]), True
+        return self._left
+
+    def left(self, blob: IndexBlob) -> int:
+        self.check(blob)
+        return self._left
+
+    def take(self, blob: IndexBlob, count: int) -> bytes:
+        """Up to `count` more bytes of `blob`, the one the stream is at."""
+        self.check(blob)
+        count = min(count, self._left)
+        data = self._read_exactly(count)
+        self._left -= count
+        return data
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        import subprocess
+
+        try:
+            self._process = subprocess.Popen(
+                _command(["cat-file", "--batch"]),
+                cwd=self._root,
+                env=_environment(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except FileNotFoundError:
+            raise _missing_git("--staged") from None
+        return self._process
+
+    def _discard(self) -> None:
+        """Drop the rest of the blob git is sending, and the newline after it."""
+        if not self._sending:
+            return
+        while self._left:
+            count = min(_CHUNK, self._left)
+            self._read_exactly(count)
+            self._left -= count
+        if self._read_exactly(1) != b"\n":
+            raise self._failure()
+        self._sending = False
+
+    def _finish(self) -> None:
+        """End the batch, if one ran: git exits at the end of its input."""
+        process = self._process
+        if process is None:
+            return
+        assert process.stdin is not None
+        process.stdin.close()
+        if process.wait() != 0:
+            raise self._failure()
+
+    def _read_exactly(self, count: int) -> bytes:
+        assert self._process is not None and self._process.stdout is not None
+        data = self._process.stdout.read(count)
+        if len(data) != count:
+            raise self._failure()
+        return data
+
+    def _failure(self) -> UsageError:
+        """git stopped answering as `--batch` answers: say what it said."""
+        message = "it stopped answering"
+        process = self._process
+        if process is not None and process.stderr is not None:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            message = _first_line(process.stderr.read())
+        return UsageError(f"--staged: git cat-file failed: {message}")
+
+    def close(self) -> None:
+        """Stop the batch (a no-op once it has ended)."""
+        process, self._process, self._current = self._process, None, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def index_blobs(selection: GitSelection) -> IndexBlobs:
+    """The staged content of `selection` (from `staged`), one `IndexBlob` an entry."""
+    return IndexBlobs(selection)
