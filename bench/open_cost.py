@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE))
 import make_trees  # noqa: E402
 
 from readmany.read.safe import Boundary, open_regular  # noqa: E402
-from readmany.select import sort_key  # noqa: E402
+from readmany.select.walk import sort_key  # noqa: E402
 
 
 def _best(run: object, rounds: int) -> float:

@@ -194,6 +194,29 @@ def glob_command(
     absolute: Annotated[
         bool, typer.Option("--absolute", help="Show absolute paths in separators.")
     ] = False,
+    staged: Annotated[
+        bool,
+        typer.Option(
+            "--staged",
+            help="Read the files staged for the next commit, as staged (git's index); "
+            "patterns filter them.",
+        ),
+    ] = False,
+    changed: Annotated[
+        str | None,
+        typer.Option(
+            "--changed",
+            metavar="REV",
+            help="Read the files that differ from REV in the work tree, and untracked "
+            "ones (REV... starts from the merge base); patterns filter them.",
+        ),
+    ] = None,
+    with_diff: Annotated[
+        bool,
+        typer.Option(
+            "--with-diff", help="With --staged or --changed: add the diff as one more section."
+        ),
+    ] = False,
     max_file_lines: Annotated[
         int | None,
         typer.Option(

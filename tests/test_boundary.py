@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from helpers import select_files
 
 from readmany.read.safe import (
     Boundary,
@@ -19,7 +20,7 @@ from readmany.read.safe import (
     refusal_text,
     refuse_root,
 )
-from readmany.select import SelectRequest, select_files
+from readmany.select.walk import SelectRequest
 
 SECRET = b"the secret outside the root\n"
 ROUNDS = 25

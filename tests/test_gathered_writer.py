@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import readmany.emit.targets as targets
-from readmany.emit.targets import GatheredWriter
+import readmany.emit.stdout as targets
+from readmany.emit.stdout import GatheredWriter
 
 
 def _pieces() -> list[bytes]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from readmany.errors import UsageError
-from readmany.events import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Skip
+from readmany.select.candidates import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Skip
 from readmany.select.git import (
     REASON_DELETED,
     REASON_NESTED_REPOSITORY,

@@ -19,6 +19,7 @@ from readmany.commands.walker import (
     open_selection,
     shown_path,
 )
+from readmany.emit.messages import error_line
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
@@ -60,9 +61,20 @@ def main(options: Options) -> int:
     if not os.path.isdir(root):
         raise UsageError(f"--root {root!r} is not a directory")
     stdin = options.flag("stdin")
+    staged, changed = options.flag("staged"), options.text("changed")
+    by_git = staged or changed is not None
+    if staged and changed is not None:
+        raise UsageError("--staged and --changed select in two ways: give one of them")
+    if by_git and stdin:
+        raise UsageError("--stdin lists files itself: leave out --staged and --changed")
+    if options.flag("with_diff") and not by_git:
+        raise UsageError("--with-diff adds the diff of --staged or --changed: give one of them")
     value = GlobRequest(
         face=_face(options),
         output=options.text("output"),
+        staged=staged,
+        changed=changed,
+        with_diff=options.flag("with_diff"),
         patterns=options.texts("patterns") + options.texts("include"),
         excludes=options.texts("exclude"),
         use_default_excludes=not options.flag("no_default_excludes"),
@@ -73,8 +85,12 @@ def main(options: Options) -> int:
         absolute=options.flag("absolute"),
         literal_paths=tuple(stdin_paths(options.flag("null"))) if stdin else (),
     )
-    if not value.patterns and not stdin:
-        raise UsageError("no pattern given: name at least one PATTERN (or use --stdin)")
+    if not value.patterns and not stdin and not by_git:
+        raise UsageError(
+            "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"
+        )
+    if value.output and by_git:
+        _warn_if_tracked(root, value.output)
     if value.output and not value.face.compat:
         _refuse_output_as_input(value)
     # The walk starts first: in a helper process, it goes on while the rest is set up.
@@ -94,6 +110,18 @@ def _face(options: Options) -> Face:
         return Face.reference()
     size = parse_size(max_file_size, "--max-file-size") if max_file_size is not None else None
     return Face.people(max_file_lines=max_file_lines, max_file_bytes=size)
+
+
+def _warn_if_tracked(root: str, output: str) -> None:
+    """A dump written into the work tree and tracked changes at every commit."""
+    from readmany.select.git import is_tracked
+
+    if is_tracked(root, output):
+        error_line(
+            f"warning: -o {output} is tracked by git: every run rewrites it, and pre-commit "
+            "fails a hook that changes a tracked file; add it to .gitignore and run "
+            f"`git rm --cached {output}`, or write it under .git/"
+        )
 
 
 def _refuse_output_as_input(request: GlobRequest) -> None:
@@ -132,7 +160,9 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                 if event.failed:
                     report.fail(path, f"{path}: {event.reason}", event.reason)
                 else:
-                    report.skip(path, event.reason, _SELECT_CATEGORIES[event.reason])
+                    report.skip(
+                        path, event.reason, _SELECT_CATEGORIES.get(event.reason, event.reason)
+                    )
                 continue
             result = done if done is not None else read(event, path)
             if isinstance(result, TextFile):
@@ -159,8 +189,15 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             else:  # Failed
                 report.fail(path, result.reason, result.reason)
             sink.file_done(path)
+        diff = selection.diff
+    if diff is not None:
+        label = "git diff --cached" if request.staged else f"git diff {request.changed}"
+        sink.write(frame_separator(label, diff))
+        any_section = True
+        report.diff = diff
     sink.write(frame_end(any_section, compat=compat))
-    if not any_section and not compat:
+    by_git = request.staged or request.changed is not None
+    if not any_section and not compat and not by_git:
         report.nothing_read()
     return report.outcome(sink.bytes_written)
 
@@ -187,6 +224,7 @@ class _Report:
         self.keep_records = keep_records
         self.compat = compat  # the reference's long reasons in details, else the short ones
         self.unmatched_patterns: list[str] = []
+        self.diff: str | None = None
         self.files: list[str] = []
         self.read: list[dict[str, Any]] = []
         self.outside: list[dict[str, str]] = []  # listed first, as the reference does
@@ -265,6 +303,8 @@ class _Report:
             details.update(files=self.files, skipped=[*self.outside, *self.skipped], read=self.read)
             if not self.compat:
                 details.update(unmatched=self.unmatched_patterns)
+            if self.diff is not None:
+                details.update(diff=self.diff)
         details.update(bytes=content_bytes, estimatedTokens=estimate_tokens(content_bytes))
         return Outcome(
             details=details,

@@ -65,6 +65,9 @@ class GlobRequest(NamedTuple):
     literal_paths: tuple[str, ...] = ()  # from --stdin: exact paths, never globs
     face: Face = Face.reference()
     output: str | None = None  # the -o target: never read as input
+    staged: bool = False  # the files staged for the next commit, as staged (git's index)
+    changed: str | None = None  # the files that differ from this revision (the work tree)
+    with_diff: bool = False  # one more section: the diff itself
 
 
 _BATCH = 32  # events a message
@@ -126,6 +129,8 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
 class Selection:
     """The events of the walk, each with the result of reading it where that is done."""
 
+    diff: str | None = None  # the diff of a git selection, with `--with-diff`
+
     @property
     def root(self) -> str:
         """The root, absolute: known once the walk has begun (a bad request raises here)."""
@@ -172,8 +177,91 @@ class InProcess(Selection):
             yield event, None
 
 
+class FromGit(Selection):
+    """The files git names (`--staged`, `--changed REV`), filtered by the patterns.
+
+    Staged files are read here, from the index (what the commit will hold); changed
+    files are read by the caller, from the work tree, like the files of a walk.
+    """
+
+    def __init__(self, request: GlobRequest) -> None:
+        from readmany.select import git
+
+        self._request = request
+        root = os.path.abspath(request.root)
+        if request.staged:
+            selection = git.staged(root)
+        else:
+            assert request.changed is not None
+            selection = git.changed(root, request.changed)
+        keep = _git_filter(request, selection.root)
+        self._selection = selection.filtered(keep) if keep is not None else selection
+        if request.with_diff:
+            self.diff = git.diff_text(
+                selection.root,
+                staged=request.staged,
+                rev=request.changed,
+                paths=self._selection.diff_paths(),
+            )
+
+    @property
+    def root(self) -> str:
+        return self._selection.root
+
+    def __iter__(self) -> Iterator[Item]:
+        from readmany.select.candidates import Candidate
+
+        if not self._selection.from_index:
+            for event in self._selection.events():
+                yield event, None
+            return
+        from readmany.read.matched import read_blob
+        from readmany.select.git import index_blobs
+        from readmany.select.patterns import RequestedAssets
+
+        request = self._request
+        requested = RequestedAssets(request.patterns)
+        limits = candidate_reader(request).limits
+        with index_blobs(self._selection) as batch:
+            blobs = iter(batch)  # one a candidate, in the same order
+            for event in self._selection.events():
+                if not isinstance(event, Candidate):
+                    yield event, None
+                    continue
+                blob = next(blobs)
+                shown = shown_path(self.root, event.rel, request.absolute)
+                yield event, read_blob(event.rel, shown, blob, requested, limits)
+
+
+def _git_filter(request: GlobRequest, root: str) -> Callable[[str], bool] | None:
+    """Which of git's paths to keep: those the patterns match (a directory means what is
+    below it), never the `-o` file; None to keep them all."""
+    patterns = []
+    for pattern in request.patterns:
+        directory = os.path.isdir(os.path.join(root, pattern))
+        patterns.append(pattern.rstrip("/") + "/**" if directory else pattern)
+    output = None
+    if request.output:
+        output = os.path.relpath(os.path.abspath(request.output), root).replace(os.sep, "/")
+    if not patterns and output is None:
+        return None
+    matcher = None
+    if patterns:
+        from readmany.select.patterns import compile_paths
+
+        matcher = compile_paths(patterns)
+
+    def keep(rel: str) -> bool:
+        return rel != output and (matcher is None or matcher.match(rel))
+
+    return keep
+
+
 def open_selection(request: GlobRequest) -> Selection:
-    """The walk in a helper process where that is possible and useful, else in this one."""
+    """The files of a request: from git, or the walk in a helper process where that is
+    possible and useful, else in this one."""
+    if request.staged or request.changed is not None:
+        return FromGit(request)
     if _use_helper():
         try:
             return Helper(request)
@@ -394,7 +482,7 @@ def _helper(request: GlobRequest, read_end: int, pipe: int, finished: memoryview
 def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> None:
     import marshal
 
-    from readmany.emit.targets import GatheredWriter
+    from readmany.emit.stdout import GatheredWriter
 
     out = GatheredWriter(pipe, limit=1 << 62)  # written out message by message
 

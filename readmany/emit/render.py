@@ -15,7 +15,8 @@ from collections.abc import Callable
 from readmany.commands import Outcome, Tally
 from readmany.emit.messages import error_line
 from readmany.emit.sink import Sink
-from readmany.emit.targets import AtomicFile, GatheredWriter
+from readmany.emit.stdout import GatheredWriter
+from readmany.emit.target import OutputError, OutputTarget
 from readmany.errors import EXIT_FILE_ERROR, StdoutClosed, UsageError
 from readmany.record import NamedTuple
 
@@ -57,10 +58,12 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
         from readmany.emit.clipboard import find_clipboard
 
         clipboard = find_clipboard()
-    target: AtomicFile | None = None
+    target: OutputTarget | None = None
     if how.output is not None:
+        from readmany.emit.target import open_output
+
         try:
-            target = AtomicFile(how.output)
+            target = open_output(how.output)  # checked and opened before any work
         except OSError as exc:
             raise UsageError(f"-o {how.output}: {exc.strerror}") from None
     captured = io.BytesIO() if clipboard is not None else None
@@ -94,6 +97,11 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
             target.commit()
     except BrokenPipeError:
         raise StdoutClosed from None
+    except OutputError as exc:
+        if target is not None:
+            target.discard()
+        error_line(str(exc))
+        return EXIT_FILE_ERROR
     except BaseException:
         if target is not None:
             target.discard()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from readmany.commands import Tally
+from readmany.emit.quote import escape_controls
 from readmany.tokens import estimate_tokens
 
 TYPE_CHECKING = False
@@ -56,10 +57,10 @@ def print_summary(tally: Tally, content_bytes: int) -> None:
 
     console = Console(stderr=True, highlight=False)
     first, *rest = summary_lines(tally, content_bytes)
-    console.print(Text("readmany: ", style="bold") + Text(first, style="green"))
+    console.print(Text("readmany: ", style="bold") + Text(escape_controls(first), style="green"))
     for line in rest:
         label, _, value = line.partition(": ")
-        console.print(Text(f"  {label}: ", style="dim") + Text(value))
+        console.print(Text(f"  {label}: ", style="dim") + Text(escape_controls(value)))
 
 
 class ProgressBar:

@@ -49,6 +49,19 @@ if TYPE_CHECKING:
         @property
         def regular(self) -> bool: ...  # the directory listing said: a regular file
 
+    class Blob(Protocol):
+        """A file's bytes held elsewhere (a staged blob): its size first, then its bytes."""
+
+        @property
+        def size(self) -> int: ...
+
+        @property
+        def missing(self) -> bool: ...
+
+        def head(self, count: int) -> bytes: ...
+
+        def read(self) -> bytes: ...
+
 
 MAX_SVG_BYTES = GLOB_MAX_SVG_BYTES
 WHOLE_FILE_BYTES = 256 * 1024  # read at once; bigger text is decoded as it is read
@@ -112,52 +125,117 @@ def read_matched(
     `listed_regular`: the walk saw a regular file there (see `open_regular`).
     """
     name = os.path.basename(path)
-    by_name, binary_kind = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
-    if by_name in ASSET_KINDS and not requested(name):
-        return Skipped(REASON_ASSET, "asset not requested")
+    unrequested = _unrequested_by_name(name, requested, limits)
+    if unrequested is not None:
+        return unrequested
     try:
         fd, st = open_regular(path, listed_regular=listed_regular)
     except OpenFailure as failure:
         return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
     try:
-        # A small file is read whole, once: the sniff and the text come from those bytes.
-        whole = read_all(fd, st.st_size) if st.st_size <= WHOLE_FILE_BYTES else None
-        head = whole[:SNIFF_BYTES] if whole is not None else read_prefix(fd, SNIFF_BYTES)
-        kind = by_name or (binary_kind if is_binary(head) else "text")
-        if kind in ASSET_KINDS and not requested(name):
-            return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
-        if st.st_size > limits.max_file_bytes:
-            if limits.exact:
-                return Skipped(
-                    f"too large ({_megabytes(st.st_size)} MB, more than --max-file-size "
-                    f"{_megabytes(limits.max_file_bytes)} MB)",
-                    "too large",
-                )
-            return Skipped(
-                "Read error: File size exceeds the 20MB limit: "
-                f"{shown} ({_megabytes(st.st_size)}MB)",
-                "too large",
-            )
-        if kind == "binary":
-            return Skipped(REASON_BINARY, "binary file")
-        if kind == "svg":
-            if st.st_size > MAX_SVG_BYTES:
-                note = f"Cannot display content of SVG file larger than 1MB: {rel}"
-                return TextFile(kind, TextRead(note), st.st_size)
-            svg = whole if whole is not None else read_all(fd, st.st_size)
-            return TextFile(kind, decode_whole(svg), st.st_size)
-        if kind == "text" and limits.exact:
-            raw = whole if whole is not None else read_all(fd, st.st_size)
-            return TextFile(kind, exact_text(raw, limits.max_lines), st.st_size)
-        if kind == "text":
-            text = text_of_bytes(whole) if whole is not None else read_text(fd, st.st_size)
-            return TextFile(kind, text, st.st_size)
-        data = _base64(fd, st.st_size)
-        return AssetFile(kind, asset_mime_type(name, kind), data, st.st_size)
+        return _read_kind(name, rel, shown, requested, limits, _OpenFile(fd, st.st_size))
     except OSError as exc:
         return Failed(f"Read error: {exc.strerror or exc}: {shown}")
     finally:
         os.close(fd)
+
+
+def read_blob(
+    rel: str,
+    shown: str,
+    blob: Blob,
+    requested: Callable[[str], bool],
+    limits: MatchedLimits = _REFERENCE,
+) -> MatchedRead:
+    """Read a file whose bytes come from elsewhere than the file system (git's index),
+    by the same rules as `read_matched`."""
+    name = rel.rpartition("/")[2]
+    unrequested = _unrequested_by_name(name, requested, limits)
+    if unrequested is not None:
+        return unrequested
+    if blob.missing:
+        return Failed(f"Read error: not in the repository: {shown}")
+    return _read_kind(name, rel, shown, requested, limits, blob)
+
+
+def _unrequested_by_name(
+    name: str, requested: Callable[[str], bool], limits: MatchedLimits
+) -> Skipped | None:
+    """The asset gate, first of all (the reference's order): an image no pattern asked
+    for is reported as such even when it is huge or cannot be opened."""
+    by_name = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)[0]
+    if by_name in ASSET_KINDS and not requested(name):
+        return Skipped(REASON_ASSET, "asset not requested")
+    return None
+
+
+class _OpenFile:
+    """An open file as `_read_kind` reads it: a small one read whole, once."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd = fd
+        self.size = size
+        self.whole = read_all(fd, size) if size <= WHOLE_FILE_BYTES else None
+
+    def head(self, count: int) -> bytes:
+        return self.whole[:count] if self.whole is not None else read_prefix(self.fd, count)
+
+    def read(self) -> bytes:
+        return self.whole if self.whole is not None else read_all(self.fd, self.size)
+
+    def reference_text(self) -> TextRead:
+        if self.whole is not None:
+            return text_of_bytes(self.whole)
+        return read_text(self.fd, self.size)  # decoded as it is read, up to the limits
+
+    def base64(self) -> str:
+        return _base64(self.fd, self.size)
+
+
+def _read_kind(
+    name: str,
+    rel: str,
+    shown: str,
+    requested: Callable[[str], bool],
+    limits: MatchedLimits,
+    source: _OpenFile | Blob,
+) -> MatchedRead:
+    """Classify by name and content, gate assets, check the size, and read."""
+    by_name, binary_kind = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
+    size = source.size
+    kind = by_name or (binary_kind if is_binary(source.head(SNIFF_BYTES)) else "text")
+    if kind in ASSET_KINDS and not requested(name):
+        return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
+    if size > limits.max_file_bytes:
+        if limits.exact:
+            return Skipped(
+                f"too large ({_megabytes(size)} MB, more than --max-file-size "
+                f"{_megabytes(limits.max_file_bytes)} MB)",
+                "too large",
+            )
+        return Skipped(
+            f"Read error: File size exceeds the 20MB limit: {shown} ({_megabytes(size)}MB)",
+            "too large",
+        )
+    if kind == "binary":
+        return Skipped(REASON_BINARY, "binary file")
+    if kind == "svg":
+        if size > MAX_SVG_BYTES:
+            note = f"Cannot display content of SVG file larger than 1MB: {rel}"
+            return TextFile(kind, TextRead(note), size)
+        return TextFile(kind, decode_whole(source.read()), size)
+    if kind == "text" and limits.exact:
+        return TextFile(kind, exact_text(source.read(), limits.max_lines), size)
+    if kind == "text":
+        if isinstance(source, _OpenFile):
+            return TextFile(kind, source.reference_text(), size)
+        return TextFile(kind, text_of_bytes(source.read()), size)
+    if isinstance(source, _OpenFile):
+        return AssetFile(kind, asset_mime_type(name, kind), source.base64(), size)
+    import base64
+
+    data = base64.b64encode(source.read()).decode("ascii")
+    return AssetFile(kind, asset_mime_type(name, kind), data, size)
 
 
 class CandidateReader:
@@ -167,7 +245,7 @@ class CandidateReader:
         self, requested: Callable[[str], bool], limits: MatchedLimits = _REFERENCE
     ) -> None:
         self._requested = requested  # whether the patterns ask for an asset of this name
-        self._limits = limits
+        self.limits = limits
 
     def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
         gate = _named if candidate.named else self._requested
@@ -177,7 +255,7 @@ class CandidateReader:
             shown,
             gate,
             listed_regular=candidate.regular,
-            limits=self._limits,
+            limits=self.limits,
         )
 
 

@@ -28,9 +28,10 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from readmany.errors import UsageError
-from readmany.events import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Event, Skip
 from readmany.record import NamedTuple
-from readmany.select import _blocked_name, sort_key
+from readmany.select.boundary import blocked_name
+from readmany.select.candidates import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Event, Skip
+from readmany.select.walk import sort_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -261,7 +262,7 @@ def _raw_changes(out: bytes) -> Iterator[_Change]:
 def _refused(rel: str) -> bool:
     """The boundary: a path through `.git`, `.env`, `node_modules` (as the walk refuses)."""
     directory, _, name = rel.rpartition("/")
-    return _blocked_name(name) or (directory != "" and _refused_directory(directory))
+    return blocked_name(name) or (directory != "" and _refused_directory(directory))
 
 
 @functools.lru_cache(maxsize=4096)

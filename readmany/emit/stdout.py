@@ -1,13 +1,8 @@
-"""Where content is written: standard output in large pieces, or a file given with `-o`."""
+"""Standard output, written in large pieces (the `-o` file is `emit.target`)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import IO
 
 
 class GatheredWriter:
@@ -58,40 +53,3 @@ def _iov_max() -> int:
 
 
 _IOV_MAX = _iov_max()
-
-
-class AtomicFile:
-    """A file written to a temporary name beside the target and renamed on commit.
-
-    A failed or interrupted run (no `commit()`) leaves nothing behind.
-    """
-
-    def __init__(self, target: str) -> None:
-        self.target = target
-        import tempfile
-
-        directory = os.path.dirname(os.path.abspath(target))
-        fd, self._tmp = tempfile.mkstemp(
-            prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory
-        )
-        self.stream: IO[bytes] = os.fdopen(fd, "wb")
-
-    def commit(self) -> None:
-        self.stream.flush()
-        os.fsync(self.stream.fileno())
-        self.stream.close()
-        mode = 0o666 & ~_umask()
-        os.chmod(self._tmp, mode)
-        os.replace(self._tmp, self.target)
-
-    def discard(self) -> None:
-        if not self.stream.closed:
-            self.stream.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._tmp)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
