@@ -21,11 +21,11 @@ _readmany() {
             esac
             ;;
         glob)
-            opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --staged --changed --with-diff --max-file-lines --max-file-size --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
+            opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --staged --changed --with-diff --secrets --max-file-lines --max-file-size --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
             case "$prev" in
                 --output|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-                --include|--exclude|--ignore-file|--changed|--max-file-lines|--max-file-size) return ;;
+                --include|--exclude|--ignore-file|--changed|--secrets|--max-file-lines|--max-file-size) return ;;
             esac
             ;;
         hashline)

@@ -31,6 +31,7 @@ complete -c readmany -n '__fish_seen_subcommand_from glob' -l absolute -d 'Show 
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l staged -d 'Read the files staged for the next commit, as staged (git\'s index); patterns filter them'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l changed -r -f -d 'Read the files that differ from REV in the work tree, and untracked ones (REV'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l with-diff -d 'With --staged or --changed: add the diff as one more section'
+complete -c readmany -n '__fish_seen_subcommand_from glob' -l secrets -r -f -d 'What to do with text that looks like a secret (cloud keys, tokens, private keys, passwords in URLs): off, warn (name file and line on stderr), skip (leave the file out) or redact (mask it)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l max-file-lines -r -f -d 'Show at most N lines of each file; a cut file ends with the command that shows the rest (default: whole files)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l max-file-size -r -f -d 'Skip files larger than SIZE (k, M, G suffixes; default 20M)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l stdin -d 'Read more paths from stdin, one a line'

@@ -66,6 +66,16 @@ CompatOpt = Annotated[
         "scripts that expect them).",
     ),
 ]
+SecretsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--secrets",
+        metavar="MODE",
+        help="What to do with text that looks like a secret (cloud keys, tokens, private "
+        "keys, passwords in URLs): off, warn (name file and line on stderr), skip (leave "
+        "the file out) or redact (mask it). Default: warn with --copy, else off.",
+    ),
+]
 CopyOpt = Annotated[
     bool,
     typer.Option(
@@ -217,6 +227,7 @@ def glob_command(
             "--with-diff", help="With --staged or --changed: add the diff as one more section."
         ),
     ] = False,
+    secrets: SecretsOpt = None,
     max_file_lines: Annotated[
         int | None,
         typer.Option(

@@ -8,10 +8,10 @@ from readmany.read.secrets import (
     RULES,
     Finding,
     holds_credentials,
-    is_secret_name,
     redact,
     scan,
 )
+from readmany.select.boundary import is_secret_name
 
 # A made-up key of each rule (none is real), and the rule that must catch it.
 AWS = "AKIAIOSFODNN7EXAMPLE"

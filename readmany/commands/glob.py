@@ -27,6 +27,7 @@ from readmany.faces import Face
 from readmany.frame.separator import cut_notice, frame_data_url, frame_end, frame_separator
 from readmany.invoke import Options, stdin_paths
 from readmany.read.matched import AssetFile, Skipped, TextFile
+from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, secrets_mode, secrets_warning
 from readmany.select.candidates import (
     REASON_DEFAULT_EXCLUDE,
     REASON_EXCLUDED,
@@ -35,6 +36,7 @@ from readmany.select.candidates import (
     REASON_NO_MATCH,
     REASON_OUTPUT,
     REASON_OUTSIDE,
+    REASON_SECRET_FILE,
     Skip,
 )
 from readmany.tokens import estimate_tokens
@@ -52,6 +54,7 @@ _SELECT_CATEGORIES = {
     REASON_DEFAULT_EXCLUDE: "default exclude",
     REASON_EXCLUDED: "excluded",
     REASON_OUTPUT: "output file",
+    REASON_SECRET_FILE: "secret file",
 }
 
 
@@ -75,6 +78,7 @@ def main(options: Options) -> int:
         staged=staged,
         changed=changed,
         with_diff=options.flag("with_diff"),
+        secrets=secrets_mode(options, redact=True),
         patterns=options.texts("patterns") + options.texts("include"),
         excludes=options.texts("exclude"),
         use_default_excludes=not options.flag("no_default_excludes"),
@@ -166,6 +170,16 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                 continue
             result = done if done is not None else read(event, path)
             if isinstance(result, TextFile):
+                if event.rel.endswith(CREDENTIAL_FILES) and holds_credentials(
+                    event.rel, result.text.body
+                ):
+                    report.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
+                    continue
+                if request.secrets != "off":
+                    checked = report.secrets(path, result, request.secrets)
+                    if checked is None:
+                        continue
+                    result = checked
                 text = result.text
                 if text.total_lines:  # cut to its first lines: say how to get the rest
                     shown = text.body.count("\n")
@@ -225,6 +239,8 @@ class _Report:
         self.compat = compat  # the reference's long reasons in details, else the short ones
         self.unmatched_patterns: list[str] = []
         self.diff: str | None = None
+        self.found_secrets: list[dict[str, Any]] = []
+        self.warnings: list[str] = []  # said on stderr, the exit status unchanged
         self.files: list[str] = []
         self.read: list[dict[str, Any]] = []
         self.outside: list[dict[str, str]] = []  # listed first, as the reference does
@@ -268,6 +284,28 @@ class _Report:
             records = self.outside if reason == REASON_OUTSIDE else self.skipped
             records.append({"path": path, "reason": reason if self.compat else category})
 
+    def secrets(self, path: str, result: TextFile, mode: str) -> TextFile | None:
+        """`--secrets`: name what looks like a secret (warn), leave the file out (skip) or
+        mask it (redact); None when the file is left out."""
+        from readmany.read.secrets import redact, scan
+
+        if mode == "redact":
+            body, findings = redact(result.text.body)
+            result = result._replace(text=result.text._replace(body=body))
+        else:
+            findings = scan(result.text.body)
+        if not findings:
+            return result
+        self.found_secrets.extend(
+            {"path": path, "line": f.line, "rule": f.rule, "action": mode} for f in findings
+        )
+        if mode == "skip":
+            self.skip(path, "secret", "secret")
+            return None
+        if mode == "warn":
+            self.warnings.append(secrets_warning(path, findings))
+        return result
+
     def unmatched(self, pattern: str) -> None:
         """A command-line pattern that matched no file at all."""
         self.unmatched_patterns.append(pattern)
@@ -305,12 +343,14 @@ class _Report:
                 details.update(unmatched=self.unmatched_patterns)
             if self.diff is not None:
                 details.update(diff=self.diff)
+            if self.found_secrets:
+                details.update(secrets=self.found_secrets)
         details.update(bytes=content_bytes, estimatedTokens=estimate_tokens(content_bytes))
         return Outcome(
             details=details,
             exit_code=EXIT_FILE_ERROR if self.problems else EXIT_OK,
             attachments=tuple(self.attachments),
-            problems=tuple(self.problems),
+            problems=(*self.problems, *self.warnings),
             notices=tuple(self.notices()),
             stats=self.tally,
         )

@@ -68,6 +68,7 @@ class GlobRequest(NamedTuple):
     staged: bool = False  # the files staged for the next commit, as staged (git's index)
     changed: str | None = None  # the files that differ from this revision (the work tree)
     with_diff: bool = False  # one more section: the diff itself
+    secrets: str = "off"  # --secrets: off, warn, skip or redact
 
 
 _BATCH = 32  # events a message

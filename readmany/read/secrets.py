@@ -23,48 +23,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# -- names --
+    from readmany.invoke import Options
 
-ENV_TEMPLATES = frozenset((".env.example", ".env.sample", ".env.template", ".env.dist"))
-_SECRET_NAMES = {
-    ".env": "env file",
-    ".envrc": "env file",
-    ".netrc": "netrc",
-    "_netrc": "netrc",
-    ".git-credentials": "git credentials",
-}
-_KEY_EXTENSIONS = {
-    ".pem": "pem file",
-    ".key": "key file",
-    ".p12": "pkcs12 file",
-    ".pfx": "pkcs12 file",
-    ".ppk": "putty key",
-}
-# Expressions are compiled on first use (by re's cache, or `_compiled`): names are checked
-# on every run, contents only when asked, and compiling costs milliseconds at start-up.
-_SSH_KEY = r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.(?:old|bak|orig|backup)|~)?"
-CREDENTIAL_FILES = frozenset((".npmrc", ".pypirc"))
+# -- names: `readmany.select.boundary.is_secret_name`; files whose content decides --
 
-
-def is_secret_name(rel_path: str) -> str | None:
-    """The rule that refuses a file by its name (`env file`, `ssh private key` …), or None.
-
-    Only the last component counts; case is ignored for extensions.
-    """
-    name = rel_path.rpartition("/")[2]
-    known = _SECRET_NAMES.get(name)
-    if known is not None:
-        return known
-    if name.startswith(".env."):
-        return None if name.lower() in ENV_TEMPLATES else "env file"
-    dot = name.rfind(".")
-    if dot > 0:
-        kind = _KEY_EXTENSIONS.get(name[dot:].lower())
-        if kind is not None:
-            return kind
-    if name.startswith("id_") and re.fullmatch(_SSH_KEY, name):
-        return "ssh private key"
-    return None
+CREDENTIAL_FILES = (".npmrc", ".pypirc")  # names a file ends with (str.endswith)
 
 
 _NPM_CREDENTIAL = r"(?m)^[^#;\n]*?(?:_authToken|_auth|_password)\s*=\s*(?!\$\{)\S"
@@ -303,3 +266,40 @@ def _without_overlaps(hits: list[_Hit]) -> list[_Hit]:
         if hit.start >= kept[-1].end:
             kept.append(hit)
     return kept
+
+
+# -- the `--secrets` option --
+
+SECRETS_MODES = ("off", "warn", "skip", "redact")
+
+
+def secrets_mode(options: Options, *, redact: bool) -> str:
+    """The `--secrets` mode of a run: as given, else `warn` with `--copy` (the text goes
+    to a chat), else `off`; never anything with `--compat`. `redact`: the command can
+    change what it shows (not hashline or edit, whose bytes must stay exact)."""
+    from readmany.errors import UsageError
+
+    given = options.text("secrets")
+    if given is not None and given not in SECRETS_MODES:
+        raise UsageError(f"--secrets {given!r}: give one of {', '.join(SECRETS_MODES)}")
+    if options.flag("compat"):
+        if given not in (None, "off"):
+            raise UsageError("--compat writes the reference's text: leave out --secrets")
+        return "off"
+    if given == "redact" and not redact:
+        raise UsageError(
+            "--secrets redact would change the bytes the anchors stand for: use warn or skip"
+        )
+    if given is None:
+        return "warn" if options.flag("copy") else "off"
+    return given
+
+
+def secrets_warning(path: str, findings: list[Finding]) -> str:
+    """One stderr line naming a file's findings (the first few)."""
+    shown = ", ".join(f"line {f.line} ({f.rule})" for f in findings[:3])
+    more = f" and {len(findings) - 3} more" if len(findings) > 3 else ""
+    return (
+        f"{path}: looks like a secret: {shown}{more}; "
+        "--secrets skip leaves such files out, --secrets redact masks them"
+    )

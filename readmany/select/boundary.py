@@ -8,6 +8,7 @@ wherever it appears, even when nothing excludes it.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 
 # Segments a path may not contain even when nothing excludes them (compared without case,
@@ -48,3 +49,46 @@ def blocked_name(part: str) -> bool:
     if name in BLOCKED_SEGMENTS:
         return True
     return name.startswith("gha-creds-") and name.endswith(".json")
+
+
+# -- secrets by name: refused wherever they are, whatever selected them --------------------
+
+ENV_TEMPLATES = frozenset((".env.example", ".env.sample", ".env.template", ".env.dist"))
+_SECRET_NAMES = {
+    ".env": "env file",
+    ".envrc": "env file",
+    ".netrc": "netrc",
+    "_netrc": "netrc",
+    ".git-credentials": "git credentials",
+}
+_KEY_EXTENSIONS = {
+    ".pem": "pem file",
+    ".key": "key file",
+    ".p12": "pkcs12 file",
+    ".pfx": "pkcs12 file",
+    ".ppk": "putty key",
+}
+# Expressions are compiled on first use (by re's cache, or `_compiled`): names are checked
+# on every run, contents only when asked, and compiling costs milliseconds at start-up.
+_SSH_KEY = r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.(?:old|bak|orig|backup)|~)?"
+
+
+def is_secret_name(rel_path: str) -> str | None:
+    """The rule that refuses a file by its name (`env file`, `ssh private key` …), or None.
+
+    Only the last component counts; case is ignored for extensions.
+    """
+    name = rel_path.rpartition("/")[2]
+    known = _SECRET_NAMES.get(name)
+    if known is not None:
+        return known
+    if name.startswith(".env."):
+        return None if name.lower() in ENV_TEMPLATES else "env file"
+    dot = name.rfind(".")
+    if dot > 0:
+        kind = _KEY_EXTENSIONS.get(name[dot:].lower())
+        if kind is not None:
+            return kind
+    if name.startswith("id_") and re.fullmatch(_SSH_KEY, name):
+        return "ssh private key"
+    return None

@@ -15,6 +15,7 @@ REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
 REASON_DEFAULT_EXCLUDE = "default exclude"
 REASON_EXCLUDED = "excluded"  # a named file that an `--exclude` pattern leaves out
 REASON_OUTPUT = "output file"  # the `-o` target, or the temporary file it is written to
+REASON_SECRET_FILE = "secret file"  # refused by its name (.env.*, id_rsa, *.pem …), always
 REASON_NO_MATCH = "no file matches this pattern"  # a command-line pattern, not a path
 
 

@@ -29,8 +29,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from readmany.errors import UsageError
 from readmany.record import NamedTuple
-from readmany.select.boundary import blocked_name
-from readmany.select.candidates import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Event, Skip
+from readmany.select.boundary import blocked_name, is_secret_name
+from readmany.select.candidates import (
+    REASON_LINK_OUTSIDE,
+    REASON_OUTSIDE,
+    REASON_SECRET_FILE,
+    Candidate,
+    Event,
+    Skip,
+)
 from readmany.select.walk import sort_key
 
 TYPE_CHECKING = False
@@ -124,7 +131,7 @@ class GitSelection(NamedTuple):
         paths = [entry.rel for entry in self.entries]
         paths += [entry.source for entry in self.entries if entry.source]
         paths += [skip.rel for skip in self.skipped if skip.reason != REASON_OUTSIDE]
-        return [path for path in dict.fromkeys(paths) if not _refused(path)]
+        return [path for path in dict.fromkeys(paths) if not _withheld(path)]
 
 
 def _event_key(event: Event) -> str:
@@ -265,6 +272,12 @@ def _refused(rel: str) -> bool:
     return blocked_name(name) or (directory != "" and _refused_directory(directory))
 
 
+def _withheld(rel: str) -> bool:
+    """Whether a diff may not show `rel`: the boundary's paths and secret files, whose
+    lines would leak through the diff as they would through the file."""
+    return _refused(rel) or is_secret_name(rel) is not None
+
+
 @functools.lru_cache(maxsize=4096)
 def _refused_directory(directory: str) -> bool:
     """`_refused` of a directory: remembered, as a listing names each one many times."""
@@ -282,6 +295,9 @@ class _Collector:
         self.skipped.pop(rel, None)  # listed twice (deleted, yet untracked): it exists
         if _refused(rel):
             self.skipped[rel] = Skip(rel, REASON_OUTSIDE)
+            return
+        if is_secret_name(rel):
+            self.skipped[rel] = Skip(rel, REASON_SECRET_FILE)
             return
         path = self._root_slash + rel
         if not oid and (mode in (0, _MODE_LINK)) and os.path.islink(path):
@@ -415,10 +431,10 @@ def diff_text(
         if paths is None:
             listed = _run(root, [*base[:1], "--raw", "-z", "--no-abbrev", *base[1:]], option)
             named = [p for c in _raw_changes(listed) for p in (c.rel, c.source) if p]
-            if not any(_refused(path) for path in named):
+            if not any(_withheld(path) for path in named):
                 return _run(root, [*base, "--"], option).decode("utf-8", "replace")
             paths = named
-        kept = sorted({os.fsencode(p) for p in paths if not _refused(p)})
+        kept = sorted({os.fsencode(p) for p in paths if not _withheld(p)})
         return "".join(
             _run(root, [*base, "--", *map(os.fsdecode, chunk)], option).decode("utf-8", "replace")
             for chunk in _argv_chunks(kept)

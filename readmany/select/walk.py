@@ -20,7 +20,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from readmany.errors import UsageError
 from readmany.record import NamedTuple
-from readmany.select.boundary import blocked, blocked_name, inside, rel_parts, stat_mode
+from readmany.select.boundary import (
+    blocked,
+    blocked_name,
+    inside,
+    is_secret_name,
+    rel_parts,
+    stat_mode,
+)
 from readmany.select.candidates import (
     REASON_DEFAULT_EXCLUDE,
     REASON_EXCLUDED,
@@ -29,6 +36,7 @@ from readmany.select.candidates import (
     REASON_NO_MATCH,
     REASON_OUTPUT,
     REASON_OUTSIDE,
+    REASON_SECRET_FILE,
     Candidate,
     Event,
     Skip,
@@ -205,8 +213,11 @@ class _Selector:
         if self.outputs and self._is_output(path):
             return Skip(rel, REASON_OUTPUT)
         if not is_link and not via_link:  # the common case: no link to resolve
-            refused = self._refused(rel)
-            return Skip(rel, REASON_OUTSIDE) if refused else Candidate(rel, path, regular)
+            if self._refused(rel):
+                return Skip(rel, REASON_OUTSIDE)
+            if is_secret_name(rel):
+                return Skip(rel, REASON_SECRET_FILE)
+            return Candidate(rel, path, regular)
         return self._accept_real(
             rel, path, os.path.realpath(path), is_link=is_link, regular=regular
         )
@@ -237,6 +248,8 @@ class _Selector:
                 return Skip(rel, REASON_IGNORED)
         if self._refused(rel) or (real_rel != rel and blocked(real_rel.split("/"))):
             return Skip(rel, REASON_OUTSIDE)
+        if is_secret_name(rel) or (real_rel != rel and is_secret_name(real_rel)):
+            return Skip(rel, REASON_SECRET_FILE)
         return Candidate(rel, path, regular, requested)
 
     def _is_output(self, path: str) -> bool:
