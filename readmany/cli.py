@@ -16,6 +16,7 @@ import typer
 from readmany import __version__
 from readmany.emit.messages import error_line
 from readmany.errors import EXIT_OK, EXIT_USAGE
+from readmany.helptext import HelpCommand, HelpGroup
 from readmany.invoke import invoke
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 
@@ -33,8 +34,9 @@ app = typer.Typer(
         "snapshot-bound hashline anchors (hashline)."
     ),
     epilog=EXIT_CODES_HELP,
+    cls=HelpGroup,
     add_completion=False,
-    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, the same on a terminal, in a pipe and in `less`
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -87,7 +89,11 @@ def _main(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+            "--version",
+            "-V",
+            callback=_version,
+            is_eager=True,
+            help="Show the version and exit.",
         ),
     ] = False,
 ) -> None:
@@ -96,6 +102,7 @@ def _main(
 
 @app.command(
     "many",
+    cls=HelpCommand,
     epilog=(
         "Examples:\n\n"
         "  readmany many src/a.py src/b.py:40:120\n\n"
@@ -143,6 +150,7 @@ def many_command(
 
 @app.command(
     "glob",
+    cls=HelpCommand,
     epilog=(
         "Examples:\n\n"
         "  readmany glob 'src/**/*.py' --exclude '**/test_*'\n\n"
@@ -208,6 +216,7 @@ def glob_command(
 
 @app.command(
     "hashline",
+    cls=HelpCommand,
     epilog=(
         "Examples:\n\n"
         "  readmany hashline src/a.py\n\n"
@@ -237,8 +246,20 @@ def _invoke(command: str, values: dict[str, object]) -> NoReturn:
     raise typer.Exit(invoke(command, values))
 
 
+def short_usage() -> str:
+    """What `readmany` alone says on stderr: how it is called and where the help is."""
+    names = "|".join(info.name or "" for info in app.registered_commands)
+    return (
+        f"Usage: readmany {names} [OPTIONS] [ARGS]...\n"
+        "Try 'readmany --help' or 'readmany COMMAND --help' for help.\n"
+    )
+
+
 def run(args: list[str]) -> int:
     """Run the command line; return the exit code. Never lets a traceback out for users."""
+    if not args:
+        sys.stderr.write(short_usage())
+        return EXIT_USAGE
     command = typer.main.get_command(app)
     try:
         code = command.main(args, prog_name="readmany", standalone_mode=False)
@@ -250,9 +271,7 @@ def run(args: list[str]) -> int:
     except Exception as exc:
         click_code = getattr(exc, "exit_code", None)
         if hasattr(exc, "format_message") and isinstance(click_code, int):
-            message = exc.format_message()
-            if message:  # none when the help was shown instead (no arguments at all)
-                error_line(message)
+            error_line(exc.format_message())
             return EXIT_USAGE if click_code == 2 else click_code
         raise
     return code if isinstance(code, int) else EXIT_OK
