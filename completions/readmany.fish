@@ -16,7 +16,7 @@ complete -c readmany -n '__fish_seen_subcommand_from many' -l compat -d 'The ref
 complete -c readmany -n '__fish_seen_subcommand_from many' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l quiet -s q -d 'No notes or summary on stderr; errors still'
-complete -c readmany -n '__fish_seen_subcommand_from many' -l copy -d 'Put the output on the clipboard (wl-copy, xclip, xsel, pbcopy or OSC 52) instead of stdout'
+complete -c readmany -n '__fish_seen_subcommand_from many' -l copy -d 'Put the output on the clipboard instead of stdout: with wl-copy, xclip, xsel or pbcopy, else tmux\'s buffer, else the terminal\'s OSC 52 escape'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l help -s h -d 'Show this help and exit'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -F
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l include -r -f -d 'Another pattern (repeatable)'
@@ -33,7 +33,7 @@ complete -c readmany -n '__fish_seen_subcommand_from glob' -l compat -d 'The ref
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l quiet -s q -d 'No notes or summary on stderr; errors still'
-complete -c readmany -n '__fish_seen_subcommand_from glob' -l copy -d 'Put the output on the clipboard (wl-copy, xclip, xsel, pbcopy or OSC 52) instead of stdout'
+complete -c readmany -n '__fish_seen_subcommand_from glob' -l copy -d 'Put the output on the clipboard instead of stdout: with wl-copy, xclip, xsel or pbcopy, else tmux\'s buffer, else the terminal\'s OSC 52 escape'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l help -s h -d 'Show this help and exit'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -F
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l offset -r -f -d '1-based first line'
@@ -42,5 +42,5 @@ complete -c readmany -n '__fish_seen_subcommand_from hashline' -l compat -d 'The
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l quiet -s q -d 'No notes or summary on stderr; errors still'
-complete -c readmany -n '__fish_seen_subcommand_from hashline' -l copy -d 'Put the output on the clipboard (wl-copy, xclip, xsel, pbcopy or OSC 52) instead of stdout'
+complete -c readmany -n '__fish_seen_subcommand_from hashline' -l copy -d 'Put the output on the clipboard instead of stdout: with wl-copy, xclip, xsel or pbcopy, else tmux\'s buffer, else the terminal\'s OSC 52 escape'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l help -s h -d 'Show this help and exit'

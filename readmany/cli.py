@@ -72,8 +72,8 @@ CopyOpt = Annotated[
     bool,
     typer.Option(
         "--copy",
-        help="Put the output on the clipboard (wl-copy, xclip, xsel, pbcopy or OSC 52) "
-        "instead of stdout.",
+        help="Put the output on the clipboard instead of stdout: with wl-copy, xclip, xsel "
+        "or pbcopy, else tmux's buffer, else the terminal's OSC 52 escape.",
     ),
 ]
 

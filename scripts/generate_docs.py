@@ -424,6 +424,21 @@ def man(cmds: list[Command]) -> str:
         "\\fBNO_COLOR\\fR",
         "When set, the summary on standard error is not coloured.",
         ".TP",
+        "\\fBWAYLAND_DISPLAY\\fR, \\fBDISPLAY\\fR",
+        _roff("Where --copy uses wl-copy, or xclip or xsel."),
+        ".TP",
+        "\\fBTMUX\\fR",
+        _roff(
+            "Inside tmux, --copy without those tools hands the content to tmux load-buffer -w -: "
+            "tmux's paste buffer, which tmux passes on to the terminal's clipboard."
+        ),
+        ".TP",
+        "\\fBVTE_VERSION\\fR",
+        _roff(
+            "Set by VTE terminals, which ignore the OSC 52 escape: outside tmux, --copy "
+            "without a clipboard tool refuses (exit 2) and names the tool to install."
+        ),
+        ".TP",
         "\\fBREADMANY_CACHE_DIR\\fR",
         _roff(
             "Where the pattern cache lives (default $XDG_CACHE_HOME/readmany, else "
