@@ -1,6 +1,6 @@
 """Entry point: `readmany` and `python -m readmany`.
 
-`--version` is answered before anything heavy is imported, and a closed stdout
+`--version` (`-V`) is answered before anything heavy is imported, and a closed stdout
 (`readmany … | head -1`) ends the program quietly.
 """
 
@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if sys.stderr is None:  # started with stderr closed: diagnostics go nowhere
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
-    if args == ["--version"]:
+    if args in (["--version"], ["-V"]):
         if sys.stdout is None:
             sys.stderr.write("readmany: standard output is closed: redirect it\n")
             return 2

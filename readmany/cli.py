@@ -16,6 +16,7 @@ import typer
 from readmany import __version__
 from readmany.emit.messages import error_line
 from readmany.errors import EXIT_OK, EXIT_USAGE
+from readmany.helptext import HelpCommand, HelpGroup
 from readmany.invoke import invoke
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 
@@ -33,8 +34,9 @@ app = typer.Typer(
         "snapshot-bound hashline anchors (hashline)."
     ),
     epilog=EXIT_CODES_HELP,
+    cls=HelpGroup,
     add_completion=False,
-    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, the same on a terminal, in a pipe and in `less`
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -80,8 +82,8 @@ CopyOpt = Annotated[
     bool,
     typer.Option(
         "--copy",
-        help="Put the output on the clipboard (wl-copy, xclip, xsel, pbcopy or OSC 52) "
-        "instead of stdout.",
+        help="Put the output on the clipboard instead of stdout: with wl-copy, xclip, xsel "
+        "or pbcopy, else tmux's buffer, else the terminal's OSC 52 escape.",
     ),
 ]
 
@@ -97,7 +99,11 @@ def _main(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+            "--version",
+            "-V",
+            callback=_version,
+            is_eager=True,
+            help="Show the version and exit.",
         ),
     ] = False,
 ) -> None:
@@ -106,6 +112,7 @@ def _main(
 
 @app.command(
     "many",
+    cls=HelpCommand,
     epilog=(
         "Examples:\n\n"
         "  readmany many src/a.py src/b.py:40:120\n\n"
@@ -153,6 +160,7 @@ def many_command(
 
 @app.command(
     "glob",
+    cls=HelpCommand,
     epilog=(
         "Examples:\n\n"
         "  readmany glob 'src/**/*.py' --exclude '**/test_*'\n\n"
@@ -260,6 +268,7 @@ def glob_command(
 
 @app.command(
     "hashline",
+    cls=HelpCommand,
     epilog=(
         "Examples:\n\n"
         "  readmany hashline src/a.py\n\n"
@@ -300,6 +309,7 @@ EDIT_EXIT_CODES_HELP = (
 
 @app.command(
     "edit",
+    cls=HelpCommand,
     epilog=(
         "Examples:\n\n"
         "  readmany edit src/a.py#5CeleQP4 --replace 2#qak --content 'export { value };'\n\n"
@@ -389,8 +399,20 @@ def edit_command(
     _invoke("edit", locals())
 
 
+def short_usage() -> str:
+    """What `readmany` alone says on stderr: how it is called and where the help is."""
+    names = "|".join(info.name or "" for info in app.registered_commands)
+    return (
+        f"Usage: readmany {names} [OPTIONS] [ARGS]...\n"
+        "Try 'readmany --help' or 'readmany COMMAND --help' for help.\n"
+    )
+
+
 def run(args: list[str]) -> int:
     """Run the command line; return the exit code. Never lets a traceback out for users."""
+    if not args:
+        sys.stderr.write(short_usage())
+        return EXIT_USAGE
     command = typer.main.get_command(app)
     try:
         code = command.main(args, prog_name="readmany", standalone_mode=False)
@@ -402,9 +424,7 @@ def run(args: list[str]) -> int:
     except Exception as exc:
         click_code = getattr(exc, "exit_code", None)
         if hasattr(exc, "format_message") and isinstance(click_code, int):
-            message = exc.format_message()
-            if message:  # none when the help was shown instead (no arguments at all)
-                error_line(message)
+            error_line(exc.format_message())
             return EXIT_USAGE if click_code == 2 else click_code
         raise
     return code if isinstance(code, int) else EXIT_OK

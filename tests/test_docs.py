@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import pty
+import re
+import select
 import shutil
 import subprocess
 import sys
@@ -16,6 +19,7 @@ from readmany.cli import app
 ROOT = Path(__file__).resolve().parent.parent
 MAN = ROOT / "man" / "readmany.1"
 COMPLETIONS = ROOT / "completions"
+BASH_SCRIPT = COMPLETIONS / "readmany.bash"
 
 
 def require(shell: str) -> None:
@@ -24,6 +28,13 @@ def require(shell: str) -> None:
         if os.environ.get("CI"):
             pytest.fail(f"{shell} is not installed; .ci/run should have installed it")
         pytest.skip(f"{shell} is not installed here (CI installs it)")
+
+
+def require_package(name: str) -> None:
+    """As `require`, for a Debian package that CI installs."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{name} is not installed; .ci/run should have installed it")
+    pytest.skip(f"{name} is not installed here (CI installs it)")
 
 
 def all_options() -> dict[str, list[str]]:
@@ -73,16 +84,29 @@ def test_man_page_documents_every_command_option_and_exit_code() -> None:
     assert "EXIT STATUS" in text and "NO_COLOR" in text
 
 
-def _bash_complete(words: list[str]) -> list[str]:
+def _bash_complete(words: list[str], cwd: Path = ROOT, preamble: str = "") -> list[str]:
+    """COMPREPLY of a real bash for the command line `words`, the cursor at its end.
+
+    bash gets the words as arguments, as typed (quotes and backslashes included), so no
+    quoting of this test's own stands between them and the completion function."""
     script = (
-        f"source {COMPLETIONS / 'readmany.bash'}\n"
-        f"COMP_WORDS=({' '.join(repr(w) for w in words)})\n"
-        f"COMP_CWORD={len(words) - 1}\n"
+        f"{preamble}\n"
+        f'source "{BASH_SCRIPT}"\n'
+        'COMP_WORDS=("$@")\n'
+        "COMP_CWORD=$(($# - 1))\n"
+        'COMP_LINE="$*"\n'
+        "COMP_POINT=${#COMP_LINE}\n"
         "_readmany\n"
-        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+        'printf "%s\\0" "${COMPREPLY[@]}"\n'
     )
-    result = subprocess.run(["bash", "-c", script], capture_output=True, check=True, cwd=ROOT)
-    return result.stdout.decode().split()
+    result = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", script, "bash", *words],
+        capture_output=True,
+        check=True,
+        cwd=cwd,
+    )
+    assert result.stderr == b""
+    return [word for word in result.stdout.decode().split("\0") if word]
 
 
 def test_bash_completion_completes_commands_and_options() -> None:
@@ -92,6 +116,7 @@ def test_bash_completion_completes_commands_and_options() -> None:
         "hashline",
         "edit",
         "--version",
+        "-V",
         "--help",
         "-h",
     ]
@@ -103,6 +128,141 @@ def test_bash_completion_completes_commands_and_options() -> None:
     assert "--stop-on-error" in _bash_complete(["readmany", "many", "--s"])
     assert _bash_complete(["readmany", "glob", "--root", "complet"]) == ["completions"]
     assert _bash_complete(["readmany", "many", "--max-bytes", ""]) == []
+
+
+@pytest.fixture
+def spaced(tmp_path: Path) -> Path:
+    """A directory of names with spaces and quotes, as a user's downloads folder has."""
+    for name in ("my file.txt", "my notes.md", "it's here.txt", "plain.txt"):
+        (tmp_path / name).write_text("x\n")
+    (tmp_path / "a dir").mkdir()
+    (tmp_path / "a dir" / "inner file.py").write_text("x\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("my", ["my file.txt", "my notes.md"]),
+        ("my\\ f", ["my file.txt"]),  # my\ f, the space escaped
+        ('"my f', ["my file.txt"]),
+        ("'my f", ["my file.txt"]),
+        ("it", ["it's here.txt"]),
+        ("a\\ dir/in", ["a dir/inner file.py"]),
+        ("nothing", []),
+    ],
+)
+def test_bash_completes_names_with_spaces_as_one_word(
+    spaced: Path, typed: str, expected: list[str]
+) -> None:
+    assert sorted(_bash_complete(["readmany", "many", typed], spaced)) == expected
+    assert sorted(_bash_complete(["readmany", "glob", "-o", typed], spaced)) == expected
+
+
+def test_bash_completes_directories_with_spaces_for_root(spaced: Path) -> None:
+    assert _bash_complete(["readmany", "glob", "--root", "a"], spaced) == ["a dir"]
+
+
+def test_bash_completes_names_after_double_dash_and_options_before(spaced: Path) -> None:
+    (spaced / "-dash name.txt").write_text("x\n")
+    assert _bash_complete(["readmany", "many", "--", "-dash"], spaced) == ["-dash name.txt"]
+    assert _bash_complete(["readmany", "many", "--st"], spaced) == ["--stop-on-error", "--stdin"]
+
+
+def test_bash_completion_keeps_glob_characters_literal(spaced: Path) -> None:
+    (spaced / "[x] star*.txt").write_text("x\n")
+    assert _bash_complete(["readmany", "many", "["], spaced) == ["[x] star*.txt"]
+
+
+def _interactive_line(shell: str, setup: str, typed: str, cwd: Path) -> list[str]:
+    """Type `typed` and Tab into an interactive `shell` (bash or zsh) on a terminal, the
+    completion script loaded after `setup`; return the words of the line it then holds,
+    as the shell would pass them to a command."""
+    home = cwd.parent / f"{shell}-home"
+    home.mkdir(exist_ok=True)
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TERM": "dumb"}
+    if shell == "bash":
+        (home / "rc").write_text(f"{setup}\nsource {BASH_SCRIPT}\nPS1='READY> '\n")
+        command = ["bash", "--noprofile", "--rcfile", str(home / "rc"), "-i"]
+    else:
+        (home / ".zshrc").write_text(
+            f"fpath=({COMPLETIONS} $fpath)\nautoload -U compinit\ncompinit -u -D\n"
+            f"bindkey -e\n{setup}\nPS1='READY> '\n"
+        )
+        command = ["zsh", "-i"]
+        env["ZDOTDIR"] = str(home)
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    screen = b""
+
+    def read_until(marker: bytes) -> None:
+        nonlocal screen
+        while marker not in screen:
+            if not select.select([master], [], [], 60)[0]:
+                return  # a shell that hangs fails the assertions instead of the suite
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the shell has gone: the terminal is closed
+                return
+            if not chunk:
+                return
+            screen += chunk
+
+    # Keys typed before the line editor starts would meet the terminal's own line
+    # discipline (where ^U erases), so they wait for the prompt. Then: Tab, to the end of
+    # the line, cut it, and print the cut words one a line between markers.
+    read_until(b"READY> ")
+    os.write(master, typed.encode() + b"\t\x05\x15printf '[%s]\\n' BEGIN \x19 END\nexit\n")
+    read_until(b"\0")  # to the end
+    os.close(master)
+    if process.poll() is None:  # still waiting for input: a quote left open, say
+        process.kill()
+    process.wait(timeout=60)
+    printed = re.findall(r"^\[(.*)\]\r?$", screen.decode(errors="replace"), re.M)
+    return printed[printed.index("BEGIN") + 1 : printed.index("END")]
+
+
+BASH_COMPLETION = Path("/usr/share/bash-completion/bash_completion")
+SETUPS = {
+    "bash": ("bash", ""),
+    "bash with bash-completion": ("bash", f"source {BASH_COMPLETION}"),
+    "zsh": ("zsh", ""),
+}
+
+
+@pytest.mark.parametrize("setup", SETUPS)
+def test_interactive_shell_puts_a_spaced_name_on_the_line_as_one_word(
+    spaced: Path, setup: str
+) -> None:
+    shell, preamble = SETUPS[setup]
+    require(shell)
+    if preamble and not BASH_COMPLETION.exists():
+        require_package("bash-completion")
+    line = _interactive_line(shell, preamble, "readmany many my\\ f", spaced)
+    assert line == ["readmany", "many", "my file.txt"]
+    line = _interactive_line(shell, preamble, "readmany many it", spaced)
+    assert line == ["readmany", "many", "it's here.txt"]
+    # zsh takes back the slash it added to a directory once the cursor moves on.
+    line = _interactive_line(shell, preamble, "readmany glob --root a", spaced)
+    assert line in (["readmany", "glob", "--root", d] for d in ("a dir/", "a dir"))
+    line = _interactive_line(shell, preamble, "readmany glob --no-g", spaced)
+    assert line == ["readmany", "glob", "--no-gitignore"]
+
+
+def test_fish_completes_names_with_spaces_as_one_word(spaced: Path) -> None:
+    require("fish")
+    script = f"source {COMPLETIONS / 'readmany.fish'}; complete -C 'readmany many my\\ f'"
+    result = subprocess.run(["fish", "-c", script], capture_output=True, check=True, cwd=spaced)
+    assert result.stdout.decode().splitlines() == ["my file.txt"]
 
 
 @pytest.mark.parametrize(

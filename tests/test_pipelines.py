@@ -123,13 +123,6 @@ def test_help_documents_the_exit_statuses(command: str) -> None:
     assert "Exit status: 0 every requested file was read; 1 output was written" in text
 
 
-def test_no_arguments_shows_the_help_and_a_usage_status() -> None:
-    result = run_readmany([], env={"COLUMNS": "100"})
-    assert result.returncode == 2
-    assert b"Usage: readmany [OPTIONS] COMMAND [ARGS]..." in result.stdout
-    assert result.stderr == b""
-
-
 def test_an_unknown_command_is_one_line() -> None:
     result = run_readmany(["bogus"])
     assert result.returncode == 2

@@ -87,6 +87,7 @@ def test_a_record_cannot_take_over_what_namedtuple_makes() -> None:
         ["many", "missing.txt"],
         ["hashline", "missing.txt"],
         ["--version"],
+        ["-V"],
     ],
 )
 def test_no_command_imports_typing_typer_or_rich(args: list[str], tmp_path: Path) -> None:

@@ -120,13 +120,21 @@ def test_copy_uses_a_clipboard_tool(tree: Path, tmp_path: Path) -> None:
 
 def test_copy_falls_back_to_osc52_on_a_terminal(tree: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    env.update({"TMUX": "", "VTE_VERSION": ""})
     status, stdout, screen = run_with_terminal_stderr(
         ["many", "--compat", "a.txt", "--copy", "-q"], tree, env
     )
     assert status == 0 and stdout == b""
     expected = run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
     assert b"\x1b]52;c;" + base64.b64encode(expected) + b"\x07" in screen
-    assert b"with the terminal (OSC 52)" in screen
+    said = screen.split(b"\x07", 1)[1].decode()
+    content = len(expected) - 1  # the content, without the newline that ends the output
+    tokens = -(-content // 4)
+    assert said == (
+        f"readmany: sent {content} bytes (~{tokens} tokens) to the terminal (OSC 52); "
+        "most terminals put it on the clipboard\r\n"
+    )
+    assert "copied" not in said
 
 
 def test_copy_without_any_clipboard_is_a_clear_usage_error(tree: Path) -> None:
@@ -136,3 +144,135 @@ def test_copy_without_any_clipboard_is_a_clear_usage_error(tree: Path) -> None:
     assert result.stdout == b""
     assert result.stderr.startswith(b"readmany: --copy: no clipboard found")
     assert result.stderr.count(b"\n") == 1
+
+
+def recording_tool(bin_dir: Path, name: str, record: Path, fail: str = "") -> None:
+    """A fake `name` that writes its arguments and its stdin under `record`, or fails
+    with the message `fail` as an old or broken one would."""
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / name
+    body = f'echo "{fail}" >&2\nexit 1\n' if fail else f'/bin/cat > "{record}.in"\n'
+    script.write_text(f'#!/bin/sh\necho "$@" >> "{record}.args"\n{body}')
+    script.chmod(0o755)
+
+
+def clipboard_env(bin_dir: Path, **extra: str) -> dict[str, str]:
+    """Only `bin_dir` on PATH (no real clipboard tool), no display, no tmux, no VTE."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "VTE_VERSION", "NO_COLOR")}
+    env.update({"PATH": str(bin_dir), "DISPLAY": "", "WAYLAND_DISPLAY": ""})
+    return {**env, **extra}
+
+
+def test_copy_inside_tmux_loads_tmux_buffer(tree: Path, tmp_path: Path) -> None:
+    bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
+    recording_tool(bin_dir, "tmux", record)
+    env = clipboard_env(bin_dir, TMUX="/tmp/tmux-1000/default,4242,0")
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "--compat", "a.txt", "--copy", "-q"], tree, env
+    )
+    expected = run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
+    assert (status, stdout) == (0, b"")
+    assert record.with_suffix(".args").read_text() == "load-buffer -w -\n"
+    assert record.with_suffix(".in").read_bytes() == expected
+    assert b"\x1b]52" not in screen and b"\x1bPtmux" not in screen  # no escape at all
+    content = len(expected) - 1  # the content, without the newline that ends the output
+    tokens = -(-content // 4)
+    assert screen.decode() == (
+        f"readmany: sent {content} bytes (~{tokens} tokens) to tmux's paste buffer "
+        "(tmux load-buffer -w), which tmux passes on to the terminal's clipboard\r\n"
+    )
+
+
+def test_copy_inside_tmux_needs_no_terminal(tree: Path, tmp_path: Path) -> None:
+    bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
+    recording_tool(bin_dir, "tmux", record)
+    env = clipboard_env(bin_dir, TMUX="/tmp/tmux-1000/default,4242,0")
+    result = run_readmany(["glob", "--compat", "a.txt", "--copy", "-q"], cwd=tree, env=env)
+    assert (result.returncode, result.stdout) == (0, b"")
+    expected = run_readmany(["glob", "--compat", "a.txt"], cwd=tree).stdout
+    assert record.with_suffix(".in").read_bytes() == expected
+    assert result.stderr.startswith(b"readmany: sent ")
+
+
+def test_copy_prefers_a_clipboard_tool_to_tmux(tree: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    recording_tool(bin_dir, "tmux", tmp_path / "tmux")
+    recording_tool(bin_dir, "xclip", tmp_path / "xclip")
+    env = clipboard_env(bin_dir, TMUX="/tmp/tmux-1000/default,4242,0", DISPLAY=":0")
+    result = run_readmany(["many", "--compat", "a.txt", "--copy"], cwd=tree, env=env)
+    assert result.returncode == 0
+    assert (tmp_path / "xclip.args").read_text() == "-selection clipboard\n"
+    assert not (tmp_path / "tmux.args").exists()
+    assert result.stderr.startswith(b"readmany: copied ") and result.stderr.endswith(
+        b" with xclip\n"
+    )
+
+
+def test_copy_inside_an_old_tmux_passes_the_escape_through(tree: Path, tmp_path: Path) -> None:
+    # tmux before 3.2 has no `load-buffer -w`, and passes an application's escape through.
+    bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
+    recording_tool(bin_dir, "tmux", record, fail="command load-buffer: unknown flag -w")
+    env = clipboard_env(bin_dir, TMUX="/tmp/tmux-1000/default,4242,0")
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "--compat", "a.txt", "--copy", "-q"], tree, env
+    )
+    expected = run_readmany(["many", "--compat", "a.txt"], cwd=tree).stdout
+    assert (status, stdout) == (0, b"")
+    assert record.with_suffix(".args").read_text() == "load-buffer -w -\n"
+    escape = b"\x1bPtmux;\x1b\x1b]52;c;" + base64.b64encode(expected) + b"\x07\x1b\\"
+    assert screen.startswith(escape)
+    assert b"to the terminal (OSC 52, through tmux)" in screen
+    assert b"copied" not in screen
+
+
+def test_copy_when_tmux_fails_says_why(tree: Path, tmp_path: Path) -> None:
+    bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
+    recording_tool(bin_dir, "tmux", record, fail="no server running on /tmp/tmux-1000/default")
+    env = clipboard_env(bin_dir, TMUX="/tmp/tmux-1000/default,4242,0")
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "--compat", "a.txt", "--copy", "-q"], tree, env
+    )
+    assert (status, stdout) == (1, b"")
+    assert screen == (
+        b"readmany: --copy: tmux failed: no server running on /tmp/tmux-1000/default\r\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("display", "hint"),
+    [
+        ({}, "install wl-clipboard (Wayland) or xclip or xsel (X11)"),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "install wl-clipboard (wl-copy)"),
+        ({"DISPLAY": ":0"}, "install xclip or xsel"),
+    ],
+    ids=["no display", "wayland", "x11"],
+)
+def test_copy_refuses_on_a_vte_terminal_with_the_tool_to_install(
+    tree: Path, tmp_path: Path, display: dict[str, str], hint: str
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    env = clipboard_env(bin_dir, VTE_VERSION="7600", **display)
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "--compat", "a.txt", "--copy", "-o", "out.txt"], tree, env
+    )
+    assert (status, stdout) == (2, b"")
+    assert screen.decode() == (
+        "readmany: --copy: this terminal (VTE) ignores OSC 52, the escape that copies without "
+        f"a tool: {hint}, or leave out --copy (-o FILE writes a file)\r\n"
+    )
+    assert not (tree / "out.txt").exists()  # the content went nowhere
+
+
+def test_copy_on_a_vte_terminal_inside_tmux_uses_tmux(tree: Path, tmp_path: Path) -> None:
+    bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
+    recording_tool(bin_dir, "tmux", record)
+    env = clipboard_env(bin_dir, VTE_VERSION="7600", TMUX="/tmp/tmux-1000/default,4242,0")
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "--compat", "a.txt", "--copy"], tree, env
+    )
+    assert (status, stdout) == (0, b"")
+    assert record.with_suffix(".in").exists()
+    assert screen.decode().endswith(
+        "; this terminal (VTE) ignores that: paste with tmux's prefix key and ]\r\n"
+    )

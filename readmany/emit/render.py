@@ -146,12 +146,12 @@ def _copy(clipboard: Clipboard, data: bytes, content_bytes: int) -> int:
     from readmany.tokens import estimate_tokens
 
     try:
-        clipboard.copy(data)
+        used = clipboard.copy(data)
     except ClipboardError as exc:
         error_line(str(exc))
         return EXIT_FILE_ERROR
     tokens = estimate_tokens(content_bytes)
-    error_line(f"copied {content_bytes} bytes (~{tokens} tokens) with {clipboard.name}")
+    error_line(used.report(f"{content_bytes} bytes (~{tokens} tokens)"))
     return 0
 
 
