@@ -11,6 +11,12 @@ generated from a fixed seed (base64, hex, tables, logs, minified code). Each is 
 once by `js-tiktoken`'s o200k_base encoding, run by node; the table, texts included, is
 written to tests/fixtures/token_counts.json. `--recount` counts the texts already in the
 table again instead of collecting them anew (to check the recorded counts).
+
+    python scripts/record_token_counts.py --tokenizer-dir /tmp/tok --compare FILE...
+
+counts the given files instead and prints how far the byte rule and the calibrated
+estimate are from the tokenizer, on text the weights were not fitted to; nothing is
+written.
 """
 
 from __future__ import annotations
@@ -59,7 +65,8 @@ REPO_SLICES = (
     ("text", "tests/conformance/many/golden/31_all_26_words/output.txt", 0),
 )
 
-# Hand-written samples: the kind of each file.
+# Hand-written samples: the kind of each file, by its first suffix (a Python sample is
+# `.py.txt`, so that linters leave its text alone).
 HAND_WRITTEN_KINDS = {
     ".ts": "javascript",
     ".tsx": "javascript",
@@ -110,7 +117,12 @@ def hand_written_samples() -> list[dict[str, str]]:
         text = file.read_text(encoding="utf-8")
         name = f"tests/fixtures/token_samples/{file.name}"
         samples.append(
-            {"name": name, "path": file.name, "kind": HAND_WRITTEN_KINDS[file.suffix], "text": text}
+            {
+                "name": name,
+                "path": file.name,
+                "kind": HAND_WRITTEN_KINDS[file.suffixes[0]],
+                "text": text,
+            }
         )
     return samples
 
@@ -301,11 +313,40 @@ def tokenizer_version(tokenizer_dir: Path) -> str:
     return str(json.loads(package.read_text(encoding="utf-8"))["version"])
 
 
+def compare(files: list[Path], tokenizer_dir: Path) -> int:
+    """Print the estimates' errors on `files` (UTF-8 text; others are skipped)."""
+    from readmany.tokens import estimate_tokens, estimate_tokens_for
+
+    datas = []
+    for file in files:
+        data = file.read_bytes()
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if data:
+            datas.append(data)
+    counts = count_tokens([data.decode("utf-8") for data in datas], tokenizer_dir)
+    for label, estimate in (
+        ("bytes/4", lambda data: estimate_tokens(len(data))),
+        ("estimate_tokens_for", estimate_tokens_for),
+    ):
+        errors = [abs(estimate(d) - t) / t for d, t in zip(datas, counts, strict=True) if t]
+        print(
+            f"{label:20} {len(errors)} files: mean |error| {sum(errors) / len(errors):.1%},"
+            f" max {max(errors):.1%}"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokenizer-dir", type=Path, required=True)
     parser.add_argument("--recount", action="store_true")
+    parser.add_argument("--compare", nargs="+", type=Path, metavar="FILE")
     args = parser.parse_args()
+    if args.compare:
+        return compare(args.compare, args.tokenizer_dir)
     if args.recount:
         samples = json.loads(FIXTURE.read_text(encoding="utf-8"))["samples"]
         for sample in samples:
