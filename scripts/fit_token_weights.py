@@ -77,7 +77,7 @@ def main() -> int:
     samples = json.loads(FIXTURE.read_text(encoding="utf-8"))["samples"]
     datas = [sample["text"].encode("utf-8") for sample in samples]
     tokens = [sample["tokens"] for sample in samples]
-    features = [token_features(data) for data in datas]
+    features = [token_features(data, len(data)) for data in datas]
     weights = fit(features, tokens)
     print("WEIGHTS = {")
     for name, weight in zip(WEIGHTS, weights, strict=True):

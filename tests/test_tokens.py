@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from readmany.tokens import (
+    SAMPLE_BYTES,
     WEIGHTS,
-    WHOLE_LIMIT,
     estimate_tokens,
     estimate_tokens_for,
     token_features,
@@ -106,10 +106,20 @@ def test_invalid_utf8_is_weighed_without_decoding() -> None:
 
 def test_a_large_input_is_weighed_from_windows() -> None:
     unit = SAMPLES[0]["text"].encode("utf-8")
-    data = unit * (4 * WHOLE_LIMIT // len(unit))
-    assert len(data) > WHOLE_LIMIT
+    data = unit * (4 * SAMPLE_BYTES // len(unit))
+    assert len(data) > SAMPLE_BYTES
     whole = token_weight(unit) * (len(data) / len(unit))
     assert token_weight(data) == pytest.approx(whole, rel=0.05)
+
+
+def test_the_sample_size_is_the_callers_choice() -> None:
+    data = "".join(s["text"] for s in SAMPLES[:20]).encode("utf-8")
+    whole = estimate_tokens_for(data, sample_bytes=len(data))
+    assert whole == round(
+        sum(w * c for w, c in zip(WEIGHTS.values(), token_features(data, len(data)), strict=True))
+    )
+    assert estimate_tokens_for(data, sample_bytes=2048) == pytest.approx(whole, rel=0.1)
+    assert estimate_tokens_for(data, sample_bytes=2048) != whole  # a sample was weighed
 
 
 def test_parts_sum_to_about_the_whole() -> None:
