@@ -122,18 +122,29 @@ WINDOWS = 8
 
 def token_features(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> list[float]:
     """The counts `WEIGHTS` weighs; of an input over `sample_bytes`, scaled from windows."""
-    sample = _sample(data, sample_bytes)
+    sample = sample_of(data, sample_bytes)
     scale = len(data) / len(sample) if sample else 1.0
     return [count * scale for count in _counts(sample)]
 
 
-def _sample(data: bytes, sample_bytes: int) -> bytes:
-    """`data` itself if short enough, else `WINDOWS` evenly spaced windows of it."""
+def sample_spans(size: int, sample_bytes: int = SAMPLE_BYTES) -> list[tuple[int, int]]:
+    """(start, end) of each part weighed of an input of `size` bytes.
+
+    All of it if it is no longer than `sample_bytes`, else `WINDOWS` evenly spaced
+    windows, the first at the start and the last at the end.
+    """
+    if size <= sample_bytes:
+        return [(0, size)]
+    width = max(1, sample_bytes // WINDOWS)
+    step = (size - width) // (WINDOWS - 1)
+    return [(i * step, i * step + width) for i in range(WINDOWS)]
+
+
+def sample_of(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> bytes:
+    """The bytes of `data` that are weighed (`data` itself when short enough)."""
     if len(data) <= sample_bytes:
         return data
-    width = max(1, sample_bytes // WINDOWS)
-    step = (len(data) - width) // (WINDOWS - 1)
-    return b"".join(data[i * step : i * step + width] for i in range(WINDOWS))
+    return b"".join(data[start:end] for start, end in sample_spans(len(data), sample_bytes))
 
 
 def _counts(data: bytes) -> list[int]:
@@ -161,9 +172,13 @@ def _counts(data: bytes) -> list[int]:
 
 def token_weight(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> float:
     """The unrounded estimate of `data`; sums of parts are (nearly) the estimate of the whole."""
-    sample = _sample(data, sample_bytes)
+    return weight_of_sample(sample_of(data, sample_bytes), len(data))
+
+
+def weight_of_sample(sample: bytes, size: int) -> float:
+    """The unrounded estimate of `size` bytes of which `sample` was taken."""
     weight = sum([w * c for w, c in zip(_WEIGHT_VALUES, _counts(sample), strict=True)])
-    return weight * len(data) / len(sample) if sample is not data else weight
+    return weight * size / len(sample) if sample and size != len(sample) else weight
 
 
 def estimate_tokens_for(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> int:

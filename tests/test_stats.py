@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from readmany.emit.stats import (
     Measure,
     StatsEntry,
     build_stats,
     mark,
     measure,
+    measure_chunks,
     stats_json,
     stats_text,
 )
@@ -30,6 +34,30 @@ def test_measure_counts_bytes_and_lines_exactly() -> None:
     assert measure(b"a\nb") == Measure(3, 2, estimate_tokens_for(b"a\nb"))
     assert measure(b"\n\n").lines == 2
     assert measure(b"a\r\nb\xff").lines == 2  # no decoding: CRLF and bad bytes as stored
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.one_of(
+        st.binary(max_size=200),
+        st.builds(
+            lambda unit, times: unit * times,
+            st.binary(min_size=1, max_size=40),
+            st.integers(1, 900),
+        ),
+    ),
+    chunk_size=st.integers(1, 5000),
+)
+def test_measuring_chunks_equals_measuring_the_whole(data: bytes, chunk_size: int) -> None:
+    chunks = [data[i : i + chunk_size] for i in range(0, len(data), chunk_size)]
+    assert measure_chunks(iter(chunks), len(data)) == measure(data)
+
+
+def test_measuring_a_file_that_shrank_counts_what_was_read() -> None:
+    data = b"line\n" * 5000
+    shrunk = measure_chunks(iter([data[:1000]]), len(data))
+    assert (shrunk.bytes, shrunk.lines) == (1000, 200)
+    assert shrunk.tokens > 0
 
 
 def test_directories_sum_their_files_and_list_the_biggest_first() -> None:

@@ -21,7 +21,7 @@ from collections.abc import Collection, Iterable
 from readmany.frame.paths import header_path
 from readmany.frame.tree import BRANCH, GAP, LAST_BRANCH, PIPE
 from readmany.record import NamedTuple
-from readmany.tokens import estimate_tokens_for
+from readmany.tokens import SAMPLE_BYTES, estimate_tokens_for, sample_spans, weight_of_sample
 
 
 class Measure(NamedTuple):
@@ -36,6 +36,31 @@ def measure(data: bytes) -> Measure:
     """Bytes and lines of raw bytes, exactly, and their estimated tokens."""
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     return Measure(len(data), lines, estimate_tokens_for(data))
+
+
+def measure_chunks(chunks: Iterable[bytes], size: int) -> Measure:
+    """`measure` of a file read in chunks, keeping only the bytes the estimate weighs.
+
+    `size` is the file's size when opened (the chunks stop there, or earlier if it
+    shrank); the result equals `measure` of the chunks joined when they come to `size`.
+    """
+    spans = sample_spans(size, SAMPLE_BYTES)
+    kept: list[bytes] = []
+    newlines = 0
+    offset = 0
+    last = b""
+    for chunk in chunks:
+        end = offset + len(chunk)
+        newlines += chunk.count(b"\n")
+        for start, stop in spans:
+            if start < end and stop > offset:
+                kept.append(chunk[max(start - offset, 0) : stop - offset])
+        offset = end
+        last = chunk[-1:] or last
+    lines = newlines + (1 if offset and last != b"\n" else 0)
+    if not offset:
+        return Measure(0, 0, 0)
+    return Measure(offset, lines, max(1, round(weight_of_sample(b"".join(kept), offset))))
 
 
 class StatsEntry(NamedTuple):
