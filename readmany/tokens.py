@@ -1,8 +1,24 @@
-"""The token estimate: one token per four bytes of UTF-8, rounded up.
+"""Token estimates without a tokenizer: a byte rule of thumb, and a calibrated count.
 
-A documented rule of thumb, not a tokenizer: for English prose and source code the common
-language-model tokenizers average three to five bytes per token, so four is a middle
-estimate that needs no model at run time.
+`estimate_tokens(byte_count)` is the rule of thumb: one token per four bytes of UTF-8,
+rounded up. It needs only a size. On the sample table below it is off by 22% on
+average: about right for English prose and JavaScript, 10-20% low on Python and C, 50-65%
+low on base64, hex and tables of numbers, and far high on deeply indented text.
+
+`estimate_tokens_for(data)` counts what a tokenizer's pieces start with, in a few passes
+of C over the raw bytes (`bytes.translate`, `bytes.count` and integer shifts, no
+decoding): words (runs of letters, ASCII or not), lowercase-to-uppercase changes
+(camelCase and random text break into pieces there), digits and numbers, ASCII
+punctuation and punctuation after a space, line breaks (with the indentation after
+them), and non-ASCII characters by script group, told apart by their UTF-8 lead byte.
+Spaces weigh nothing: a space joins the word after it. Each count has a weight fitted by
+scripts/fit_token_weights.py to the o200k_base counts in tests/fixtures/token_counts.json
+(code in eight languages, prose in twelve, JSON, minified code, base64, hex, logs,
+tables). On that table it is off by 4% on average (14% at most); on 126 files it was not
+fitted to (Python, JavaScript, C, JSON, Markdown) by 6.6% on average, 20% at most, where
+the byte rule was off by 12.7%. An input over 8 KiB is weighed by 8 evenly spaced
+windows of 1 KiB (6.7% on those 126 files instead of 6.6%): the time an input costs is
+bounded, a few microseconds a kilobyte up to that size (`sample_bytes` sets the bound).
 """
 
 from __future__ import annotations
@@ -12,3 +28,165 @@ BYTES_PER_TOKEN = 4
 
 def estimate_tokens(byte_count: int) -> int:
     return -(-byte_count // BYTES_PER_TOKEN)
+
+
+# Each byte gets a class, a number below 16. Non-ASCII bytes are classed by UTF-8 lead
+# byte: Greek/Cyrillic/Armenian/Hebrew/Arabic (CE-DF), Indic and Thai (E0), general
+# punctuation, arrows and symbols (E1-E2), CJK and kana (E3-E9, EE-EF), Hangul (EA-ED),
+# four-byte characters, mostly emoji (F0-F7); the rest (continuation bytes, Latin-1 and
+# Latin Extended letters) is OTHER. Every non-ASCII class counts as a letter for words.
+(
+    START, LOWER, UPPER, DIGIT, SPACE, NEWLINE, PUNCTUATION, CONTROL,
+    OTHER, GREEK_CYRILLIC_ARABIC, INDIC_THAI, SYMBOL, CJK, HANGUL, FOUR_BYTE,
+) = range(15)  # fmt: skip
+_LEAD_CLASSES = (
+    (0xCE, 0xDF, GREEK_CYRILLIC_ARABIC),
+    (0xE0, 0xE0, INDIC_THAI),
+    (0xE1, 0xE2, SYMBOL),
+    (0xE3, 0xE9, CJK),
+    (0xEA, 0xED, HANGUL),
+    (0xEE, 0xEF, CJK),
+    (0xF0, 0xF7, FOUR_BYTE),
+)
+_LETTER_CLASSES = frozenset((LOWER, UPPER, OTHER, *(name for _, _, name in _LEAD_CLASSES)))
+_NON_ASCII_COUNTED = (GREEK_CYRILLIC_ARABIC, INDIC_THAI, SYMBOL, CJK, HANGUL, FOUR_BYTE)
+
+
+def _byte_class(byte: int) -> int:
+    if 0x61 <= byte <= 0x7A:
+        return LOWER
+    if 0x41 <= byte <= 0x5A:
+        return UPPER
+    if 0x30 <= byte <= 0x39:
+        return DIGIT
+    if byte == 0x20:
+        return SPACE
+    if byte == 0x0A:
+        return NEWLINE
+    if 0x21 <= byte <= 0x7E:
+        return PUNCTUATION
+    if byte < 0x80:
+        return CONTROL  # tab, carriage return, other control bytes
+    for low, high, name in _LEAD_CLASSES:
+        if low <= byte <= high:
+            return name
+    return OTHER
+
+
+def _pair_marker(pair: int) -> int:
+    """What a byte starts, given its class (high nibble) and its predecessor's (low)."""
+    before, this = pair & 0xF, pair >> 4
+    if this in _LETTER_CLASSES and before not in _LETTER_CLASSES:
+        return ord("w")  # a word
+    if before == LOWER and this == UPPER:
+        return ord("c")  # a case change
+    if this == DIGIT and before != DIGIT:
+        return ord("n")  # a number
+    if before == SPACE and this == PUNCTUATION:
+        return ord("s")  # punctuation after a space
+    return ord(".")
+
+
+_tables: tuple[bytes, bytes] | None = None  # built on first use: start-up stays fast
+
+
+def _translations() -> tuple[bytes, bytes]:
+    """The byte-to-class and the pair-to-marker tables."""
+    global _tables
+    if _tables is None:
+        _tables = bytes(map(_byte_class, range(256))), bytes(map(_pair_marker, range(256)))
+    return _tables
+
+
+# Tokens per counted thing, in the order `token_features` counts them; fitted by least
+# squares on the relative error (scripts/fit_token_weights.py prints them).
+WEIGHTS = {
+    "word": 1.17,  # a run of letters
+    "case_change": 1.81,  # a lowercase letter followed by an uppercase one
+    "digit": 0.363,
+    "number": 1.12,  # a run of digits
+    "punctuation": 0.269,  # ASCII
+    "newline": 1.26,  # with the indentation after it
+    "space_before_punctuation": 0.613,
+    "greek_cyrillic_arabic": 0.133,  # beyond the word
+    "indic_thai": 0.0726,
+    "symbol": 0.431,  # general punctuation, arrows, box drawing
+    "cjk": 0.671,
+    "hangul": 0.329,
+    "four_byte": 0.0,  # emoji, rare CJK: about one token each, as a word
+}
+_WEIGHT_VALUES = tuple(WEIGHTS.values())
+SAMPLE_BYTES = 1 << 13  # a larger input is weighed by evenly spaced windows
+WINDOWS = 8
+
+
+def token_features(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> list[float]:
+    """The counts `WEIGHTS` weighs; of an input over `sample_bytes`, scaled from windows."""
+    sample = sample_of(data, sample_bytes)
+    scale = len(data) / len(sample) if sample else 1.0
+    return [count * scale for count in _counts(sample)]
+
+
+def sample_spans(size: int, sample_bytes: int = SAMPLE_BYTES) -> list[tuple[int, int]]:
+    """(start, end) of each part weighed of an input of `size` bytes.
+
+    All of it if it is no longer than `sample_bytes`, else `WINDOWS` evenly spaced
+    windows, the first at the start and the last at the end.
+    """
+    if size <= sample_bytes:
+        return [(0, size)]
+    width = max(1, sample_bytes // WINDOWS)
+    step = (size - width) // (WINDOWS - 1)
+    return [(i * step, i * step + width) for i in range(WINDOWS)]
+
+
+def sample_of(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> bytes:
+    """The bytes of `data` that are weighed (`data` itself when short enough)."""
+    if len(data) <= sample_bytes:
+        return data
+    return b"".join(data[start:end] for start, end in sample_spans(len(data), sample_bytes))
+
+
+def _counts(data: bytes) -> list[int]:
+    to_class, to_marker = _tables or _translations()
+    classes = data.translate(to_class)
+    # One byte per position holding its class and its predecessor's (START before the
+    # first): the pairs that start a word, a number … become a marker each, counted in C.
+    joined = int.from_bytes(classes, "little")
+    pairs = ((joined << 8) | (joined << 4)).to_bytes(len(data) + 1, "little")
+    markers = pairs.translate(to_marker)
+    count = classes.count
+    counts = [
+        markers.count(b"w"),
+        markers.count(b"c"),
+        count(DIGIT),
+        markers.count(b"n"),
+        count(PUNCTUATION),
+        count(NEWLINE),
+        markers.count(b"s"),
+    ]
+    if data.isascii():
+        return counts + [0] * len(_NON_ASCII_COUNTED)
+    return counts + [count(name) for name in _NON_ASCII_COUNTED]
+
+
+def token_weight(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> float:
+    """The unrounded estimate of `data`; sums of parts are (nearly) the estimate of the whole."""
+    return weight_of_sample(sample_of(data, sample_bytes), len(data))
+
+
+def weight_of_sample(sample: bytes, size: int) -> float:
+    """The unrounded estimate of `size` bytes of which `sample` was taken."""
+    weight = sum([w * c for w, c in zip(_WEIGHT_VALUES, _counts(sample), strict=True)])
+    return weight * size / len(sample) if sample and size != len(sample) else weight
+
+
+def estimate_tokens_for(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> int:
+    """Estimated o200k_base tokens of `data` (UTF-8 text as raw bytes); at least 1 if any.
+
+    Over `sample_bytes`, only that many bytes (in `WINDOWS` evenly spaced windows) are
+    weighed and the result scaled: a smaller value trades accuracy for time.
+    """
+    if not data:
+        return 0
+    return max(1, round(token_weight(data, sample_bytes)))

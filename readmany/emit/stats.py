@@ -1,0 +1,226 @@
+"""`--stats`: what the selection costs, as a tree with a row per file and per directory.
+
+Each row has bytes, lines and estimated tokens; a directory's are the sums of the files
+under it. Within a directory the biggest come first (by tokens, then bytes; ties keep the
+order given), files and directories mixed, and the root row at the top holds the total.
+Given the files a budget leaves out (and the one it cuts), rows are marked: a file
+`[omitted]` or `[cut]`, a directory `[omitted]` when all of it is left out, else
+`[k of n files omitted]`. Rendered as aligned text for a terminal, or as JSON data.
+
+What is measured (`measure`): bytes and lines exactly, of the file as stored, from its
+raw bytes without decoding (lines are `\\n` counted, plus a last line without one);
+tokens are estimated (`tokens.estimate_tokens_for`). The file as `glob` shows it can
+differ slightly: a BOM and the CR of CRLF are dropped, UTF-16 is shown as UTF-8, invalid
+UTF-8 as U+FFFD, and text may be cut to the line limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+from readmany.frame.paths import header_path
+from readmany.frame.tree import BRANCH, GAP, LAST_BRANCH, PIPE
+from readmany.record import NamedTuple
+from readmany.tokens import SAMPLE_BYTES, estimate_tokens_for, sample_spans, weight_of_sample
+
+
+class Measure(NamedTuple):
+    """What a file costs: bytes as stored, lines, estimated tokens."""
+
+    bytes: int
+    lines: int
+    tokens: int
+
+
+def measure(data: bytes) -> Measure:
+    """Bytes and lines of raw bytes, exactly, and their estimated tokens."""
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return Measure(len(data), lines, estimate_tokens_for(data))
+
+
+def measure_chunks(chunks: Iterable[bytes], size: int) -> Measure:
+    """`measure` of a file read in chunks, keeping only the bytes the estimate weighs.
+
+    `size` is the file's size when opened (the chunks stop there, or earlier if it
+    shrank); the result equals `measure` of the chunks joined when they come to `size`.
+    """
+    spans = sample_spans(size, SAMPLE_BYTES)
+    kept: list[bytes] = []
+    newlines = 0
+    offset = 0
+    last = b""
+    for chunk in chunks:
+        end = offset + len(chunk)
+        newlines += chunk.count(b"\n")
+        for start, stop in spans:
+            if start < end and stop > offset:
+                kept.append(chunk[max(start - offset, 0) : stop - offset])
+        offset = end
+        last = chunk[-1:] or last
+    lines = newlines + (1 if offset and last != b"\n" else 0)
+    if not offset:
+        return Measure(0, 0, 0)
+    return Measure(offset, lines, max(1, round(weight_of_sample(b"".join(kept), offset))))
+
+
+class StatsEntry(NamedTuple):
+    """One file of the selection, with its measure."""
+
+    path: str
+    bytes: int
+    lines: int
+    tokens: int
+
+
+class StatsNode(NamedTuple):
+    """A file or a directory of the stats tree; a directory's numbers sum its files'."""
+
+    name: str  # the last component; the root's is "."
+    path: str  # relative, "/"-separated; the root's is ""
+    is_directory: bool
+    bytes: int
+    lines: int
+    tokens: int
+    files: int  # files in it (1 for a file)
+    omitted: int  # of those, left out by the budget
+    cut: int  # of those, the one cut to fill the budget (0 or 1)
+    children: tuple[StatsNode, ...] = ()
+
+
+class _Building:
+    __slots__ = ("children", "files")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Building] = {}
+        self.files: list[tuple[str, StatsEntry]] = []
+
+
+def build_stats(
+    entries: Iterable[StatsEntry],
+    omitted: Collection[str] = frozenset(),
+    cut: str | None = None,
+) -> StatsNode:
+    """The tree of `entries`: per-directory sums, biggest first, budget marks applied."""
+    top = _Building()
+    for entry in entries:
+        *directories, name = [part for part in entry.path.split("/") if part] or [entry.path]
+        node = top
+        for directory in directories:
+            node = node.children.setdefault(directory, _Building())
+        node.files.append((name, entry))
+    return _finish(top, frozenset(omitted), cut)
+
+
+def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNode:
+    # Post-order without recursion: a path can be deeper than Python's recursion limit.
+    done: dict[int, StatsNode] = {}
+    stack: list[tuple[_Building, str, str, bool]] = [(top, ".", "", False)]
+    while stack:
+        node, name, path, expanded = stack.pop()
+        if not expanded:
+            stack.append((node, name, path, True))
+            for directory, child in node.children.items():
+                stack.append(
+                    (child, directory, f"{path}/{directory}" if path else directory, False)
+                )
+            continue
+        children = [
+            StatsNode(
+                file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens, 1,
+                int(entry.path in omitted), int(entry.path == cut),
+            )
+            for file_name, entry in node.files
+        ]  # fmt: skip
+        children += [done.pop(id(child)) for child in node.children.values()]
+        children.sort(key=lambda child: (-child.tokens, -child.bytes))  # stable: ties keep order
+        done[id(node)] = StatsNode(
+            name,
+            path,
+            True,
+            sum(child.bytes for child in children),
+            sum(child.lines for child in children),
+            sum(child.tokens for child in children),
+            sum(child.files for child in children),
+            sum(child.omitted for child in children),
+            sum(child.cut for child in children),
+            tuple(children),
+        )
+    return done[id(top)]
+
+
+def mark(node: StatsNode) -> str:
+    """The budget's mark of a row, or "" when all of it fits."""
+    if not node.is_directory:
+        return "[omitted]" if node.omitted else "[cut]" if node.cut else ""
+    if node.omitted and node.omitted == node.files:
+        return "[omitted]"
+    parts = []
+    if node.omitted:
+        parts.append(f"{node.omitted} of {node.files} files omitted")
+    if node.cut:
+        parts.append("1 cut")
+    return f"[{', '.join(parts)}]" if parts else ""
+
+
+def _rows(root: StatsNode) -> list[tuple[StatsNode, str]]:
+    """Every node with its tree-drawn name, depth first, biggest first."""
+    rows = [(root, f". ({root.files} {'file' if root.files == 1 else 'files'})")]
+    stack = [("", root.children, 0)]
+    while stack:
+        indent, children, position = stack.pop()
+        if position == len(children):
+            continue
+        stack.append((indent, children, position + 1))
+        child = children[position]
+        last = position == len(children) - 1
+        branch, more = (LAST_BRANCH, GAP) if last else (BRANCH, PIPE)
+        label = header_path(child.name) + ("/" if child.is_directory else "")
+        rows.append((child, f"{indent}{branch}{label}"))
+        if child.is_directory:
+            stack.append((indent + more, child.children, 0))
+    return rows
+
+
+def stats_text(root: StatsNode) -> str:
+    """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended."""
+    from readmany.summary import human_size
+
+    table = [("size", "lines", "tokens", "path", "")]
+    for node, label in _rows(root):
+        table.append(
+            (human_size(node.bytes), f"{node.lines:,}", f"~{node.tokens:,}", label, mark(node))
+        )
+    widths = [max(len(row[column]) for row in table) for column in range(3)]
+    lines = []
+    for size, lines_shown, tokens, label, marked in table:
+        numbers = "  ".join(
+            value.rjust(width)
+            for value, width in zip((size, lines_shown, tokens), widths, strict=True)
+        )
+        lines.append(f"{numbers}  {label}  {marked}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def stats_json(root: StatsNode) -> dict[str, object]:
+    """The tree as JSON-ready data (camelCase keys, as `--json` details have)."""
+    top: dict[str, object] = {}
+    stack = [(root, top)]
+    while stack:
+        node, data = stack.pop()
+        data.update(
+            name=node.name,
+            path=node.path,
+            type="directory" if node.is_directory else "file",
+            bytes=node.bytes,
+            lines=node.lines,
+            estimatedTokens=node.tokens,
+        )
+        if node.is_directory:
+            children: list[dict[str, object]] = [{} for _ in node.children]
+            data.update(
+                files=node.files, omittedFiles=node.omitted, cutFiles=node.cut, children=children
+            )
+            stack.extend(zip(node.children, children, strict=True))
+        else:
+            data.update(omitted=bool(node.omitted), cut=bool(node.cut))
+    return top

@@ -1,0 +1,232 @@
+"""The XML framing, in the `<documents>` form Anthropic's prompting guide shows for Claude.
+
+    <documents>
+    <document index="1">
+    <source>src/app.py</source>
+    <document_content><![CDATA[if a < b and c:
+        print("<ok>")
+    ]]></document_content>
+    </document>
+    </documents>
+
+The output is well-formed XML 1.0, and what an XML parser reads from each
+`document_content` is the file exactly. How a text is written (`encode_text`):
+
+- a run without `<` or `&` stands as it is: most prose needs no escaping at all;
+- a run with `<` or `&` is a CDATA section, which keeps code readable (`a < b && c`,
+  not `a &lt; b &amp;&amp; c`) and costs two markers per run instead of a few tokens
+  per character; a `]]>` inside is split over two sections (`]]]]><![CDATA[>`);
+- a carriage return is `&#13;` (a parser would turn a literal one into a line feed,
+  in CDATA too);
+- a character XML 1.0 cannot hold at all, even as a reference (control characters
+  other than tab and newline, lone surrogates, U+FFFE, U+FFFF) is an empty element
+  `<char code="1B"/>` with its code point in hex.
+
+So no text can end its element early. The path in `<source>` is written as every
+header writes it (`paths.header_path`, here also quoting lone surrogates and the two
+non-characters, as JSON escapes) with `&`, `<` and `>` escaped. An optional note (say,
+that the file was cut) is a `<note>` before the content; an optional directory tree is
+a `<directory_tree>` element before the first document. Documents are numbered from 1.
+"""
+
+from __future__ import annotations
+
+from readmany.frame.numbering import number_lines, strip_line_numbers
+from readmany.frame.paths import header_path
+
+OPEN = "<documents>\n"
+CLOSE = "</documents>"
+CDATA_OPEN = "<![CDATA["
+CDATA_CLOSE = "]]>"
+CARRIAGE_RETURN = "&#13;"
+CHAR_ELEMENT = '<char code="{:X}"/>'
+
+# XML 1.0 `Char` excludes these; `\r` is allowed but a parser normalises it away.
+_SPECIAL = "[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]"  # compiled on first use
+_NOT_IN_PATH = "[\ud800-\udfff\ufffe\uffff]"
+
+
+def encode_text(text: str) -> str:
+    """`text` as XML character data that an XML parser reads back exactly."""
+    import re
+
+    if "<" not in text and "&" not in text and "]]>" not in text and not re.search(_SPECIAL, text):
+        return text  # the common case: nothing to escape
+    parts = []
+    at = 0
+    for special in re.finditer(_SPECIAL, text):
+        parts.append(_encode_run(text[at : special.start()]))
+        char = special.group()
+        parts.append(CARRIAGE_RETURN if char == "\r" else CHAR_ELEMENT.format(ord(char)))
+        at = special.end()
+    parts.append(_encode_run(text[at:]))
+    return "".join(parts)
+
+
+def _encode_run(run: str) -> str:
+    if "<" not in run and "&" not in run and "]]>" not in run:
+        return run
+    return CDATA_OPEN + run.replace("]]>", "]]]]><![CDATA[>") + CDATA_CLOSE
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def source_path(path: str) -> str:
+    """The path as `<source>` holds it: quoted like every header, then XML-escaped."""
+    import re
+
+    shown = header_path(path)
+    if re.search(_NOT_IN_PATH, shown) is not None:
+        import json
+
+        quoted = json.dumps(path, ensure_ascii=False)
+        shown = re.sub(_NOT_IN_PATH, lambda m: f"\\u{ord(m.group()):04x}", quoted)
+    return _escape(shown)
+
+
+def frame_xml(
+    path: str, body: str, index: int, *, line_numbers: bool = False, note: str = ""
+) -> str:
+    """The `index`-th (1-based) `<document>` element, with a newline after it."""
+    if line_numbers:
+        body = number_lines(body)
+    noted = f"<note>{encode_text(note)}</note>\n" if note else ""
+    return (
+        f'<document index="{index}">\n<source>{source_path(path)}</source>\n{noted}'
+        f"<document_content>{encode_text(body)}</document_content>\n</document>\n"
+    )
+
+
+def xml_open(tree: str | None = None) -> str:
+    """What comes before the first document: `<documents>` and the tree if given."""
+    if tree is None:
+        return OPEN
+    return f"{OPEN}<directory_tree>{encode_text(tree)}</directory_tree>\n"
+
+
+def render_xml(
+    files: list[tuple[str, str]], *, tree: str | None = None, line_numbers: bool = False
+) -> str:
+    """A whole XML output (no trailing newline)."""
+    documents = (
+        frame_xml(path, body, index, line_numbers=line_numbers)
+        for index, (path, body) in enumerate(files, 1)
+    )
+    return xml_open(tree) + "".join(documents) + CLOSE
+
+
+class _Reader:
+    """Reads what `render_xml` wrote; ValueError where the text departs from it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+
+    def expect(self, literal: str) -> None:
+        if not self.text.startswith(literal, self.at):
+            found = self.text[self.at : self.at + 40]
+            raise ValueError(f"expected {literal!r} at {self.at}, found {found!r}")
+        self.at += len(literal)
+
+    def next_is(self, literal: str) -> bool:
+        return self.text.startswith(literal, self.at)
+
+    def until(self, literal: str) -> str:
+        end = self.text.find(literal, self.at)
+        if end < 0:
+            raise ValueError(f"{literal!r} missing after {self.at}")
+        value = self.text[self.at : end]
+        self.at = end
+        return value
+
+    def character_data(self, closing: str) -> str:
+        """Text up to `closing` (which is consumed), as `encode_text` wrote it."""
+        parts = []
+        while not self.next_is(closing):
+            if self.next_is(CDATA_OPEN):
+                self.at += len(CDATA_OPEN)
+                parts.append(self.until(CDATA_CLOSE))
+                self.at += len(CDATA_CLOSE)
+            elif self.next_is(CARRIAGE_RETURN):
+                self.at += len(CARRIAGE_RETURN)
+                parts.append("\r")
+            elif self.next_is('<char code="'):
+                self.at += len('<char code="')
+                parts.append(chr(int(self.until('"/>'), 16)))
+                self.at += len('"/>')
+            else:
+                run = self._plain_run()
+                if not run:
+                    found = self.text[self.at : self.at + 40]
+                    raise ValueError(f"unexpected markup at {self.at}: {found!r}")
+                parts.append(run)
+        self.at += len(closing)
+        return "".join(parts)
+
+    def _plain_run(self) -> str:
+        ends = [i for i in (self.text.find("<", self.at), self.text.find("&", self.at)) if i >= 0]
+        end = min(ends) if ends else len(self.text)
+        run = self.text[self.at : end]
+        self.at = end
+        return run
+
+
+def _unescape(text: str) -> str:
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
+    reader = _Reader(text[:-1] if text.endswith("\n") else text)
+    reader.expect(OPEN)
+    tree = None
+    if reader.next_is("<directory_tree>"):
+        reader.expect("<directory_tree>")
+        tree = reader.character_data("</directory_tree>")
+        reader.expect("\n")
+    files: list[tuple[str, str]] = []
+    while not reader.next_is(CLOSE):
+        reader.expect(f'<document index="{len(files) + 1}">\n<source>')
+        shown = _unescape(reader.until("</source>"))
+        reader.expect("</source>\n")
+        if reader.next_is("<note>"):
+            reader.expect("<note>")
+            reader.character_data("</note>")
+            reader.expect("\n")
+        reader.expect("<document_content>")
+        body = reader.character_data("</document_content>")
+        reader.expect("\n</document>\n")
+        files.append((_unquote(shown), body))
+    reader.expect(CLOSE)
+    if reader.at != len(reader.text):
+        raise ValueError(f"text after {CLOSE} at {reader.at}")
+    return tree, files
+
+
+def _unquote(shown: str) -> str:
+    if not shown.startswith('"'):
+        return shown
+    import json
+
+    path = json.loads(shown)
+    if not isinstance(path, str):
+        raise ValueError(f"not a quoted path: {shown!r}")
+    return path
+
+
+def parse_xml(text: str, *, line_numbers: bool = False) -> list[tuple[str, str]]:
+    """(path, text) of every document of an XML output, exactly as they were framed.
+
+    With `line_numbers`, the numbers `-n` added are taken off again. A newline after
+    `</documents>` (as the output is written) is allowed.
+    """
+    files = _read(text)[1]
+    if line_numbers:
+        return [(path, strip_line_numbers(body)) for path, body in files]
+    return files
+
+
+def parse_xml_tree(text: str) -> str | None:
+    """The directory tree of an XML output, if it has one."""
+    return _read(text)[0]
