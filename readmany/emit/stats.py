@@ -183,7 +183,7 @@ def _rows(root: StatsNode) -> list[tuple[StatsNode, str]]:
 
 def stats_text(root: StatsNode) -> str:
     """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended."""
-    from readmany.summary import human_size
+    from readmany.emit.summary import human_size
 
     table = [("size", "lines", "tokens", "path", "")]
     for node, label in _rows(root):
