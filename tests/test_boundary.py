@@ -296,3 +296,50 @@ def test_a_root_in_a_git_directory_is_refused(tmp_path: Path) -> None:
     assert refuse_root(str(bare / "objects")) == (
         f"--root {bare}/objects: is inside a git repository's own directory: give a work tree"
     )
+
+
+# --- the whole glob run: a file or directory swapped between the walk and the read ---------
+
+
+@pytest.mark.parametrize("swap_directory", [False, True], ids=["file", "directory"])
+def test_glob_reads_nothing_swapped_in_after_the_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap_directory: bool
+) -> None:
+    import io
+
+    from readmany.commands import glob as glob_command
+    from readmany.commands import walker
+    from readmany.emit.sink import Sink
+    from readmany.faces import Face
+    from readmany.select.candidates import Candidate
+
+    root = tmp_path / "root"
+    outside = tmp_path / "outside"
+    (outside / "dir").mkdir(parents=True)
+    (outside / "secret.txt").write_text("SECRET\n")
+    (outside / "dir" / "f0.txt").write_text("SECRET\n")
+    (root / "dir").mkdir(parents=True)
+    for n in range(20):
+        (root / "dir" / f"f{n}.txt").write_text(f"plain {n}\n")
+    walked = walker.InProcess.__iter__
+
+    def swapping(self: walker.InProcess) -> Iterator[walker.Item]:
+        for event, done in walked(self):
+            if isinstance(event, Candidate) and event.rel == "dir/f0.txt":
+                if swap_directory:
+                    os.rename(root / "dir", root / "moved")
+                    os.symlink(outside / "dir", root / "dir")
+                else:
+                    os.unlink(event.path)
+                    os.symlink(outside / "secret.txt", event.path)
+            yield event, done
+
+    monkeypatch.setattr(walker.InProcess, "__iter__", swapping)
+    request = walker.GlobRequest(patterns=("dir/f0.txt",), root=str(root), face=Face.people())
+    written = io.BytesIO()
+    outcome = glob_command.run_glob(
+        request, Sink(written, json_mode=False), walker.InProcess(request)
+    )
+    assert b"SECRET" not in written.getvalue()
+    assert outcome.exit_code == 1
+    assert len(outcome.problems) == 1 and "dir/f0.txt" in outcome.problems[0]

@@ -124,7 +124,7 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
         exact=not face.compat,
         sniff_typescript=not face.compat,
     )
-    return CandidateReader(RequestedAssets(request.patterns), limits)
+    return CandidateReader(RequestedAssets(request.patterns), limits, os.path.abspath(request.root))
 
 
 class Selection:
@@ -290,7 +290,7 @@ def _use_helper() -> bool:
 # --- the messages ---------------------------------------------------------------------
 # Plain tuples, written with marshal: ("root", root), ("items", [item, ...]), ("end",),
 # ("usage", message) or ("error", message). An item is (event,) or (event, result):
-# ("s", rel, reason, failed) is a skip, ("c", rel, path, regular, named) a candidate.
+# ("s", rel, reason, failed) is a skip, ("c", *candidate) a candidate (its fields).
 
 
 @functools.cache
@@ -418,10 +418,9 @@ class Helper(Selection):
                 if event[0] == "s":
                     yield Skip(event[1], event[2], event[3]), None
                 elif len(packed) == 1:
-                    yield Candidate(event[1], event[2], event[3], event[4]), None
+                    yield Candidate(*event[1:]), None
                 else:
-                    result = _unpack_result(packed[1])
-                    yield Candidate(event[1], event[2], event[3], event[4]), result
+                    yield Candidate(*event[1:]), _unpack_result(packed[1])
             finished[0] += 1
         self._reap()
 
@@ -533,7 +532,7 @@ def _walk(
             if isinstance(event, Skip):
                 items.append((("s", event.rel, event.reason, event.failed),))
                 continue
-            packed = ("c", event.rel, event.path, event.regular, event.named)
+            packed = ("c", *event)
             if read_ahead:
                 if reader is None:
                     reader = candidate_reader(request)

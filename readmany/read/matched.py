@@ -26,7 +26,15 @@ from readmany.read.classify import (
     kinds_by_name,
 )
 from readmany.read.classify import mime_type as asset_mime_type
-from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
+from readmany.read.safe import (
+    Boundary,
+    OpenFailure,
+    chunks,
+    open_regular,
+    read_all,
+    read_prefix,
+    refusal_text,
+)
 from readmany.read.text import TextRead, decode_whole, exact_text, read_text, text_of_bytes
 from readmany.record import NamedTuple
 
@@ -48,6 +56,9 @@ if TYPE_CHECKING:
 
         @property
         def regular(self) -> bool: ...  # the directory listing said: a regular file
+
+        @property
+        def real(self) -> str | None: ...  # where links on the way lead, root-relative
 
     class Blob(Protocol):
         """A file's bytes held elsewhere (a staged blob): its size first, then its bytes."""
@@ -119,17 +130,25 @@ def read_matched(
     *,
     listed_regular: bool = False,
     limits: MatchedLimits = _REFERENCE,
+    boundary: Boundary | None = None,
+    real: str | None = None,
 ) -> MatchedRead:
     """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown.
 
     `listed_regular`: the walk saw a regular file there (see `open_regular`).
+    `boundary`: the root held open, beneath which `rel` is opened without following a
+    link the walk did not follow to `real` (see `Boundary.open`), so a file swapped for a
+    link between the walk and the read is refused, never read.
     """
     name = os.path.basename(path)
     unrequested = _unrequested_by_name(name, requested, limits)
     if unrequested is not None:
         return unrequested
     try:
-        fd, st = open_regular(path, listed_regular=listed_regular)
+        if boundary is not None:
+            fd, st = boundary.open(rel, real=real)
+        else:
+            fd, st = open_regular(path, listed_regular=listed_regular)
     except OpenFailure as failure:
         return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
     try:
@@ -242,13 +261,23 @@ class CandidateReader:
     """Reads a file the glob walk found, in the main process or in the walk's helper."""
 
     def __init__(
-        self, requested: Callable[[str], bool], limits: MatchedLimits = _REFERENCE
+        self,
+        requested: Callable[[str], bool],
+        limits: MatchedLimits = _REFERENCE,
+        root: str | None = None,
     ) -> None:
         self._requested = requested  # whether the patterns ask for an asset of this name
         self.limits = limits
+        self._root = root
+        self._boundary: Boundary | None = None  # opened on the first file inside the root
 
     def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
         gate = _named if candidate.named else self._requested
+        boundary = None
+        if self._root is not None and not candidate.rel.startswith("../"):
+            if self._boundary is None:
+                self._boundary = Boundary(self._root)
+            boundary = self._boundary
         return read_matched(
             candidate.path,
             candidate.rel,
@@ -256,6 +285,8 @@ class CandidateReader:
             gate,
             listed_regular=candidate.regular,
             limits=self.limits,
+            boundary=boundary,
+            real=candidate.real,
         )
 
 
@@ -271,6 +302,9 @@ def _megabytes(size: int) -> str:
 
 
 def _open_failure_text(failure: OpenFailure) -> str:
+    refusal = refusal_text(failure)
+    if refusal is not None:
+        return refusal
     if failure.code in ("ENOENT", "ENOTDIR"):
         return "File not found"
     if failure.code == "EISDIR":

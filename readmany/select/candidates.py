@@ -26,6 +26,9 @@ class Candidate(NamedTuple):
     path: str
     regular: bool = False  # the directory listing said: a regular file, not a link
     named: bool = False  # named exactly (a literal path), which requests it even as an asset
+    # Where `rel` leads, root-relative, when a symbolic link is on its way (None: no link
+    # was, and none may be when it is opened): the read opens exactly that, or refuses.
+    real: str | None = None
 
 
 class Skip(NamedTuple):

@@ -250,7 +250,8 @@ class _Selector:
             return Skip(rel, REASON_OUTSIDE)
         if is_secret_name(rel) or (real_rel != rel and is_secret_name(real_rel)):
             return Skip(rel, REASON_SECRET_FILE)
-        return Candidate(rel, path, regular, requested)
+        linked = real_rel if real is not None and (is_link or real_rel != rel) else None
+        return Candidate(rel, path, regular, requested, linked)
 
     def _is_output(self, path: str) -> bool:
         """Whether `path` is the `-o` target or the temporary file it is written to."""
