@@ -64,9 +64,22 @@ def current_directory() -> str:
         raise UsageError(f"the current directory cannot be read: {exc.strerror}") from None
 
 
+def read_stdin(option: str) -> bytes:
+    """All of standard input, or a usage error naming the option that reads it."""
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise UsageError(f"standard input is closed, and {option} reads from it: give it input")
+    try:
+        return stream.buffer.read()
+    except (OSError, ValueError) as exc:
+        raise UsageError(
+            f"standard input cannot be read ({exc}), and {option} reads from it"
+        ) from None
+
+
 def stdin_paths(null: bool) -> list[str]:
     """Paths from stdin: one a line, or NUL-separated; empty entries are dropped."""
-    data = sys.stdin.buffer.read()
+    data = read_stdin("--stdin")
     separator = b"\0" if null else b"\n"
     paths = []
     for raw in data.split(separator):
@@ -82,7 +95,7 @@ def load_json(source: str) -> Any:
 
     try:
         if source == "-":
-            text = sys.stdin.buffer.read()
+            text = read_stdin("--request -")
         else:
             with open(source, "rb") as handle:
                 text = handle.read()
@@ -92,3 +105,5 @@ def load_json(source: str) -> Any:
         return json.loads(text)
     except ValueError as exc:
         raise UsageError(f"--request {source}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"--request {source}: nested too deeply to be a request") from None

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import run_readmany, run_unprivileged, unprivileged_prefix
+from helpers import readmany_command, run_readmany, run_unprivileged, unprivileged_prefix
 
 TIMEOUT = 30
 
@@ -333,3 +333,99 @@ def test_file_changing_while_read(tree: Path, args: list[str], good: bytes, grow
     finally:
         stop.set()
         worker.join()
+
+
+# --- ordinary problems end as one line and exit 1 or 2, never 70 ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["glob", "--stdin"], "standard input is closed, and --stdin reads from it: give it input"),
+        (["many", "--stdin"], "standard input is closed, and --stdin reads from it: give it input"),
+        (
+            ["many", "--request", "-"],
+            "standard input is closed, and --request - reads from it: give it input",
+        ),
+    ],
+)
+def test_a_closed_stdin_is_a_usage_error(tmp_path: Path, args: list[str], message: str) -> None:
+    result = subprocess.run(
+        ["sh", "-c", 'exec "$0" "$@" <&-', *readmany_command(), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert_clean(result, 2)
+    assert result.stderr == f"readmany: {message}\n".encode()
+
+
+def test_deeply_nested_json_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    result = run_readmany(["many", "--request", "deep.json"], cwd=tmp_path, timeout=TIMEOUT)
+    assert_clean(result, 2)
+    assert result.stderr == b"readmany: --request deep.json: nested too deeply to be a request\n"
+
+
+@pytest.mark.parametrize("command", [["glob", "**"], ["many", "a.txt"]])
+def test_a_deleted_working_directory_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    result = subprocess.run(
+        [
+            "sh",
+            "-c",
+            'cd "$1" && rmdir "$1" && shift && exec "$@"',
+            "sh",
+            str(gone),
+            *readmany_command(),
+            *command,
+        ],
+        capture_output=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert_clean(result, 2)
+    assert result.stderr == (
+        b"readmany: the current directory cannot be read: No such file or directory\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("", "-o: the file name is empty: give a file name, or leave out -o"),
+        (".", "-o .: is a directory: give a file name"),
+    ],
+)
+def test_a_bad_output_is_refused_before_any_work(tmp_path: Path, target: str, message: str) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    result = run_readmany(["glob", "a.txt", "-o", target], cwd=tmp_path, timeout=TIMEOUT)
+    assert_clean(result, 2)
+    assert result.stderr == f"readmany: {message}\n".encode()
+
+
+@pytest.mark.parametrize("root", [".git", ".git/refs"])
+def test_a_root_inside_git_is_refused(tmp_path: Path, root: str) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    result = run_readmany(["glob", "**", "--root", root], cwd=tmp_path, timeout=TIMEOUT)
+    assert_clean(result, 2)
+    assert result.stdout == b""
+    assert b"is inside a .git directory: give the work tree's root" in result.stderr
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_any_depth_of_directories(tmp_path: Path, processes: str) -> None:
+    directory = tmp_path
+    for _ in range(1200):  # deeper than Python's recursion limit
+        directory = directory / "d"
+        os.mkdir(directory)
+    (directory / "f.txt").write_text("deep\n")
+    env = {**os.environ, "READMANY_PROCESSES": processes}
+    walked = run_readmany(["glob", "**"], cwd=tmp_path, env=env, timeout=TIMEOUT)
+    assert_clean(walked, 0)
+    assert walked.stdout.endswith(b"/f.txt ---\n\ndeep\n\n\n\n--- End of content ---\n")
+    rel = str((directory / "f.txt").relative_to(tmp_path))
+    listed = run_readmany(["glob", "--stdin"], cwd=tmp_path, stdin=rel.encode(), env=env)
+    assert listed.stdout == walked.stdout

@@ -25,8 +25,9 @@ from readmany.emit.sink import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.faces import Face
 from readmany.frame.separator import cut_notice, frame_data_url, frame_end, frame_separator
-from readmany.invoke import Options, stdin_paths
+from readmany.invoke import Options, current_directory, stdin_paths
 from readmany.read.matched import AssetFile, Skipped, TextFile
+from readmany.read.safe import refuse_root
 from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, secrets_mode, secrets_warning
 from readmany.select.candidates import (
     REASON_DEFAULT_EXCLUDE,
@@ -60,9 +61,13 @@ _SELECT_CATEGORIES = {
 
 def main(options: Options) -> int:
     """`readmany glob` with its parsed options: the request value, run and presented."""
+    current_directory()  # a deleted working directory: one line, before anything else
     root = options.text("root") or "."
     if not os.path.isdir(root):
         raise UsageError(f"--root {root!r} is not a directory")
+    refusal = refuse_root(root)
+    if refusal is not None:
+        raise UsageError(refusal)
     stdin = options.flag("stdin")
     staged, changed = options.flag("staged"), options.text("changed")
     by_git = staged or changed is not None

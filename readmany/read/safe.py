@@ -234,19 +234,31 @@ class Boundary:
         fd = self._directories.get(directory)
         if fd is not None:
             return fd
-        above, _, name = directory.rpartition("/")
-        parent = self._directory(above, rel) if above else self._root_fd
-        try:
-            fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
-        except OSError as exc:
-            if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, parent):
-                raise OpenFailure(ECHANGED, rel) from None
-            raise OpenFailure(_errno_name(exc), rel) from None
-        if len(self._directories) >= _CACHED_DIRECTORIES:
-            oldest = next(iter(self._directories))
-            os.close(self._directories.pop(oldest))
-        self._directories[directory] = fd
-        return fd
+        # Up to the nearest directory held open (or the root), then down part by part:
+        # any depth, no recursion.
+        below: list[str] = []
+        above = directory
+        parent = self._root_fd
+        while above:
+            held = self._directories.get(above)
+            if held is not None:
+                parent = held
+                break
+            below.append(above)
+            above = above.rpartition("/")[0]
+        for path in reversed(below):
+            name = path.rpartition("/")[2]
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            except OSError as exc:
+                if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, parent):
+                    raise OpenFailure(ECHANGED, rel) from None
+                raise OpenFailure(_errno_name(exc), rel) from None
+            if len(self._directories) >= _CACHED_DIRECTORIES:
+                oldest = next(iter(self._directories))
+                os.close(self._directories.pop(oldest))
+            self._directories[path] = parent = fd
+        return parent
 
     def _open_resolved(self, rel: str, real: str) -> int:
         """Open `rel` following links as the walk did, never above the root; it must be `real`."""

@@ -272,6 +272,10 @@ def _refused(rel: str) -> bool:
     return blocked_name(name) or (directory != "" and _refused_directory(directory))
 
 
+def _refused_parts(directory: str) -> bool:
+    return any(blocked_name(part) for part in directory.split("/"))
+
+
 def _withheld(rel: str) -> bool:
     """Whether a diff may not show `rel`: the boundary's paths and secret files, whose
     lines would leak through the diff as they would through the file."""
@@ -281,7 +285,7 @@ def _withheld(rel: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _refused_directory(directory: str) -> bool:
     """`_refused` of a directory: remembered, as a listing names each one many times."""
-    return _refused(directory)
+    return _refused_parts(directory)
 
 
 class _Collector:

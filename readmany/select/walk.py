@@ -134,13 +134,23 @@ def _first(item: tuple[str, object, object, object, object]) -> str:
 def _self_or_above(known: dict[str, bool], rel_dir: str, judge: Callable[[str], bool]) -> bool:
     """Whether `judge` holds for `rel_dir` or a directory above it (below the root),
     the directories above judged first; every verdict is remembered in `known`."""
-    if not rel_dir:
-        return False
-    verdict = known.get(rel_dir)
-    if verdict is None:
-        above = _self_or_above(known, rel_dir.rpartition("/")[0], judge)
-        verdict = known[rel_dir] = above or judge(rel_dir)
+    unknown: list[str] = []  # from `rel_dir` up to the first directory already judged
+    directory = rel_dir
+    verdict = False
+    while directory:
+        known_verdict = known.get(directory)
+        if known_verdict is not None:
+            verdict = known_verdict
+            break
+        unknown.append(directory)
+        directory = directory.rpartition("/")[0]
+    for directory in reversed(unknown):  # any depth: no recursion
+        verdict = known[directory] = verdict or judge(directory)
     return verdict
+
+
+def _blocked_directory(rel_dir: str) -> bool:
+    return blocked_name(rel_dir.rpartition("/")[2])
 
 
 def _event_key(event: Event) -> str:
@@ -199,12 +209,7 @@ class _Selector:
         parent, _, name = rel.rpartition("/")
         if blocked_name(name):
             return True
-        if not parent:
-            return False
-        known = self._blocked_dirs.get(parent)
-        if known is None:
-            known = self._blocked_dirs[parent] = self._refused(parent)
-        return known
+        return _self_or_above(self._blocked_dirs, parent, _blocked_directory)
 
     def _accept(
         self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
@@ -313,8 +318,9 @@ class _Selector:
 
     def _real_directory(self, directory: str) -> str:
         """`realpath(directory)`, from its parent's below the root: one lstat, not one a part."""
+        pending: list[tuple[str, str]] = []  # (directory, name): known from the parent's
         real = self._real_directories.get(directory)
-        if real is None:
+        while real is None:
             parent, _, name = directory.rpartition("/")
             if directory == self.root:
                 real = self.root_real
@@ -323,13 +329,17 @@ class _Selector:
                     linked = stat.S_ISLNK(os.lstat(directory).st_mode)
                 except OSError:
                     linked = True  # missing: let realpath say what it would
-                if linked:
-                    real = os.path.realpath(directory)
-                else:
-                    real = f"{self._real_directory(parent).rstrip('/')}/{name}"
+                if not linked:
+                    pending.append((directory, name))
+                    directory = parent
+                    real = self._real_directories.get(directory)
+                    continue
+                real = os.path.realpath(directory)
             else:
                 real = os.path.realpath(directory)
             self._real_directories[directory] = real
+        for below, name in reversed(pending):  # any depth: no recursion
+            real = self._real_directories[below] = f"{real.rstrip('/')}/{name}"
         return real
 
     def _literal_events(self) -> Iterator[Event]:
