@@ -429,3 +429,10 @@ def test_any_depth_of_directories(tmp_path: Path, processes: str) -> None:
     rel = str((directory / "f.txt").relative_to(tmp_path))
     listed = run_readmany(["glob", "--stdin"], cwd=tmp_path, stdin=rel.encode(), env=env)
     assert listed.stdout == walked.stdout
+
+
+def test_a_procfs_file_of_size_zero_is_read_to_its_end() -> None:
+    result = run_readmany(["glob", "status"], cwd="/proc/self", timeout=TIMEOUT)
+    assert_clean(result, 0)
+    assert result.stdout.startswith(b"--- status ---\n\nName:\t")
+    assert b"\nPid:\t" in result.stdout

@@ -33,6 +33,7 @@ from readmany.read.safe import (
     open_regular,
     read_all,
     read_prefix,
+    read_unsized,
     refusal_text,
 )
 from readmany.read.text import TextRead, decode_whole, exact_text, read_text, text_of_bytes
@@ -152,7 +153,8 @@ def read_matched(
     except OpenFailure as failure:
         return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
     try:
-        return _read_kind(name, rel, shown, requested, limits, _OpenFile(fd, st.st_size))
+        source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
+        return _read_kind(name, rel, shown, requested, limits, source)
     except OSError as exc:
         return Failed(f"Read error: {exc.strerror or exc}: {shown}")
     finally:
@@ -191,8 +193,14 @@ def _unrequested_by_name(
 class _OpenFile:
     """An open file as `_read_kind` reads it: a small one read whole, once."""
 
-    def __init__(self, fd: int, size: int) -> None:
+    def __init__(self, fd: int, size: int, cap: int) -> None:
         self.fd = fd
+        if size == 0:
+            # procfs and sysfs give a size of 0 for files that hold text: read to the
+            # end, at most `cap` bytes (and one more, so that a larger one is skipped).
+            self.whole: bytes | None = read_unsized(fd, cap + 1)
+            self.size = len(self.whole)
+            return
         self.size = size
         self.whole = read_all(fd, size) if size <= WHOLE_FILE_BYTES else None
 
