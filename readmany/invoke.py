@@ -64,9 +64,18 @@ def current_directory() -> str:
         raise UsageError(f"the current directory cannot be read: {exc.strerror}") from None
 
 
-def stdin_paths(null: bool) -> list[str]:
-    """Paths from stdin: one a line, or NUL-separated; empty entries are dropped."""
+def stdin_paths(null: bool, *, quiet: bool = False) -> list[str]:
+    """Paths from stdin: one a line, or NUL-separated; empty entries are dropped.
+
+    A terminal on stdin is told what is awaited (nothing else would show that the
+    program waits); NUL bytes in a line-separated list mean `-0` was forgotten.
+    """
+    if not quiet and _is_terminal(sys.stdin):
+        sys.stderr.write("readmany: reading paths from stdin, one a line (Ctrl-D ends)\n")
+        sys.stderr.flush()
     data = sys.stdin.buffer.read()
+    if not null and b"\0" in data:
+        raise UsageError("--stdin: the paths are NUL-separated: add -0 (--null)")
     separator = b"\0" if null else b"\n"
     paths = []
     for raw in data.split(separator):
@@ -75,6 +84,14 @@ def stdin_paths(null: bool) -> list[str]:
         if raw:
             paths.append(os.fsdecode(raw))
     return paths
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return callable(isatty) and bool(isatty())
+    except (OSError, ValueError):
+        return False
 
 
 def load_json(source: str) -> Any:
