@@ -35,12 +35,12 @@ def shell_word(text: str) -> str:
 
 
 def command(name: str, operands: Sequence[str], options: Sequence[str] = ()) -> str:
-    """`readmany NAME OPTIONS... OPERANDS...`; `--` before operands that look like options."""
-    words = ["readmany", name, *options]
+    """`readmany NAME OPERANDS... OPTIONS...`; where an operand looks like an option,
+    `readmany NAME OPTIONS... -- OPERANDS...`."""
+    words = [shell_word(operand) for operand in operands]
     if any(operand.startswith("-") for operand in operands):
-        words.append("--")
-    words.extend(shell_word(operand) for operand in operands)
-    return " ".join(words)
+        return " ".join(["readmany", name, *options, "--", *words])
+    return " ".join(["readmany", name, *words, *options])
 
 
 def many_spec(path: str, first_line: int | None = None, lines: int | None = None) -> str:
@@ -59,9 +59,12 @@ def hashline_command(path: str, offset: int, limit: int | None = None) -> str:
     return command("hashline", [path], options)
 
 
-def showing(first: int, last: int, total: int, next_command: str) -> str:
-    """The notice that ends a cut: `[Showing lines 1-1646 of 3624. Continue with: …]`."""
-    return f"[Showing lines {first}-{last} of {total}. Continue with: {next_command}]"
+def showing(first: int, last: int, total: int, next_command: str, before: str = "") -> str:
+    """The notice that ends a cut: `[Showing lines 1-1646 of 3624. Continue with: …]`.
+
+    `before` is a sentence or two said first, inside the same brackets.
+    """
+    return f"[{before}Showing lines {first}-{last} of {total}. Continue with: {next_command}]"
 
 
 def line_too_long(line: int, size: str, show_command: str) -> str:
