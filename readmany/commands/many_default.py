@@ -175,16 +175,17 @@ def piece_of(request: FileRequest, index: int, result: ToolRead) -> Piece:
     total = result.line_count
     window_last = min(result.stop, total)  # the last line asked for
     page = _page(request)
-    # What the block of every line asked for takes: the frame, the lines (one more for
-    # a final newline), and the notice when the lines asked for end before the file.
+    # What the block of every line asked for takes: the frame, the lines (and the empty
+    # one after a final newline), and the notice when the lines asked for end before the file.
     overhead = frame_heredoc(request.path, "", index).bytes
     ends_early = page is not None and window_last < total
     tail = ""
     if ends_early:
         after = notices.many_spec(request.path, window_last + 1, page)
         tail = SEPARATOR + notices.showing(first, window_last, total, notices.many_command([after]))
+    final_newline = result.stop >= result.file_lines > result.line_count  # an empty last line
     need_bytes = overhead + truncation.total_bytes + utf8_len(tail)
-    need_lines = truncation.total_lines + 4 + (NOTICE_LINES if ends_early else 0)
+    need_lines = truncation.total_lines + final_newline + 3 + (NOTICE_LINES if ends_early else 0)
     if truncation.first_line_exceeds_limit:
         rest = notices.many_spec(request.path, first + 1, page and window_last - first)
         # The block of `PATH:FIRST:1`: the line, and the notice when lines follow it.
