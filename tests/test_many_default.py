@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import readmany_command, run_readmany
+from test_terminal import run_with_terminal_stderr
 
 from readmany.frame.heredoc import base_delimiter
 
@@ -379,3 +380,63 @@ def test_compat_keeps_the_reference_text(tree: Path) -> None:
         + block("a.txt", 2, "beta\n\n[2 more lines in file. Use offset=3 to continue.]")
         + "\n"
     )
+
+
+def test_on_a_terminal_the_summary_is_followed_by_what_to_run(tree: Path) -> None:
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "a.txt", "big.py", "b.txt", "--max-lines", "40"], tree, env={"NO_COLOR": "1"}
+    )
+    assert status == 0 and stdout.startswith(b"@a.txt\n")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", screen.decode())  # rich still sets bold
+    lines = plain.replace("\r\n", "\n").splitlines()
+    assert lines[0].startswith("readmany: 2 read, 1 cut · ")
+    assert lines[-1] == (
+        "readmany: to read all at once: --max-lines 3643; or continue with: readmany many big.py:21"
+    )
+    quiet = run_with_terminal_stderr(["many", "big.py", "-q"], tree)[2]
+    assert quiet == b""
+
+
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
+    b"\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00"
+    b"\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+def test_an_image_is_named_with_the_command_that_gets_it(tree: Path) -> None:
+    (tree / "dot.png").write_bytes(PNG)
+    result = run_readmany(["many", "dot.png"], cwd=tree)
+    assert result.stdout.decode() == (
+        block(
+            "dot.png",
+            1,
+            "[Image file (image/png, 67B), not shown as text. "
+            "Get it as a data: URL with: readmany glob dot.png]",
+        )
+        + "\n"
+    )
+    assert result.returncode == 0
+    glob = run_readmany(["glob", "dot.png"], cwd=tree)
+    assert b"data:image/png;base64," in glob.stdout
+
+
+def test_json_details_of_a_cut_read(tree: Path) -> None:
+    report = json.loads(
+        run_readmany(["many", "big.py", "a.txt", "--max-lines", "30", "--json"], cwd=tree).stdout
+    )
+    big, small = report["details"]["files"]
+    assert big["truncation"] == {
+        "truncated": True,
+        "truncatedBy": "lines",
+        "totalLines": 3624,
+        "totalBytes": 105096,
+        "outputLines": 30,
+        "outputBytes": 869,
+        "lastLinePartial": False,
+        "firstLineExceedsLimit": False,
+        "maxLines": 30,
+        "maxBytes": None,  # no byte budget was set
+    }
+    assert "truncation" not in small
+    assert report["details"]["continueWith"] == "readmany many big.py:18"

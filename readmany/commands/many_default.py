@@ -309,7 +309,9 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         if result.error is not None:
             detail["error"] = problem(file, result)
         elif "truncation" in detail:
-            detail["truncation"] = {k: v for k, v in detail["truncation"].items() if k != "content"}
+            detail["truncation"] = _truncation_detail(detail["truncation"])
+            if detail["truncation"] is None:
+                del detail["truncation"]
         details.append(detail)
         sink.file_done(file.path, len(request.files))
         if not result.ok:
@@ -340,9 +342,23 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         details=report,
         exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
         problems=tuple(problems),
-        notices=tuple(_notes(fates, rest, raise_to)),
+        notices=tuple(fate.note for fate in fates if fate.note is not None),
+        advice=(_advice(rest, raise_to),) if rest else (),
         stats=Tally.of(fate.stat for fate in fates),
     )
+
+
+def _truncation_detail(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The read's truncation record, when it cut: without the text it kept, and with
+    null for a budget dimension nobody set."""
+    if not record["truncated"]:
+        return None
+    unset = {"maxLines", "maxBytes"}
+    return {
+        key: None if key in unset and value == NO_LIMIT else value
+        for key, value in record.items()
+        if key != "content"
+    }
 
 
 def _pack(
@@ -437,9 +453,7 @@ def _fates(entries: Sequence[Entry], packing: Packing) -> list[Fate]:
     return fates
 
 
-def _notes(fates: Sequence[Fate], rest: Sequence[str], raise_to: Sequence[str]) -> list[str]:
-    lines = [fate.note for fate in fates if fate.note is not None]
-    if lines and rest:
-        advice = f"to read all at once: {' '.join(raise_to)}; or " if raise_to else ""
-        lines.append(f"{advice}continue with: {notices.many_command(rest)}")
-    return lines
+def _advice(rest: Sequence[str], raise_to: Sequence[str]) -> str:
+    """One stderr line: the budget that holds everything, and the command that continues."""
+    budget = f"to read all at once: {' '.join(raise_to)}; or " if raise_to else ""
+    return f"{budget}continue with: {notices.many_command(rest)}"
