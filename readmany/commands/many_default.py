@@ -150,13 +150,16 @@ def _page(request: FileRequest) -> int | None:
     return limit if isinstance(limit, int) and limit > 0 else None
 
 
-def read_style(budget: Budget) -> ReadStyle:
+def read_style(budget: Budget, face: Face) -> ReadStyle:
+    """How each file is read: capped by the budget alone (unless the face caps each file
+    as the reference's read does), without the read's notices, which `piece_of` words."""
+    capped = ReadStyle()
     return ReadStyle(
-        rewrite_paths=False,
-        max_lines=budget.max_lines,
-        max_bytes=budget.max_bytes,
+        rewrite_paths=face.rewrite_paths,
+        max_lines=capped.max_lines if face.many_file_cap else budget.max_lines,
+        max_bytes=capped.max_bytes if face.many_file_cap else budget.max_bytes,
         notices=False,
-        refuse_binary=True,
+        refuse_binary=face.many_binary_error,
     )
 
 
@@ -293,14 +296,20 @@ class Cutter:
 def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     from readmany.commands.many import file_detail
 
-    style = read_style(request.budget)
+    style = read_style(request.budget, request.face)
     pieces: list[Piece] = []
     entries: list[Entry] = []
     details: list[dict[str, Any]] = []
     problems: list[str] = []
     for index, file in enumerate(request.files):
+        rewrite = style.rewrite_paths and not file.literal
         result = read_tool(
-            file.path, file.offset, file.limit, request.cwd, count_trailing_empty=False, style=style
+            file.path,
+            file.offset,
+            file.limit,
+            request.cwd,
+            count_trailing_empty=False,
+            style=style._replace(rewrite_paths=rewrite),
         )
         piece = piece_of(file, index + 1, result)
         pieces.append(piece)
@@ -379,7 +388,7 @@ def _pack(
             entries, Budget(budget.max_bytes - keep_bytes, budget.max_lines - keep_lines)
         )
         rest = _rest(entries, pieces, packing)
-        if not packing.omitted:
+        if not packing.omitted or not request.face.many_omitted_notice:
             return packing, None, rest
         names = [entries[i].path for i in packing.omitted]
         notice = notices.left_out(names, raise_to, notices.many_command(rest))

@@ -183,7 +183,7 @@ def read_tool(
         mime = images.sniff_image(data[: images.SNIFF_BYTES])
         if mime is not None:
             return _image(data[: images.SNIFF_BYTES], mime, len(data))
-        if style.refuse_binary and _binary(data[:BINARY_SNIFF_BYTES]):
+        if style.refuse_binary and _binary(data):
             return _binary_file(len(data))
         return _read_text(data, path, offset, limit, count_trailing_empty, len(data), style)
     try:
@@ -193,8 +193,7 @@ def read_tool(
             error=failure_message(failure), error_code=failure.code, error_detail=failure.kind
         )
     try:
-        sniffed = BINARY_SNIFF_BYTES if style.refuse_binary else images.SNIFF_BYTES
-        head = read_prefix(fd, sniffed)
+        head = read_prefix(fd, _BINARY_SNIFF_BYTES if style.refuse_binary else images.SNIFF_BYTES)
         mime = images.sniff_image(head[: images.SNIFF_BYTES])
         if mime is not None:
             return _image(head[: images.SNIFF_BYTES], mime, st.st_size)
@@ -214,13 +213,14 @@ def read_tool(
         os.close(fd)
 
 
-BINARY_SNIFF_BYTES = 8000  # readmany.read.classify.SNIFF_BYTES, without importing it
+_BINARY_SNIFF_BYTES = 8000  # at least classify.SNIFF_BYTES: what `is_binary` looks at
 
 
-def _binary(head: bytes) -> bool:
-    from readmany.read.classify import is_binary
+def _binary(data: bytes) -> bool:
+    """The rule `glob` skips binary files by (a NUL byte, many control characters)."""
+    from readmany.read.classify import SNIFF_BYTES, is_binary
 
-    return is_binary(head)
+    return is_binary(data[:SNIFF_BYTES])
 
 
 def _binary_file(size: int) -> ToolRead:
