@@ -440,3 +440,24 @@ def test_json_details_of_a_cut_read(tree: Path) -> None:
     }
     assert "truncation" not in small
     assert report["details"]["continueWith"] == "readmany many big.py:18"
+
+
+def test_too_many_files_left_out_to_name_are_counted(tmp_path: Path) -> None:
+    names = [f"f{n}.txt" for n in range(10, 100)]
+    for name in names:
+        (tmp_path / name).write_text("x\n")
+    result = run_readmany(["many", *names, "--max-bytes", "1k"], cwd=tmp_path)
+    assert result.stdout.decode().split("\n")[-2:] == [
+        "[Left out by the budget: 72 files (f28.txt, f29.txt, f30.txt, and 69 more), named on "
+        "stderr and in the --json details. To read all at once: --max-bytes 5k.]",
+        "",
+    ]
+    assert len(result.stdout) - 1 <= 1024
+    stderr = result.stderr.decode().splitlines()
+    assert stderr[0] == "readmany: f28.txt: left out by the budget"
+    assert stderr[-2:] == [
+        "readmany: f99.txt: left out by the budget",
+        "readmany: to read all at once: --max-bytes 5k",
+    ]
+    whole = run_readmany(["many", *names, "--max-bytes", "5k"], cwd=tmp_path)
+    assert (whole.stderr, len(blocks_of(whole.stdout.decode()))) == (b"", 90)

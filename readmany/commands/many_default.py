@@ -327,7 +327,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
             problems.append(detail["error"])
             if request.stop_on_error:
                 break
-    packing, left_out, rest = _pack(entries, pieces, request)
+    packing, left_out, rest, named = _pack(entries, pieces, request)
     shown = packing.blocks(entries)
     for number, block in enumerate(shown):
         sink.write(SEPARATOR + block.text if number else block.text)
@@ -352,7 +352,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
         problems=tuple(problems),
         notices=tuple(fate.note for fate in fates if fate.note is not None),
-        advice=(_advice(rest, raise_to),) if rest else (),
+        advice=(_advice(rest if named else (), raise_to),) if rest else (),
         stats=Tally.of(fate.stat for fate in fates),
     )
 
@@ -372,33 +372,40 @@ def _truncation_detail(record: dict[str, Any]) -> dict[str, Any] | None:
 
 def _pack(
     entries: Sequence[Entry], pieces: Sequence[Piece], request: ManyRequest
-) -> tuple[Packing, str | None, list[str]]:
-    """The packing, the notice naming what it left out, and the specs that read the rest.
+) -> tuple[Packing, str | None, list[str], bool]:
+    """The packing, the notice naming what it left out, the specs that read the rest, and
+    whether the notice names them all with the command that reads them.
 
     The notice is part of the output, so it is part of the budget: the planner runs
-    again with room kept for it until the notice fits the room kept.
+    again with room kept for it until the notice fits the room kept. A notice that would
+    take more than a quarter of the budget (thousands of files from --stdin) names the
+    first few and the count instead; stderr and the JSON details name them all.
     """
     budget = request.budget
     need_bytes, need_lines = _need(pieces)
     raise_to = raise_options(need_bytes, need_lines, request.asked)
     keep_bytes = keep_lines = 0
     notice = None
+    named = True
     for _ in range(len(entries) + 2):
         packing = pack_blocks(
             entries, Budget(budget.max_bytes - keep_bytes, budget.max_lines - keep_lines)
         )
         rest = _rest(entries, pieces, packing)
         if not packing.omitted or not request.face.many_omitted_notice:
-            return packing, None, rest
+            return packing, None, rest, True
         names = [entries[i].path for i in packing.omitted]
         notice = notices.left_out(names, raise_to, notices.many_command(rest))
+        named = utf8_len(notice) <= budget.max_bytes // 4
+        if not named:
+            notice = notices.left_out_many(names, raise_to)
         any_shown = bool(packing.plan.full) or packing.plan.partial is not None
         cost_bytes = utf8_len(notice) + (SEPARATOR_BYTES if any_shown else 0)
         cost_lines = notice.count("\n") + 1 + (SEPARATOR_LINES if any_shown else 0)
         if cost_bytes <= keep_bytes and cost_lines <= keep_lines:
             break
         keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
-    return packing, notice, rest
+    return packing, notice, rest, named
 
 
 def _rest(entries: Sequence[Entry], pieces: Sequence[Piece], packing: Packing) -> list[str]:
@@ -463,6 +470,10 @@ def _fates(entries: Sequence[Entry], packing: Packing) -> list[Fate]:
 
 
 def _advice(rest: Sequence[str], raise_to: Sequence[str]) -> str:
-    """One stderr line: the budget that holds everything, and the command that continues."""
-    budget = f"to read all at once: {' '.join(raise_to)}; or " if raise_to else ""
-    return f"{budget}continue with: {notices.many_command(rest)}"
+    """One stderr line: the budget that holds everything, and the command that continues
+    (when `rest` is given: too many files for one command line are left to --json)."""
+    budget = f"to read all at once: {' '.join(raise_to)}" if raise_to else ""
+    if not rest:
+        return budget or "the files left out are listed in the --json details"
+    lead = f"{budget}; or " if budget else ""
+    return f"{lead}continue with: {notices.many_command(rest)}"

@@ -80,6 +80,19 @@ def left_out(names: Sequence[str], raise_options: Sequence[str], next_command: s
     return f"{text} Continue with: {next_command}]"
 
 
+def left_out_many(names: Sequence[str], raise_options: Sequence[str], shown: int = 3) -> str:
+    """The notice for more files than a notice can name: the first few and the count."""
+    first = ", ".join(shell_word(n) for n in names[:shown])
+    more = f", and {len(names) - shown} more" if len(names) > shown else ""
+    text = (
+        f"[Left out by the budget: {len(names)} files ({first}{more}), "
+        "named on stderr and in the --json details."
+    )
+    if raise_options:
+        text += f" To read all at once: {' '.join(raise_options)}."
+    return text + "]"
+
+
 def size_option(needed: int, base: int = 1024) -> str:
     """The smallest round size of at least `needed`: `180k`, `12M` (as parse_size reads)."""
     if needed <= 0:
