@@ -41,10 +41,10 @@ _readmany() {
     if [[ -z "$dashdash" ]]; then
         case "$cmd" in
             many)
-                opts="--request --stop-on-error --max-bytes --max-lines --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
+                opts="--request --stop-on-error --max-bytes --max-lines --max-tokens --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
                 case "$prev" in
                     --request|--output|-o) _readmany_files -f; return ;;
-                    --max-bytes|--max-lines) return ;;
+                    --max-bytes|--max-lines|--max-tokens) return ;;
                 esac
                 ;;
             glob)

@@ -78,6 +78,23 @@ SecretsOpt = Annotated[
         "the file out) or redact (mask it). Default: warn with --copy, else off.",
     ),
 ]
+ManyCompatOpt = Annotated[
+    bool,
+    typer.Option(
+        "--compat",
+        help="The reference read_many tool's exact text: at most 26 files, each read cut at "
+        f"{READ_MAX_LINES} lines / 50 KB, its notices (Use offset=N), its error texts, "
+        "@ ~ and Unicode spaces rewritten in paths, budgets in plain numbers.",
+    ),
+]
+HashlineCompatOpt = Annotated[
+    bool,
+    typer.Option(
+        "--compat",
+        help="The reference hashline read's exact text: its notices (Use offset=N) and "
+        "error texts, @ ~ and Unicode spaces rewritten in the path.",
+    ),
+]
 CopyOpt = Annotated[
     bool,
     typer.Option(
@@ -116,6 +133,7 @@ def _main(
     epilog=(
         "Examples:\n\n"
         "  readmany many src/a.py src/b.py:40:120\n\n"
+        "  readmany many big.py:1647 --max-tokens 100k\n\n"
         "  readmany many --request request.json --json\n\n" + EXIT_CODES_HELP
     ),
 )
@@ -124,7 +142,7 @@ def many_command(
         list[str] | None,
         typer.Argument(
             metavar="FILE[:OFFSET[:LIMIT]]...",
-            help="Files to read, 1 to 26; OFFSET is the 1-based first line, LIMIT a line count.",
+            help="Files to read; OFFSET is the 1-based first line, LIMIT a line count.",
             show_default=False,
         ),
     ] = None,
@@ -141,14 +159,32 @@ def many_command(
         bool, typer.Option("--stop-on-error", help="Stop after the first file that fails.")
     ] = False,
     max_bytes: Annotated[
-        int, typer.Option("--max-bytes", min=1, help="Combined byte budget of the output.")
-    ] = READ_MAX_BYTES,
+        str | None,
+        typer.Option(
+            "--max-bytes",
+            metavar="SIZE",
+            help="Byte budget of the whole output: 51200, 100k, 2M. Without any budget "
+            f"option the budget is {READ_MAX_BYTES} bytes and {READ_MAX_LINES} lines; "
+            "a budget you set replaces it.",
+            show_default=False,
+        ),
+    ] = None,
     max_lines: Annotated[
-        int, typer.Option("--max-lines", min=1, help="Combined line budget of the output.")
-    ] = READ_MAX_LINES,
+        int | None,
+        typer.Option("--max-lines", min=1, metavar="N", help="Line budget of the whole output."),
+    ] = None,
+    max_tokens: Annotated[
+        str | None,
+        typer.Option(
+            "--max-tokens",
+            metavar="N",
+            help="Token budget of the whole output (100k = 100,000), estimated as the "
+            "summary does: one token per 4 bytes.",
+        ),
+    ] = None,
     stdin: StdinOpt = False,
     null: NullOpt = False,
-    compat: CompatOpt = False,
+    compat: ManyCompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
@@ -281,7 +317,7 @@ def hashline_command(
         int | None, typer.Option("--offset", min=1, help="1-based first line.")
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Lines to show.")] = None,
-    compat: CompatOpt = False,
+    compat: HashlineCompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,

@@ -26,10 +26,14 @@ class Face(NamedTuple):
     glob_max_lines: int | None = None  # lines of a file shown before it is cut; None: all
     glob_max_line_units: int | None = None  # UTF-16 units of a line before it is cut
     glob_max_file_bytes: int = GLOB_MAX_FILE_BYTES  # a larger file is skipped
-    # -- many --
+    # -- many and hashline --
     many_max_files: int | None = None  # files one call takes; None: the budget decides
     many_file_cap: bool = False  # each file capped at the read tool's 2000 lines / 50 KB
     rewrite_paths: bool = False  # the read tool's `~`, `@` and Unicode-space rewriting
+    shell_notices: bool = True  # notices and errors name the command that continues or fixes
+    many_binary_error: bool = True  # a binary file is an error block, never its bytes
+    many_omitted_notice: bool = True  # files left out by the budget named after the last block
+    budget_sizes: bool = True  # `--max-bytes 100k`, `--max-tokens`; else plain numbers only
 
     @classmethod
     def reference(cls) -> Face:
@@ -41,6 +45,10 @@ class Face(NamedTuple):
             many_max_files=MANY_MAX_FILES,
             many_file_cap=True,
             rewrite_paths=True,
+            shell_notices=False,
+            many_binary_error=False,
+            many_omitted_notice=False,
+            budget_sizes=False,
         )
 
     @classmethod

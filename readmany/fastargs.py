@@ -69,6 +69,14 @@ def _convert(kind: str, raw: str, minimum: int | None) -> object | None:
         if minimum is not None and number < minimum:
             return None
         return number
+    if kind == "size":  # handed on as given; a value the command would refuse goes to Typer
+        from readmany.errors import UsageError
+        from readmany.units import parse_size
+
+        try:
+            parse_size(raw, "")
+        except UsageError:
+            return None
     return raw
 
 

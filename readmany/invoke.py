@@ -77,9 +77,18 @@ def read_stdin(option: str) -> bytes:
         ) from None
 
 
-def stdin_paths(null: bool) -> list[str]:
-    """Paths from stdin: one a line, or NUL-separated; empty entries are dropped."""
+def stdin_paths(null: bool, *, quiet: bool = False) -> list[str]:
+    """Paths from stdin: one a line, or NUL-separated; empty entries are dropped.
+
+    A terminal on stdin is told what is awaited (nothing else would show that the
+    program waits); NUL bytes in a line-separated list mean `-0` was forgotten.
+    """
+    if not quiet and sys.stdin is not None and _is_terminal(sys.stdin):
+        sys.stderr.write("readmany: reading paths from stdin, one a line (Ctrl-D ends)\n")
+        sys.stderr.flush()
     data = read_stdin("--stdin")
+    if not null and b"\0" in data:
+        raise UsageError("--stdin: the paths are NUL-separated: add -0 (--null)")
     separator = b"\0" if null else b"\n"
     paths = []
     for raw in data.split(separator):
@@ -88,6 +97,14 @@ def stdin_paths(null: bool) -> list[str]:
         if raw:
             paths.append(os.fsdecode(raw))
     return paths
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return callable(isatty) and bool(isatty())
+    except (OSError, ValueError):
+        return False
 
 
 def load_json(source: str) -> Any:

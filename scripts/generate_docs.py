@@ -320,6 +320,8 @@ def argtable() -> str:
         for name, parameter in inspect.signature(callback).parameters.items():
             base, meta = typing.get_args(hints[name])[:2]
             kind = _value_kind(base)
+            if kind == "str" and getattr(meta, "metavar", None) == "SIZE":
+                kind = "size"  # a size (100k, 2M): the fast path checks it, Typer does not
             required = parameter.default is inspect.Parameter.empty
             if not required:
                 defaults_lines.append(f"        {_py(name)}: {_py(parameter.default)},")

@@ -99,5 +99,6 @@ class Outcome(NamedTuple):
     attachments: tuple[Attachment, ...] = ()
     problems: tuple[str, ...] = ()  # read failures, one stderr line each
     notices: tuple[str, ...] = ()  # skipped / cut / omitted, one line each
+    advice: tuple[str, ...] = ()  # what to run next, said after the notices or the summary
     failure: str | None = None
     stats: Tally | None = None  # for the summary

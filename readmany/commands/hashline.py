@@ -5,6 +5,10 @@ and files this process may not write get the plain read's output, and a writable
 is hashed, decoded and framed from one pass over its bytes, so the tag always matches the
 lines shown. That pass streams: memory stays bounded by what one read can show, whatever
 the file's size.
+
+Without `--compat`, the path is taken literally, notices end with the command that
+continues (`readmany hashline PATH --offset N`) and a file that cannot be opened is named
+as given (`frame.notices`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR
+from readmany.faces import Face
+from readmany.frame import notices
 from readmany.frame.hashline import frame_rows
 from readmany.invoke import Options
 from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES
@@ -22,7 +28,9 @@ from readmany.read import images
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.tool import (
+    MAX_BYTES,
     WHOLE_FILE_LIMIT,
+    ReadStyle,
     ToolRead,
     failure_message,
     format_size,
@@ -46,12 +54,16 @@ class HashlineRequest(NamedTuple):
     path: str  # as given on the command line; shown in the header
     offset: int | None = None  # 1-based first line
     limit: int | None = None
+    face: Face = Face.reference()
 
 
 def main(options: Options) -> int:
     """`readmany hashline` with its parsed options: the request value, run and presented."""
     value = HashlineRequest(
-        options.text("file") or "", options.number("offset"), options.number("limit")
+        options.text("file") or "",
+        options.number("offset"),
+        options.number("limit"),
+        Face.reference() if options.flag("compat") else Face.people(),
     )
     return present(lambda sink: run_hashline(value, sink), Presentation.of(options))
 
@@ -62,10 +74,12 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         cwd = os.getcwd()
     except OSError as exc:
         return _failure(f"the current directory cannot be read: {exc.strerror}")
-    absolute = resolve_path(request.path, cwd)
+    absolute = resolve_path(request.path, cwd, rewrite=request.face.rewrite_paths)
     try:
         fd, st = open_regular(absolute)
     except OpenFailure as failure:
+        if request.face.shell_notices:
+            return _failure(notices.read_problem(request.path, failure.code, failure.kind))
         return _failure(failure_message(failure))
     try:
         is_image = images.sniff_image(read_prefix(fd, images.SNIFF_BYTES)) is not None
@@ -102,6 +116,8 @@ def _anchored_read(request: HashlineRequest, fd: int, size: int) -> _Shown | Out
     # The plain read runs first in the reference, so its offset check (LF-separated
     # pieces of the raw bytes, no final period) decides before anything else.
     if start >= scan.raw_lines:
+        if request.face.shell_notices:
+            return _failure(notices.past_the_end(request.path, str(request.offset), scan.raw_lines))
         return _failure(
             f"Offset {request.offset} is beyond end of file ({scan.raw_lines} lines total)"
         )
@@ -115,6 +131,7 @@ def _anchored_read(request: HashlineRequest, fd: int, size: int) -> _Shown | Out
             scan.total_lines,
             offset=request.offset,
             limit=request.limit,
+            command_path=request.path if request.face.shell_notices else None,
         )
     except HashlineError as error:
         return _failure(str(error))
@@ -143,6 +160,7 @@ def _plain_read(
     """The reference's plain read, unchanged: no header, no anchors, no tag."""
     # Read once where the tool would read whole; it streams big files itself.
     data = read_all(fd, size) if size <= WHOLE_FILE_LIMIT else None
+    people = request.face.shell_notices
     result = read_tool(
         absolute,
         request.offset,
@@ -150,16 +168,52 @@ def _plain_read(
         cwd,
         count_trailing_empty=False,
         data=data,
+        style=ReadStyle(rewrite_paths=False, notices=not people),
     )
     if result.error is not None:
+        if people and result.error_code == "offset":
+            return _failure(
+                notices.past_the_end(request.path, str(request.offset), result.line_count)
+            )
         return _failure(result.error)
     total = result.file_lines
     start = (request.offset or 1) - 1
     shown, next_offset = _plain_window(result, start, request.limit, total)
+    text = _plain_text_for_people(request, result) if people else result.text
     return _Shown(
-        result.text,
+        text,
         _details(request.path, None, start + 1, shown, total, next_offset, writable=writable),
     )
+
+
+def _plain_text_for_people(request: HashlineRequest, result: ToolRead) -> str:
+    """The plain read's text with the default face's notice."""
+    truncation = result.truncation
+    if truncation is None:  # an image
+        return result.text
+    first = result.first + 1
+    total = result.line_count
+    if truncation.first_line_exceeds_limit:
+        name = request.path if not request.path.startswith("-") else "./" + request.path
+        show = f"sed -n {first}p {notices.shell_word(name)}"
+        notice = (
+            f"[Line {first} is {format_size(result.first_line_bytes)}, more than one read "
+            f"shows ({format_size(MAX_BYTES)}). Show it with: {show}"
+        )
+        if first < total:
+            next_command = notices.hashline_command(request.path, first + 1, request.limit)
+            notice += f"; continue with: {next_command}"
+        return notice + "]"
+    last = min(first + truncation.output_lines - 1, total)
+    window_last = min(result.stop, total)
+    if last < window_last:
+        rest = window_last - last if request.limit is not None else None
+    elif request.limit is not None and last < total:
+        rest = request.limit
+    else:
+        return result.text
+    next_command = notices.hashline_command(request.path, last + 1, rest)
+    return result.text + "\n\n" + notices.showing(first, last, total, next_command)
 
 
 def _plain_window(

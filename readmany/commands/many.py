@@ -1,4 +1,8 @@
-"""`readmany many`: read up to 26 files, frame each in a heredoc block, pack to a budget."""
+"""`readmany many`: read files, frame each in a heredoc block, pack to a budget.
+
+With `--compat` it is the reference's `read_many` (at most 26 files, each read capped at
+2000 lines / 50 KB, the reference's notices); the default face is in `many_default`.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +16,12 @@ from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
+from readmany.faces import Face
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES
 from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
-from readmany.read.tool import Number, ToolRead, read_tool, truncate_head
+from readmany.read.tool import Number, ReadStyle, ToolRead, read_tool, truncate_head
 from readmany.record import NamedTuple
 from readmany.tokens import estimate_tokens
 
@@ -32,6 +37,15 @@ class FileRequest(NamedTuple):
     path: str
     offset: Number | None = None
     limit: Number | None = None
+    literal: bool = False  # from --stdin: never rewritten, whatever the face
+
+
+class BudgetAsked(NamedTuple):
+    """The budget options as given on the command line (None: not given)."""
+
+    max_bytes: int | None = None
+    max_lines: int | None = None
+    max_tokens: int | None = None
 
 
 class ManyRequest(NamedTuple):
@@ -39,25 +53,34 @@ class ManyRequest(NamedTuple):
     stop_on_error: bool = False
     budget: Budget = Budget()
     cwd: str = "."
+    face: Face = Face.reference()
+    asked: BudgetAsked = BudgetAsked()
 
 
-def parse_file_spec(spec: str, cwd: str) -> FileRequest:
+def parse_file_spec(spec: str, cwd: str, *, literal: bool = False) -> FileRequest:
     """`PATH[:OFFSET[:LIMIT]]`; an argument naming an existing path is always literal.
 
     A suffix that is not decimal digits after a path that exists (`a.txt:0:-1`,
-    `a.txt:x`) is a bad range, not a file name: a usage error.
+    `a.txt:x`) is a bad range, not a file name: a usage error. Where the range could
+    start at either of two colons (`a:5:10`), an existing path before the last one wins.
     """
     if os.path.lexists(os.path.join(cwd, spec)):
-        return FileRequest(spec)
+        return FileRequest(spec, literal=literal)
     match = _RANGE_SUFFIX.match(spec)
     if match is None:
         _refuse_bad_range(spec, cwd, spec)
-        return FileRequest(spec)
+        return FileRequest(spec, literal=literal)
     if not os.path.lexists(os.path.join(cwd, match.group("path"))):
+        head, _colon, last = spec.rpartition(":")
+        if match.group("limit") and os.path.lexists(os.path.join(cwd, head)):
+            return FileRequest(head, int(last), literal=literal)
         _refuse_bad_range(match.group("path"), cwd, spec)
     limit = match.group("limit")
     return FileRequest(
-        match.group("path"), int(match.group("offset")), int(limit) if limit else None
+        match.group("path"),
+        int(match.group("offset")),
+        int(limit) if limit else None,
+        literal=literal,
     )
 
 
@@ -74,11 +97,16 @@ def _refuse_bad_range(path: str, cwd: str, spec: str) -> None:
             )
 
 
-def check_file_count(count: int) -> None:
-    if count > MAX_FILES:
+def check_file_count(count: int, max_files: int | None = MAX_FILES) -> None:
+    """At most `max_files` (the reference's 26; None: any number), and at least one."""
+    if max_files is None:
+        if count < 1:
+            raise UsageError("no files given: name at least one FILE, or use --stdin or --request")
+        return
+    if count > max_files:
         raise UsageError(
-            f"too many files: {count} given, at most {MAX_FILES} per call "
-            f"(files: must NOT have more than {MAX_FILES} items)"
+            f"too many files: {count} given, at most {max_files} per call "
+            f"(files: must NOT have more than {max_files} items)"
         )
     if count < 1:
         raise UsageError(
@@ -86,7 +114,7 @@ def check_file_count(count: int) -> None:
         )
 
 
-def parse_request_object(value: Any, cwd: str) -> ManyRequest:
+def parse_request_object(value: Any, cwd: str, max_files: int | None = MAX_FILES) -> ManyRequest:
     """Validate the tool's own argument object: `{"files": [...], "stopOnError": …}`."""
     if not isinstance(value, dict):
         raise UsageError("request: must be object")
@@ -95,7 +123,7 @@ def parse_request_object(value: Any, cwd: str) -> ManyRequest:
         raise UsageError("request: must have required property 'files'")
     if not isinstance(files, list):
         raise UsageError("request: files: must be array")
-    check_file_count(len(files))
+    check_file_count(len(files), max_files)
     requests = []
     for number, item in enumerate(files):
         where = f"files/{number}"
@@ -167,39 +195,47 @@ def file_detail(request: FileRequest, result: ToolRead, block: Block) -> dict[st
 
 def main(options: Options) -> int:
     """`readmany many` with its parsed options: the request value, run and presented."""
+    from readmany.commands.many_default import budget_of
+
+    face = Face.reference() if options.flag("compat") else Face.people()
+    asked, budget = budget_of(options, face)
     cwd = current_directory()
     specs = list(options.texts("files"))
+    piped: list[str] = []
     if options.flag("stdin"):
-        specs.extend(stdin_paths(options.flag("null")))
+        piped = stdin_paths(options.flag("null"), quiet=options.flag("quiet"))
     stop_on_error = options.flag("stop_on_error")
     source = options.text("request")
     if source is not None:
-        if specs:
+        if specs or piped:
             raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
-        parsed = parse_request_object(load_json(source), cwd)
+        parsed = parse_request_object(load_json(source), cwd, face.many_max_files)
         value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
     else:
-        check_file_count(len(specs))
+        check_file_count(len(specs) + len(piped), face.many_max_files)
         value = ManyRequest(
-            tuple(parse_file_spec(spec, cwd) for spec in specs),
+            (
+                *(parse_file_spec(spec, cwd) for spec in specs),
+                *(parse_file_spec(spec, cwd, literal=True) for spec in piped),
+            ),
             stop_on_error=stop_on_error,
             cwd=cwd,
         )
-    default = Budget()
-    budget = Budget(
-        max_bytes=options.number("max_bytes") or default.max_bytes,
-        max_lines=options.number("max_lines") or default.max_lines,
-    )
-    value = value._replace(budget=budget)
+    value = value._replace(budget=budget, face=face, asked=asked)
     return present(lambda sink: run_many(value, sink), Presentation.of(options))
 
 
 def run_many(request: ManyRequest, sink: Sink) -> Outcome:
+    if not request.face.compat:
+        from readmany.commands.many_default import run_default
+
+        return run_default(request, sink)
     candidates: list[Entry] = []
     details: list[dict[str, Any]] = []
     problems: list[str] = []
     for index, file in enumerate(request.files):
-        result = read_tool(file.path, file.offset, file.limit, request.cwd)
+        style = ReadStyle(rewrite_paths=request.face.rewrite_paths and not file.literal)
+        result = read_tool(file.path, file.offset, file.limit, request.cwd, style=style)
         body = body_of(result)
         block = frame_heredoc(file.path, body, index + 1)
         cut = partial(cut_heredoc_head, file.path, index + 1, body) if result.ok else None

@@ -121,6 +121,9 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     elif not how.quiet:
         for line in outcome.notices:
             error_line(line)
+    if not how.quiet:
+        for line in outcome.advice:
+            error_line(line)
     if clipboard is not None and captured is not None:
         return _copy(clipboard, captured.getvalue(), sink.bytes_written) or outcome.exit_code
     return outcome.exit_code

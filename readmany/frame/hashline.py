@@ -3,13 +3,15 @@
 A pure function of a file's lines: it selects the offset/limit window, shows rows too long
 for the byte limit compactly (the anchor still hashes the whole line), cuts the text at
 2000 lines (header included) or 50 KiB, and appends the continuation notice
-(spec/hashline.md §1, §5, §6).
+(spec/hashline.md §1, §5, §6): the reference's (`Use offset=N to continue.`), or, for the
+default face, the command that continues (`readmany hashline PATH --offset N`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from readmany.frame import notices
 from readmany.read.hashline import (
     COMPACT_UNITS,
     MAX_BYTES,
@@ -85,11 +87,13 @@ def frame_rows(
     *,
     offset: int | None = None,
     limit: int | None = None,
+    command_path: str | None = None,
 ) -> HashlineFrame:
     """Frame the lines from `offset` on, of a file of `total_lines` lines.
 
     `rows` may stop early where the rows it holds already exceed what one read can show
-    (`MAX_LINES` rows or `MAX_BYTES` bytes): later rows could never be shown.
+    (`MAX_LINES` rows or `MAX_BYTES` bytes): later rows could never be shown. With
+    `command_path`, notices name the command that continues, for that path.
     """
     start, end = window_bounds(total_lines, offset, limit)
     header = header_row(path, tag)
@@ -127,6 +131,10 @@ def frame_rows(
     text = "\n".join(out)
 
     # Step C: notices.
+    if command_path is not None:
+        return _framed_for_people(
+            command_path, text, start, end, kept, total_lines, limit, compacted, truncated_by
+        )
     if truncated_by is not None:
         shown = max(kept - 1, 0)
         next_offset: int | None = start + shown + 1
@@ -157,6 +165,39 @@ def frame_rows(
         text += "\n\n[" + ". ".join(parts) + ".]"
     return HashlineFrame(
         text, start + 1, end - start, total_lines, next_offset, tuple(compacted), None
+    )
+
+
+def _framed_for_people(
+    path: str,
+    text: str,
+    start: int,
+    end: int,
+    kept: int,
+    total_lines: int,
+    limit: int | None,
+    compacted: list[int],
+    truncated_by: str | None,
+) -> HashlineFrame:
+    """The frame with the default face's notice: the lines shown, and the command that
+    shows the next ones (the rest of what `limit` asked for, or the next page of it)."""
+    shown = max(kept - 1, 0) if truncated_by is not None else end - start
+    last = start + shown
+    listed = [n for n in compacted if n <= last]
+    before = ""
+    if listed:
+        numbers = ", ".join(str(n) for n in listed)
+        before = f"Lines {numbers} shown compactly. Their anchors hash the full original lines. "
+    next_offset: int | None = None
+    if last < total_lines:
+        next_offset = last + 1
+        rest = limit if truncated_by is None else (end - last if limit is not None else None)
+        next_command = notices.hashline_command(path, next_offset, rest)
+        text += "\n\n" + notices.showing(start + 1, last, total_lines, next_command, before)
+    elif before:
+        text += f"\n\n[{before.rstrip()}]"
+    return HashlineFrame(
+        text, start + 1, shown, total_lines, next_offset, tuple(compacted), truncated_by
     )
 
 

@@ -5,6 +5,10 @@
 its error texts. Numbers are JavaScript numbers there, so fractional and negative values
 are honoured the way JavaScript slices and prints them.
 
+The default face reads the same way with `ReadStyle` changed: paths taken literally, the
+caps set by the caller (`many`'s budget), no notices (the caller words them) and binary
+files refused.
+
 Memory stays bounded: small files are read whole; a file above `WHOLE_FILE_LIMIT` is
 scanned twice in chunks (once to count lines, once to collect what is shown), so a 1 GiB
 file costs no more memory than a small one.
@@ -82,10 +86,30 @@ class ToolRead(NamedTuple):
     truncation: Truncation | None = None
     size: int = 0  # bytes on disk
     file_lines: int = 0  # LF-separated pieces of the whole file (0 for an image)
+    # What a caller needs to word its own notices and errors (the default face):
+    first: int = 0  # 0-based index of the first selected line
+    stop: int = 0  # 0-based index after the last selected line
+    line_count: int = 0  # lines as people count them: a final newline ends a line
+    first_line_bytes: int = 0  # of the first selected line
+    error_code: str = ""  # errno name, `ESPECIAL`, `binary` or `offset`
+    error_detail: str = ""  # the kind of a special file
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+class ReadStyle(NamedTuple):
+    """How one read is done; the defaults are the reference's."""
+
+    rewrite_paths: bool = True  # `@`, `~` and Unicode spaces rewritten as the tool does
+    max_lines: int = MAX_LINES
+    max_bytes: int = MAX_BYTES
+    notices: bool = True  # the tool's notices in the text; else the text alone
+    refuse_binary: bool = False  # a binary file (readmany.read.classify) is an error
+
+
+REFERENCE = ReadStyle()
 
 
 def format_size(size: int) -> str:
@@ -113,8 +137,11 @@ def js_number(value: Number) -> str:
     return str(value)
 
 
-def resolve_path(path: str, cwd: str) -> str:
-    """Resolve a request path the way the read tool does (`@`, unicode spaces, `~`)."""
+def resolve_path(path: str, cwd: str, *, rewrite: bool = True) -> str:
+    """Resolve a request path the way the read tool does (`@`, unicode spaces, `~`);
+    with `rewrite=False`, as the system does: relative to `cwd`, nothing rewritten."""
+    if not rewrite:
+        return os.path.join(cwd, path)
     path = path.translate(_UNICODE_SPACES)
     if path.startswith("@"):
         path = path[1:]
@@ -143,6 +170,7 @@ def read_tool(
     *,
     count_trailing_empty: bool = True,
     data: bytes | None = None,
+    style: ReadStyle = REFERENCE,
 ) -> ToolRead:
     """Read `path` like the read tool. Never raises for a per-file problem.
 
@@ -150,29 +178,53 @@ def read_tool(
     the empty piece after a final newline. `data` is the file's content when the caller
     has already read it (the file is then not opened again).
     """
-    absolute = resolve_path(path, cwd)
+    absolute = resolve_path(path, cwd, rewrite=style.rewrite_paths)
     if data is not None:
         mime = images.sniff_image(data[: images.SNIFF_BYTES])
         if mime is not None:
             return _image(data[: images.SNIFF_BYTES], mime, len(data))
-        return _read_text(data, path, offset, limit, count_trailing_empty, len(data))
+        if style.refuse_binary and _binary(data):
+            return _binary_file(len(data))
+        return _read_text(data, path, offset, limit, count_trailing_empty, len(data), style)
     try:
         fd, st = open_regular(absolute)
     except OpenFailure as failure:
-        return ToolRead(error=failure_message(failure))
+        return ToolRead(
+            error=failure_message(failure), error_code=failure.code, error_detail=failure.kind
+        )
     try:
-        head = read_prefix(fd, images.SNIFF_BYTES)
-        mime = images.sniff_image(head)
+        head = read_prefix(fd, _BINARY_SNIFF_BYTES if style.refuse_binary else images.SNIFF_BYTES)
+        mime = images.sniff_image(head[: images.SNIFF_BYTES])
         if mime is not None:
-            return _image(head, mime, st.st_size)
+            return _image(head[: images.SNIFF_BYTES], mime, st.st_size)
+        if style.refuse_binary and _binary(head):
+            return _binary_file(st.st_size)
         if st.st_size <= WHOLE_FILE_LIMIT:
             content = read_all(fd, st.st_size)
-            return _read_text(content, path, offset, limit, count_trailing_empty, len(content))
-        return _read_streamed(fd, path, offset, limit, count_trailing_empty, st.st_size)
+            return _read_text(
+                content, path, offset, limit, count_trailing_empty, len(content), style
+            )
+        return _read_streamed(fd, path, offset, limit, count_trailing_empty, st.st_size, style)
     except OSError as exc:
-        return ToolRead(error=f"EIO: {exc.strerror or 'i/o error'}, read '{absolute}'")
+        return ToolRead(
+            error=f"EIO: {exc.strerror or 'i/o error'}, read '{absolute}'", error_code="EIO"
+        )
     finally:
         os.close(fd)
+
+
+_BINARY_SNIFF_BYTES = 8000  # at least classify.SNIFF_BYTES: what `is_binary` looks at
+
+
+def _binary(data: bytes) -> bool:
+    """The rule `glob` skips binary files by (a NUL byte, many control characters)."""
+    from readmany.read.classify import SNIFF_BYTES, is_binary
+
+    return is_binary(data[:SNIFF_BYTES])
+
+
+def _binary_file(size: int) -> ToolRead:
+    return ToolRead(error="binary file", error_code="binary", size=size)
 
 
 def _image(head: bytes, mime: str, size: int) -> ToolRead:
@@ -218,15 +270,23 @@ def _read_text(
     limit: Number | None,
     count_trailing_empty: bool,
     size: int,
+    style: ReadStyle,
 ) -> ToolRead:
     lines = data.decode("utf-8", "replace").split("\n")
+    counted = len(lines) - 1 if lines[-1] == "" else len(lines)
     window = _window(offset, limit, len(lines))
     if isinstance(window, str):
-        return ToolRead(error=window, size=size, file_lines=len(lines))
+        return _past_the_end(window, size, len(lines), counted)
     selected = lines[window.first : window.stop] if window.stop > window.first else []
-    head = _truncate_lines(selected, count_trailing_empty)
+    head = _truncate_lines(selected, count_trailing_empty, style.max_lines, style.max_bytes)
     first_bytes = utf8_len(lines[window.first]) if window.first < len(lines) else 0
-    return _finish(head, window, len(lines), first_bytes, path, size)
+    return _finish(head, window, len(lines), first_bytes, path, size, style, counted)
+
+
+def _past_the_end(message: str, size: int, total: int, counted: int) -> ToolRead:
+    return ToolRead(
+        error=message, size=size, file_lines=total, line_count=counted, error_code="offset"
+    )
 
 
 def _finish(
@@ -236,7 +296,20 @@ def _finish(
     first_line_bytes: int,
     path: str,
     size: int,
+    style: ReadStyle = REFERENCE,
+    counted: int = 0,
 ) -> ToolRead:
+    if not style.notices:
+        return ToolRead(
+            text="" if head.first_line_exceeds_limit else head.content,
+            truncation=head,
+            size=size,
+            file_lines=total,
+            first=window.first,
+            stop=max(window.stop, window.first),
+            line_count=counted,
+            first_line_bytes=first_line_bytes,
+        )
     shown_start = window.start + 1
     if head.first_line_exceeds_limit:
         text = (
@@ -331,11 +404,13 @@ def _read_streamed(
     limit: Number | None,
     count_trailing_empty: bool,
     size: int,
+    style: ReadStyle = REFERENCE,
 ) -> ToolRead:
     total = _count_newlines(fd, size) + 1
+    line_count = total - 1 if not size or os.pread(fd, 1, size - 1) == b"\n" else total
     window = _window(offset, limit, total)
     if isinstance(window, str):
-        return ToolRead(error=window, size=size, file_lines=total)
+        return _past_the_end(window, size, total, line_count)
     wanted = max(window.stop - window.first, 0)
     lines: list[str] = []
     sizes: list[int] = []
@@ -343,9 +418,10 @@ def _read_streamed(
     first_line_bytes = 0
     last_is_empty = False
     # Lines beyond what the caps could ever show are only measured, not kept.
-    keep_budget_lines = MAX_LINES + 1
-    keep_budget_bytes = MAX_BYTES + 1
-    for number, (text, nbytes) in enumerate(_measured_lines(fd, size, window.first, wanted)):
+    keep_budget_lines = style.max_lines + 1
+    keep_budget_bytes = style.max_bytes + 1
+    measured = _measured_lines(fd, size, window.first, wanted, style.max_bytes)
+    for number, (text, nbytes) in enumerate(measured):
         if number == 0:
             first_line_bytes = nbytes
         total_bytes += nbytes + (1 if number else 0)
@@ -357,15 +433,17 @@ def _read_streamed(
     counted = wanted
     if not count_trailing_empty and counted > 1 and last_is_empty:
         counted -= 1
-    head = _truncate_sized(lines, sizes, counted, total_bytes, MAX_LINES, MAX_BYTES)
-    return _finish(head, window, total, first_line_bytes, path, size)
+    head = _truncate_sized(lines, sizes, counted, total_bytes, style.max_lines, style.max_bytes)
+    return _finish(head, window, total, first_line_bytes, path, size, style, line_count)
 
 
 def _count_newlines(fd: int, size: int) -> int:
     return sum(chunk.count(b"\n") for chunk in chunks(fd, size, CHUNK * 16))
 
 
-def _measured_lines(fd: int, size: int, first: int, count: int) -> Iterator[tuple[str | None, int]]:
+def _measured_lines(
+    fd: int, size: int, first: int, count: int, max_bytes: int = MAX_BYTES
+) -> Iterator[tuple[str | None, int]]:
     """Yield (text or None when too long to keep, UTF-8 length after decoding) per line.
 
     Decoding each line on its own equals decoding the whole file: a newline byte never
@@ -388,7 +466,7 @@ def _measured_lines(fd: int, size: int, first: int, count: int) -> Iterator[tupl
         for index, piece in enumerate(pieces):
             ends_line = index < len(pieces) - 1 or at_eof
             if line_number >= first:
-                if measuring is None and pending_len + len(piece) <= MAX_BYTES:
+                if measuring is None and pending_len + len(piece) <= max_bytes:
                     pending.append(piece)
                     pending_len += len(piece)
                 else:

@@ -1,0 +1,479 @@
+"""The default face of `readmany many`: the budget is the only limit, and nothing is silent.
+
+A file may take all that is left of the budget (no per-file cap, no 26-file limit). A
+block the budget cuts ends with a notice naming the lines shown and the command that
+continues (`[Showing lines 1-1646 of 3624. Continue with: readmany many big.py:1647]`);
+files the budget leaves out are named in one notice after the last block, with the
+budget that would hold everything and the command that reads the rest. That notice is
+counted in the budget like a block. Binary files and directories are error blocks that
+say so (`frame.notices` words every notice).
+"""
+
+from __future__ import annotations
+
+import sys
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from readmany.commands import FileStat, Outcome, Tally
+from readmany.emit.sink import Sink
+from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
+from readmany.frame import notices
+from readmany.frame.heredoc import Block, frame_heredoc
+from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
+from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
+from readmany.read.tool import ReadStyle, ToolRead, format_size, js_number, read_tool
+from readmany.record import NamedTuple
+from readmany.tokens import BYTES_PER_TOKEN, estimate_tokens
+from readmany.units import parse_size, utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from readmany.commands.many import BudgetAsked, FileRequest, ManyRequest
+    from readmany.faces import Face
+    from readmany.invoke import Options
+    from readmany.pack import Block as Packed
+    from readmany.pack import Packing
+
+NO_LIMIT = sys.maxsize  # a budget dimension nobody set
+NOTICE_LINES = 2  # an empty line and the notice, after a block's text
+
+
+# --- the budget -------------------------------------------------------------------------
+
+
+def budget_of(options: Options, face: Face) -> tuple[BudgetAsked, Budget]:
+    """The budget options as given, and the budget they make.
+
+    With none given, the default 51200 bytes and 2000 lines. A budget the user sets
+    replaces the default: `--max-bytes 2M` alone is 2 MiB, with no line limit.
+    `--compat` takes plain numbers, as the reference's `many` did.
+    """
+    from readmany.commands.many import BudgetAsked
+
+    bytes_text = options.text("max_bytes")
+    lines = options.number("max_lines")
+    tokens_text = options.text("max_tokens")
+    if not face.budget_sizes:
+        if tokens_text is not None:
+            raise UsageError("--max-tokens is not part of --compat: use --max-bytes N")
+        max_bytes = _plain_number(bytes_text, "--max-bytes")
+        asked = BudgetAsked(max_bytes, lines)
+        return asked, Budget(max_bytes or READ_MAX_BYTES, lines or READ_MAX_LINES)
+    max_bytes = parse_size(bytes_text, "--max-bytes") if bytes_text is not None else None
+    tokens = parse_size(tokens_text, "--max-tokens", base=1000) if tokens_text else None
+    asked = BudgetAsked(max_bytes, lines, tokens)
+    if asked == BudgetAsked():
+        return asked, Budget(READ_MAX_BYTES, READ_MAX_LINES)
+    byte_limits = [max_bytes or NO_LIMIT, tokens * BYTES_PER_TOKEN if tokens else NO_LIMIT]
+    return asked, Budget(min(byte_limits), lines or NO_LIMIT)
+
+
+def _plain_number(text: str | None, option: str) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError(
+            f"{option} {text!r}: give a whole number of bytes "
+            "(sizes such as 100k need the default face, without --compat)"
+        ) from None
+    if value < 1:
+        raise UsageError(f"{option} {text!r}: give a number of at least 1")
+    return value
+
+
+def raise_options(need_bytes: int, need_lines: int, asked: BudgetAsked) -> list[str]:
+    """The budget options that would hold `need_bytes` and `need_lines` in one run."""
+    defaults = asked.max_bytes is None and asked.max_lines is None and asked.max_tokens is None
+    options = []
+    if asked.max_tokens is not None and need_bytes > asked.max_tokens * BYTES_PER_TOKEN:
+        options.append(f"--max-tokens {notices.size_option(estimate_tokens(need_bytes), 1000)}")
+    max_bytes = READ_MAX_BYTES if defaults else asked.max_bytes
+    if max_bytes is not None and need_bytes > max_bytes:
+        options.append(f"--max-bytes {notices.size_option(need_bytes)}")
+    max_lines = READ_MAX_LINES if defaults else asked.max_lines
+    if max_lines is not None and need_lines > max_lines:
+        options.append(f"--max-lines {need_lines}")
+    return options
+
+
+# --- one file ----------------------------------------------------------------------------
+
+
+class Shown(NamedTuple):
+    """A framed block, and what of the file it leaves out (the lines after `last`)."""
+
+    text: str
+    delimiter: str
+    bytes: int
+    lines: int
+    first: int = 0  # 1-based first and last line shown, of `total`, when lines are left out
+    last: int = 0
+    total: int = 0
+    next_spec: str | None = None  # `PATH:N[:LINES]`: what reads the rest; None when whole
+
+
+def _shown(
+    block: Block, first: int = 0, last: int = 0, total: int = 0, rest: str | None = None
+) -> Shown:
+    return Shown(block.text, block.delimiter, block.bytes, block.lines, first, last, total, rest)
+
+
+class Piece(NamedTuple):
+    """One requested file: its full block, how to cut it, and what showing it all takes."""
+
+    block: Shown
+    cutter: Cutter | None
+    need_bytes: int
+    need_lines: int
+    spec: str  # the request as `readmany many` takes it
+
+
+def _spec(request: FileRequest) -> str:
+    if request.offset is None and request.limit is None:
+        return request.path
+    offset = js_number(request.offset) if request.offset is not None else "1"
+    if request.limit is None:
+        return f"{request.path}:{offset}"
+    return f"{request.path}:{offset}:{js_number(request.limit)}"
+
+
+def _page(request: FileRequest) -> int | None:
+    """The request's limit as a line count, if it is one."""
+    limit = request.limit
+    if isinstance(limit, float) and limit.is_integer():
+        limit = int(limit)
+    return limit if isinstance(limit, int) and limit > 0 else None
+
+
+def read_style(budget: Budget, face: Face) -> ReadStyle:
+    """How each file is read: capped by the budget alone (unless the face caps each file
+    as the reference's read does), without the read's notices, which `piece_of` words."""
+    capped = ReadStyle()
+    return ReadStyle(
+        rewrite_paths=face.rewrite_paths,
+        max_lines=capped.max_lines if face.many_file_cap else budget.max_lines,
+        max_bytes=capped.max_bytes if face.many_file_cap else budget.max_bytes,
+        notices=False,
+        refuse_binary=face.many_binary_error,
+    )
+
+
+def piece_of(request: FileRequest, index: int, result: ToolRead) -> Piece:
+    """The block of one read, with its notices, and its cutter."""
+    spec = _spec(request)
+    if result.error is not None:
+        failed = _shown(frame_heredoc(request.path, f"[Error: {problem(request, result)}]", index))
+        return Piece(failed, None, failed.bytes, failed.lines, spec)
+    if result.image_count:
+        image = _shown(frame_heredoc(request.path, _image_body(request.path, result), index))
+        return Piece(image, None, image.bytes, image.lines, spec)
+    truncation = result.truncation
+    assert truncation is not None  # a text read always has one
+    first = result.first + 1
+    total = result.line_count
+    window_last = min(result.stop, total)  # the last line asked for
+    page = _page(request)
+    # What the block of every line asked for takes: the frame, the lines (and the empty
+    # one after a final newline), and the notice when the lines asked for end before the file.
+    overhead = frame_heredoc(request.path, "", index).bytes
+    ends_early = page is not None and window_last < total
+    tail = ""
+    if ends_early:
+        after = notices.many_spec(request.path, window_last + 1, page)
+        tail = SEPARATOR + notices.showing(first, window_last, total, notices.many_command([after]))
+    final_newline = result.stop >= result.file_lines > result.line_count  # an empty last line
+    need_bytes = overhead + truncation.total_bytes + utf8_len(tail)
+    need_lines = truncation.total_lines + final_newline + 3 + (NOTICE_LINES if ends_early else 0)
+    if truncation.first_line_exceeds_limit:
+        rest = notices.many_spec(request.path, first + 1, page and window_last - first)
+        # The block of `PATH:FIRST:1`: the line, and the notice when lines follow it.
+        show_bytes = overhead + result.first_line_bytes
+        if first < total:
+            after = notices.many_command([notices.many_spec(request.path, first + 1, 1)])
+            show_bytes += len(SEPARATOR) + utf8_len(notices.showing(first, first, total, after))
+        show = notices.many_command(
+            [notices.many_spec(request.path, first, 1)],
+            [f"--max-bytes {notices.size_option(show_bytes)}"],
+        )
+        body = notices.line_too_long(first, format_size(result.first_line_bytes), show)
+        whole = first >= window_last
+        too_long = _shown(
+            frame_heredoc(request.path, body, index),
+            first,
+            first - 1,
+            total,
+            None if whole else rest,
+        )
+        return Piece(too_long, None, need_bytes, need_lines, spec)
+    content = result.text
+    cutter = Cutter(request.path, index, content, first, total, window_last, page, tail)
+    last = min(first + truncation.output_lines - 1, total)
+    if last < window_last:  # the budget stopped the read before the last line asked for
+        rest = notices.many_spec(request.path, last + 1, page and window_last - last)
+        notice = notices.showing(first, last, total, notices.many_command([rest]))
+        capped = frame_heredoc(request.path, content + SEPARATOR + notice, index)
+        return Piece(_shown(capped, first, last, total, rest), cutter, need_bytes, need_lines, spec)
+    whole_block = _shown(frame_heredoc(request.path, (content + tail) or EMPTY_BODY, index))
+    return Piece(whole_block, cutter, whole_block.bytes, whole_block.lines, spec)
+
+
+EMPTY_BODY = "[No text content returned]"
+
+
+def problem(request: FileRequest, result: ToolRead) -> str:
+    """A failed read in a person's words."""
+    if result.error_code == "offset":
+        return notices.past_the_end(request.path, js_number(request.offset or 0), result.line_count)
+    if result.error_code:
+        return notices.read_problem(request.path, result.error_code, result.error_detail)
+    return f"{request.path}: {result.error}"
+
+
+def _image_body(path: str, result: ToolRead) -> str:
+    text = f"[Image file ({result.mime_type}, {format_size(result.size)}), not shown as text."
+    if path.startswith(("/", "~")) or ".." in path.split("/"):
+        return text + "]"
+    return f"{text} Get it as a data: URL with: {notices.command('glob', [path])}]"
+
+
+class Cutter:
+    """Frames the longest head of a file's text that fits, ending with a `Showing` notice.
+
+    The text is split and measured once; each attempt of the planner is then a search.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        index: int,
+        content: str,
+        first: int,
+        total: int,
+        window_last: int,
+        page: int | None,
+        tail: str,
+    ) -> None:
+        self.path = path
+        self.index = index
+        self.lines = content.split("\n")
+        # ends[n]: bytes of the first n lines joined by newlines
+        self.ends = [0]
+        for number, line in enumerate(self.lines):
+            self.ends.append(self.ends[-1] + utf8_len(line) + (1 if number else 0))
+        self.first = first
+        self.total = total
+        self.window_last = window_last
+        self.page = page
+        self.tail = tail  # the notice a whole block ends with, if any
+        widest = notices.many_spec(path, total, total if page else None)
+        self.reserve = utf8_len(
+            SEPARATOR + notices.showing(first, total, total, notices.many_command([widest]))
+        )
+
+    def __call__(self, max_lines: int, max_bytes: int) -> Shown | None:
+        count = min(max_lines - NOTICE_LINES, bisect_right(self.ends, max_bytes - self.reserve) - 1)
+        count = min(count, len(self.lines))
+        if count < 1:
+            return None
+        kept = "\n".join(self.lines[:count])
+        last = min(self.first + count - 1, self.total)
+        if last >= self.window_last:  # all lines asked for fit; at most a final newline not
+            return _shown(frame_heredoc(self.path, (kept + self.tail) or EMPTY_BODY, self.index))
+        rest = notices.many_spec(self.path, last + 1, self.page and self.window_last - last)
+        notice = notices.showing(self.first, last, self.total, notices.many_command([rest]))
+        block = frame_heredoc(self.path, kept + SEPARATOR + notice, self.index)
+        return _shown(block, self.first, last, self.total, rest)
+
+
+# --- the run -----------------------------------------------------------------------------
+
+
+def run_default(request: ManyRequest, sink: Sink) -> Outcome:
+    from readmany.commands.many import file_detail
+
+    style = read_style(request.budget, request.face)
+    pieces: list[Piece] = []
+    entries: list[Entry] = []
+    details: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for index, file in enumerate(request.files):
+        rewrite = style.rewrite_paths and not file.literal
+        result = read_tool(
+            file.path,
+            file.offset,
+            file.limit,
+            request.cwd,
+            count_trailing_empty=False,
+            style=style._replace(rewrite_paths=rewrite),
+        )
+        piece = piece_of(file, index + 1, result)
+        pieces.append(piece)
+        entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
+        detail = file_detail(file, result, Block(*piece.block[:4]))
+        if result.error is not None:
+            detail["error"] = problem(file, result)
+        elif "truncation" in detail:
+            detail["truncation"] = _truncation_detail(detail["truncation"])
+            if detail["truncation"] is None:
+                del detail["truncation"]
+        details.append(detail)
+        sink.file_done(file.path, len(request.files))
+        if not result.ok:
+            problems.append(detail["error"])
+            if request.stop_on_error:
+                break
+    packing, left_out, rest, named = _pack(entries, pieces, request)
+    shown = packing.blocks(entries)
+    for number, block in enumerate(shown):
+        sink.write(SEPARATOR + block.text if number else block.text)
+    if left_out is not None:
+        sink.write(SEPARATOR + left_out if shown else left_out)
+    errors = sum(not entry.ok for entry in entries)
+    fates = _fates(entries, packing)
+    need_bytes, need_lines = _need(pieces)
+    raise_to = raise_options(need_bytes, need_lines, request.asked) if rest else []
+    report: dict[str, Any] = {
+        "processedCount": len(entries),
+        "successCount": len(entries) - errors,
+        "errorCount": errors,
+        "files": details,
+        "packing": packing.as_json(entries),
+        "continueWith": notices.many_command(rest) if rest else None,
+        "bytes": sink.bytes_written,
+        "estimatedTokens": estimate_tokens(sink.bytes_written),
+    }
+    return Outcome(
+        details=report,
+        exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
+        problems=tuple(problems),
+        notices=tuple(fate.note for fate in fates if fate.note is not None),
+        advice=(_advice(rest if named else (), raise_to),) if rest else (),
+        stats=Tally.of(fate.stat for fate in fates),
+    )
+
+
+def _truncation_detail(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The read's truncation record, when it cut: without the text it kept, and with
+    null for a budget dimension nobody set."""
+    if not record["truncated"]:
+        return None
+    unset = {"maxLines", "maxBytes"}
+    return {
+        key: None if key in unset and value == NO_LIMIT else value
+        for key, value in record.items()
+        if key != "content"
+    }
+
+
+def _pack(
+    entries: Sequence[Entry], pieces: Sequence[Piece], request: ManyRequest
+) -> tuple[Packing, str | None, list[str], bool]:
+    """The packing, the notice naming what it left out, the specs that read the rest, and
+    whether the notice names them all with the command that reads them.
+
+    The notice is part of the output, so it is part of the budget: the planner runs
+    again with room kept for it until the notice fits the room kept. A notice that would
+    take more than a quarter of the budget (thousands of files from --stdin) names the
+    first few and the count instead; stderr and the JSON details name them all.
+    """
+    budget = request.budget
+    need_bytes, need_lines = _need(pieces)
+    raise_to = raise_options(need_bytes, need_lines, request.asked)
+    keep_bytes = keep_lines = 0
+    notice = None
+    named = True
+    for _ in range(len(entries) + 2):
+        packing = pack_blocks(
+            entries, Budget(budget.max_bytes - keep_bytes, budget.max_lines - keep_lines)
+        )
+        rest = _rest(entries, pieces, packing)
+        if not packing.omitted or not request.face.many_omitted_notice:
+            return packing, None, rest, True
+        names = [entries[i].path for i in packing.omitted]
+        notice = notices.left_out(names, raise_to, notices.many_command(rest))
+        named = utf8_len(notice) <= budget.max_bytes // 4
+        if not named:
+            notice = notices.left_out_many(names, raise_to)
+        any_shown = bool(packing.plan.full) or packing.plan.partial is not None
+        cost_bytes = utf8_len(notice) + (SEPARATOR_BYTES if any_shown else 0)
+        cost_lines = notice.count("\n") + 1 + (SEPARATOR_LINES if any_shown else 0)
+        if cost_bytes <= keep_bytes and cost_lines <= keep_lines:
+            break
+        keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
+    return packing, notice, rest, named
+
+
+def _rest(entries: Sequence[Entry], pieces: Sequence[Piece], packing: Packing) -> list[str]:
+    """`readmany many` arguments that read what this packing does not show, in order."""
+    rest = []
+    for entry, piece in zip(entries, pieces, strict=True):
+        if entry.position in packing.plan.full:
+            spec = piece.block.next_spec
+        elif entry.position == packing.plan.partial_index:
+            partial = packing.plan.partial
+            spec = partial.next_spec if isinstance(partial, Shown) else None
+        else:
+            spec = piece.spec
+        if spec is not None:
+            rest.append(spec)
+    return rest
+
+
+def _need(pieces: Sequence[Piece]) -> tuple[int, int]:
+    """Bytes and lines of an output that shows every file whole."""
+    count = len(pieces)
+    separators = max(count - 1, 0)
+    return (
+        sum(p.need_bytes for p in pieces) + separators * SEPARATOR_BYTES,
+        sum(p.need_lines for p in pieces) + separators * SEPARATOR_LINES,
+    )
+
+
+class Fate(NamedTuple):
+    stat: FileStat
+    note: str | None  # a stderr line when the budget took something
+
+
+def _fates(entries: Sequence[Entry], packing: Packing) -> list[Fate]:
+    fates = []
+    for entry in entries:
+        block: Packed | None
+        if entry.position in packing.plan.full:
+            block = entry.block
+        elif entry.position == packing.plan.partial_index:
+            block = packing.plan.partial
+        else:
+            block = None
+        if not entry.ok:
+            shown_bytes = block.bytes if block is not None else 0
+            fates.append(Fate(FileStat(entry.path, "error", shown_bytes, "read failed"), None))
+        elif block is None:
+            note = f"{entry.path}: left out by the budget"
+            fates.append(Fate(FileStat(entry.path, "omitted", 0, "left out by the budget"), note))
+        elif isinstance(block, Shown) and block.last < block.first:
+            note = f"{entry.path}: line {block.first} is longer than the budget holds"
+            fates.append(Fate(FileStat(entry.path, "cut", block.bytes, "cut by the budget"), note))
+        elif isinstance(block, Shown) and block.next_spec is not None:
+            note = (
+                f"{entry.path}: lines {block.first}-{block.last} of {block.total} shown, "
+                "cut by the budget"
+            )
+            fates.append(Fate(FileStat(entry.path, "cut", block.bytes, "cut by the budget"), note))
+        else:
+            fates.append(Fate(FileStat(entry.path, "read", block.bytes), None))
+    return fates
+
+
+def _advice(rest: Sequence[str], raise_to: Sequence[str]) -> str:
+    """One stderr line: the budget that holds everything, and the command that continues
+    (when `rest` is given: too many files for one command line are left to --json)."""
+    budget = f"to read all at once: {' '.join(raise_to)}" if raise_to else ""
+    if not rest:
+        return budget or "the files left out are listed in the --json details"
+    lead = f"{budget}; or " if budget else ""
+    return f"{lead}continue with: {notices.many_command(rest)}"

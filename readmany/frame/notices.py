@@ -1,0 +1,134 @@
+"""The default face's notices: what was shown, and the command that shows the rest.
+
+Every notice a person reads in the output of `many` and `hashline` (without `--compat`)
+is worded here, so the wording stays one: a cut says which lines are shown of how many
+and ends with the command to continue (`Continue with: readmany many PATH:1647`), a file
+left out by the budget is named with the command that reads it and the budget that holds
+everything, and a failed read names the path as given and, where there is one, the fix.
+Paths in commands are quoted for a POSIX shell, so a notice can be pasted as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_SAFE_WORD = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_ANSI_C_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def shell_word(text: str) -> str:
+    """`text` as one word of a POSIX shell command line.
+
+    Plain words stay as they are; others are single-quoted; a word holding a control
+    character is written `$'...'` (bash, zsh, ksh), so the notice stays on one line.
+    """
+    if text and _SAFE_WORD.fullmatch(text):
+        return text
+    if not _CONTROL.search(text):
+        return "'" + text.replace("'", "'\"'\"'") + "'"
+    escaped = "".join(
+        _ANSI_C_ESCAPES.get(c, f"\\x{ord(c):02x}" if _CONTROL.match(c) else c) for c in text
+    )
+    return f"$'{escaped}'"
+
+
+def command(name: str, operands: Sequence[str], options: Sequence[str] = ()) -> str:
+    """`readmany NAME OPERANDS... OPTIONS...`; where an operand looks like an option,
+    `readmany NAME OPTIONS... -- OPERANDS...`."""
+    words = [shell_word(operand) for operand in operands]
+    if any(operand.startswith("-") for operand in operands):
+        return " ".join(["readmany", name, *options, "--", *words])
+    return " ".join(["readmany", name, *words, *options])
+
+
+def many_spec(path: str, first_line: int | None = None, lines: int | None = None) -> str:
+    """`PATH`, `PATH:FIRST` or `PATH:FIRST:LINES`, as `readmany many` takes it."""
+    if first_line is None:
+        return path
+    return f"{path}:{first_line}" + (f":{lines}" if lines is not None else "")
+
+
+def many_command(specs: Sequence[str], options: Sequence[str] = ()) -> str:
+    return command("many", specs, options)
+
+
+def hashline_command(path: str, offset: int, limit: int | None = None) -> str:
+    options = [f"--offset {offset}"] + ([f"--limit {limit}"] if limit is not None else [])
+    return command("hashline", [path], options)
+
+
+def showing(first: int, last: int, total: int, next_command: str, before: str = "") -> str:
+    """The notice that ends a cut: `[Showing lines 1-1646 of 3624. Continue with: …]`.
+
+    `before` is a sentence or two said first, inside the same brackets.
+    """
+    return f"[{before}Showing lines {first}-{last} of {total}. Continue with: {next_command}]"
+
+
+def line_too_long(line: int, size: str, show_command: str) -> str:
+    """A line longer than the whole budget: its size and the command that shows it."""
+    return f"[Line {line} is {size}, more than the budget holds. Show it with: {show_command}]"
+
+
+def left_out(names: Sequence[str], raise_options: Sequence[str], next_command: str) -> str:
+    """The notice after the last block: files the budget left out, and how to get them."""
+    text = f"[Left out by the budget: {', '.join(shell_word(n) for n in names)}."
+    if raise_options:
+        text += f" To read all at once: {' '.join(raise_options)}."
+    return f"{text} Continue with: {next_command}]"
+
+
+def left_out_many(names: Sequence[str], raise_options: Sequence[str], shown: int = 3) -> str:
+    """The notice for more files than a notice can name: the first few and the count."""
+    first = ", ".join(shell_word(n) for n in names[:shown])
+    more = f", and {len(names) - shown} more" if len(names) > shown else ""
+    text = (
+        f"[Left out by the budget: {len(names)} files ({first}{more}), "
+        "named on stderr and in the --json details."
+    )
+    if raise_options:
+        text += f" To read all at once: {' '.join(raise_options)}."
+    return text + "]"
+
+
+def size_option(needed: int, base: int = 1024) -> str:
+    """The smallest round size of at least `needed`: `180k`, `12M` (as parse_size reads)."""
+    if needed <= 0:
+        return "1"
+    units = -(-needed // base)
+    if units < 10 * base:
+        return f"{units}k"
+    return f"{-(-needed // base**2)}M"
+
+
+# --- failed reads ----------------------------------------------------------------------
+
+_PROBLEMS = {
+    "ENOENT": "no such file or directory",
+    "EACCES": "permission denied",
+    "EPERM": "operation not permitted",
+    "ENOTDIR": "a part of the path is not a directory",
+    "ELOOP": "too many levels of symbolic links",
+    "ENAMETOOLONG": "file name too long",
+    "EIO": "input/output error",
+}
+
+
+def read_problem(name: str, code: str, detail: str = "") -> str:
+    """A failed read in a person's words: `PATH: what happened[; the fix]`.
+
+    `code` is the errno name, `ESPECIAL` (with the kind of file as `detail`) or `binary`.
+    """
+    if code == "EISDIR":
+        return f"{name}: is a directory; read its files with: {command('glob', [name])}"
+    if code == "ESPECIAL":
+        return f"{name}: not a regular file ({detail}), not read"
+    if code == "binary":
+        return f"{name}: binary file, not shown"
+    return f"{name}: {_PROBLEMS.get(code, code.lower())}"
+
+
+def past_the_end(name: str, offset: str, total: int) -> str:
+    return f"{name}: line {offset} is past the end of the file ({total} lines)"

@@ -1,0 +1,463 @@
+"""`readmany many` without `--compat`: the default face (issue 12, rules 9-13), end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import shlex
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from helpers import readmany_command, run_readmany
+from test_terminal import run_with_terminal_stderr
+
+from readmany.frame.heredoc import base_delimiter
+
+BIG_LINES = 3624
+
+
+def big_text() -> str:
+    """A generated Python module of 3,624 lines, 29 bytes each."""
+    return "".join(f"x_{n:04d} = compute({n:06d})  # \n" for n in range(1, BIG_LINES + 1))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "big.py").write_text(big_text())
+    (tmp_path / "a.txt").write_text("alpha\nbeta\ngamma\n")
+    (tmp_path / "b.txt").write_text("one\ntwo\nthree")
+    (tmp_path / "sub").mkdir()
+    return tmp_path
+
+
+def block(path: str, index: int, body: str) -> str:
+    delimiter = base_delimiter(path, index)
+    return f"@{path}\n<<'{delimiter}'\n{body}\n{delimiter}"
+
+
+def big_lines(first: int, last: int) -> str:
+    return "\n".join(big_text().split("\n")[first - 1 : last])
+
+
+def blocks_of(output: str) -> list[tuple[str, str]]:
+    """(header path, body) of every heredoc block in `output`."""
+    found = re.findall(r"^@([^\n]*)\n<<'([^'\n]+)'\n(.*?)\n\2$", output, re.M | re.S)
+    return [(path, body) for path, _delimiter, body in found]
+
+
+# --- rule 9: the budget is the only limit ------------------------------------------------
+
+
+def test_one_big_file_fills_the_budget_and_ends_with_the_command_that_continues(
+    tree: Path,
+) -> None:
+    result = run_readmany(["many", "big.py"], cwd=tree)
+    notice = "[Showing lines 1-1759 of 3624. Continue with: readmany many big.py:1760]"
+    assert result.stdout.decode() == block("big.py", 1, f"{big_lines(1, 1759)}\n\n{notice}") + "\n"
+    assert len(result.stdout) - 1 == 51124  # within 51200; the final newline is not content
+    assert result.stderr.decode().splitlines() == [
+        "readmany: big.py: lines 1-1759 of 3624 shown, cut by the budget",
+        "readmany: to read all at once: --max-bytes 103k --max-lines 3628; "
+        "or continue with: readmany many big.py:1760",
+    ]
+    assert result.returncode == 0
+
+
+def test_following_the_continuations_gives_every_line_once(tree: Path) -> None:
+    command = "readmany many big.py a.txt b.txt"
+    bodies: dict[str, str] = {}
+    runs = 0
+    while command:
+        runs += 1
+        words = shlex.split(command)[1:]
+        result = run_readmany(words, cwd=tree)
+        assert result.returncode == 0
+        output = result.stdout.decode()[:-1]
+        command = ""
+        for header, body in blocks_of(output):
+            cut = re.search(r"\n\n\[Showing lines \d+-\d+ of \d+\. Continue with: (.*)\]$", body)
+            if cut:
+                body = body[: cut.start()]
+                command = cut.group(1)
+            name = header.partition(":")[0]
+            bodies[name] = bodies.get(name, "") + body + "\n"
+        left_out = re.search(r"\[Left out by the budget: .*Continue with: (.*)\]$", output)
+        if left_out:
+            command = left_out.group(1)
+    assert runs == 3
+    assert bodies["big.py"] == big_text() + "\n"  # a final newline shows as an empty line
+    assert bodies["a.txt"] == "alpha\nbeta\ngamma\n\n"
+    assert bodies["b.txt"] == "one\ntwo\nthree\n"
+
+
+def test_a_larger_budget_takes_the_whole_file_where_compat_caps_it(tree: Path) -> None:
+    whole = run_readmany(["many", "big.py", "--max-bytes", "500000"], cwd=tree)
+    assert whole.stdout.decode() == block("big.py", 1, big_text()) + "\n"
+    assert whole.stderr == b""
+    compat = run_readmany(
+        ["many", "--compat", "big.py", "--max-bytes", "500000", "--max-lines", "10000"], cwd=tree
+    )
+    # The reference's read stops at 50 KB whatever the budget.
+    assert compat.stdout.decode() == (
+        block(
+            "big.py",
+            1,
+            f"{big_lines(1, 1765)}\n\n"
+            "[Showing lines 1-1765 of 3625 (50.0KB limit). Use offset=1766 to continue.]",
+        )
+        + "\n"
+    )
+
+
+def test_sixty_files_each_with_its_own_delimiter(tmp_path: Path) -> None:
+    names = [f"f{n:02d}.txt" for n in range(60)]
+    for name in names:
+        (tmp_path / name).write_text(f"{name}\n")
+    result = run_readmany(["many", *names], cwd=tmp_path)
+    assert result.returncode == 0
+    output = result.stdout.decode()
+    assert blocks_of(output) == [(name, f"{name}\n") for name in names]
+    delimiters = re.findall(r"^<<'([^']+)'$", output, re.M)
+    assert len(set(delimiters)) == 60
+    assert delimiters[26:28] == [base_delimiter("f26.txt", 27), base_delimiter("f27.txt", 28)]
+    assert run_readmany(["many", "--compat", *names], cwd=tmp_path).returncode == 2
+
+
+# --- rule 10: sizes and tokens -----------------------------------------------------------
+
+
+def test_budgets_take_sizes_and_tokens(tree: Path) -> None:
+    sized = run_readmany(["many", "big.py", "--max-bytes", "2k"], cwd=tree)
+    assert sized.stdout == run_readmany(["many", "big.py", "--max-bytes", "2048"], cwd=tree).stdout
+    assert sized.stdout.decode() == (
+        block(
+            "big.py",
+            1,
+            f"{big_lines(1, 64)}\n\n"
+            "[Showing lines 1-64 of 3624. Continue with: readmany many big.py:65]",
+        )
+        + "\n"
+    )
+    tokens = run_readmany(["many", "big.py", "--max-tokens", "1k"], cwd=tree)
+    assert tokens.stdout == run_readmany(["many", "big.py", "--max-bytes", "4000"], cwd=tree).stdout
+    assert len(tokens.stdout) - 1 <= 4000
+    assert tokens.stderr.decode().splitlines()[-1] == (
+        "readmany: to read all at once: --max-tokens 27k; or continue with: "
+        "readmany many big.py:133"
+    )
+
+
+def test_a_budget_given_replaces_the_default_one(tree: Path) -> None:
+    # --max-bytes alone lifts the default 2000-line budget too.
+    result = run_readmany(["many", "big.py", "--max-bytes", "103k"], cwd=tree)
+    assert result.stdout.decode() == block("big.py", 1, big_text()) + "\n"
+    lines = run_readmany(["many", "big.py", "--max-lines", "3628"], cwd=tree)
+    assert lines.stdout == result.stdout
+
+
+def test_compat_budgets_stay_plain_numbers(tree: Path) -> None:
+    sized = run_readmany(["many", "--compat", "a.txt", "--max-bytes", "2k"], cwd=tree)
+    assert (sized.returncode, sized.stdout) == (2, b"")
+    assert sized.stderr == (
+        b"readmany: --max-bytes '2k': give a whole number of bytes "
+        b"(sizes such as 100k need the default face, without --compat)\n"
+    )
+    tokens = run_readmany(["many", "--compat", "a.txt", "--max-tokens", "10"], cwd=tree)
+    assert (tokens.returncode, tokens.stdout) == (2, b"")
+    assert tokens.stderr == b"readmany: --max-tokens is not part of --compat: use --max-bytes N\n"
+    plain = run_readmany(["many", "--compat", "a.txt", "--max-bytes", "2048"], cwd=tree)
+    assert plain.returncode == 0 and plain.stdout.startswith(b"@a.txt\n")
+    for value in ("0", "x", "1.5k"):
+        bad = run_readmany(["many", "a.txt", "--max-bytes", value], cwd=tree)
+        assert (bad.returncode, bad.stdout, bad.stderr.count(b"\n")) == (2, b"", 1)
+
+
+# --- rule 11: notices in command-line terms ----------------------------------------------
+
+
+def test_files_left_out_are_named_after_the_last_block(tree: Path) -> None:
+    (tree / "c.txt").write_text("".join(f"{n}\n" for n in range(1, 101)))
+    args = ["many", "a.txt", "big.py", "c.txt", "--max-lines", "40"]
+    result = run_readmany(args, cwd=tree)
+    expected = "\n\n".join(
+        [
+            block("a.txt", 1, "alpha\nbeta\ngamma\n"),
+            block(
+                "big.py",
+                2,
+                f"{big_lines(1, 25)}\n\n"
+                "[Showing lines 1-25 of 3624. Continue with: readmany many big.py:26]",
+            ),
+            "[Left out by the budget: c.txt. To read all at once: --max-lines 3741. "
+            "Continue with: readmany many big.py:26 c.txt]",
+        ]
+    )
+    assert result.stdout.decode() == expected + "\n"
+    assert result.stdout.count(b"\n") == 40  # the notice is inside the budget
+    assert result.stderr.decode().splitlines() == [
+        "readmany: big.py: lines 1-25 of 3624 shown, cut by the budget",
+        "readmany: c.txt: left out by the budget",
+        "readmany: to read all at once: --max-lines 3741; "
+        "or continue with: readmany many big.py:26 c.txt",
+    ]
+    assert result.returncode == 0
+    whole = run_readmany([*args[:-1], "3741"], cwd=tree)
+    assert (whole.stderr, whole.stdout.count(b"\n")) == (b"", 3741)
+    report = json.loads(run_readmany([*args, "--json"], cwd=tree).stdout)
+    assert report["content"] == expected
+    assert report["details"]["continueWith"] == "readmany many big.py:26 c.txt"
+    assert report["details"]["packing"]["omittedPaths"] == ["c.txt"]
+
+
+def test_a_range_continues_as_a_range(tree: Path) -> None:
+    cut = run_readmany(["many", "big.py:100:500", "--max-lines", "50"], cwd=tree)
+    assert cut.stdout.decode() == (
+        block(
+            "big.py",
+            1,
+            f"{big_lines(100, 144)}\n\n"
+            "[Showing lines 100-144 of 3624. Continue with: readmany many big.py:145:455]",
+        )
+        + "\n"
+    )
+    page = run_readmany(["many", "a.txt:2:1", "b.txt:3"], cwd=tree)
+    assert page.stdout.decode() == (
+        block(
+            "a.txt", 1, "beta\n\n[Showing lines 2-2 of 3. Continue with: readmany many a.txt:3:1]"
+        )
+        + "\n\n"
+        + block("b.txt", 2, "three")
+        + "\n"
+    )
+    assert page.stderr == b""
+
+
+def test_continuations_are_quoted_for_the_shell(tmp_path: Path) -> None:
+    (tmp_path / "my big.py").write_text(big_text())
+    (tmp_path / "-dash.txt").write_text("x\n" * 3000)
+    result = run_readmany(["many", "--", "my big.py", "-dash.txt"], cwd=tmp_path)
+    notice = result.stdout.decode().splitlines()[-1]
+    assert notice == (
+        "[Left out by the budget: -dash.txt. To read all at once: --max-bytes 109k "
+        "--max-lines 6633. Continue with: readmany many -- 'my big.py:1755' -dash.txt]"
+    )
+    command = notice.partition("Continue with: ")[2][:-1]
+    # Run as a person pastes it: through a shell.
+    shell = " ".join(shlex.quote(word) for word in readmany_command()) + command[len("readmany") :]
+    rest = subprocess.run(
+        ["sh", "-c", shell], cwd=tmp_path, capture_output=True, timeout=60, check=False
+    )
+    shown = blocks_of(rest.stdout.decode())
+    assert shown[0][0] == "my big.py"
+    assert shown[0][1].startswith("x_1755 = compute(001755)  # \n")
+
+
+def test_a_line_longer_than_the_budget_says_how_to_show_it(tmp_path: Path) -> None:
+    (tmp_path / "wide.txt").write_text("short\n" + "w" * 3000 + "\nlast\n")
+    result = run_readmany(["many", "wide.txt:2", "--max-bytes", "1k"], cwd=tmp_path)
+    assert result.stdout.decode() == (
+        block(
+            "wide.txt",
+            1,
+            "[Line 2 is 2.9KB, more than the budget holds. "
+            "Show it with: readmany many wide.txt:2:1 --max-bytes 4k]",
+        )
+        + "\n"
+    )
+    shown = run_readmany(["many", "wide.txt:2:1", "--max-bytes", "4k"], cwd=tmp_path)
+    assert blocks_of(shown.stdout.decode()) == [
+        (
+            "wide.txt",
+            "w" * 3000 + "\n\n[Showing lines 2-2 of 3. Continue with: readmany many wide.txt:3:1]",
+        )
+    ]
+
+
+# --- rule 12: binary files ---------------------------------------------------------------
+
+
+def test_a_binary_file_is_an_error_block(tree: Path) -> None:
+    (tree / "bin.dat").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4)
+    (tree / "controls.txt").write_bytes(b"\x1b[0m\x01\x02\x03\x04" * 10)
+    result = run_readmany(["many", "bin.dat", "controls.txt", "a.txt"], cwd=tree)
+    assert result.stdout.decode() == (
+        block("bin.dat", 1, "[Error: bin.dat: binary file, not shown]")
+        + "\n\n"
+        + block("controls.txt", 2, "[Error: controls.txt: binary file, not shown]")
+        + "\n\n"
+        + block("a.txt", 3, "alpha\nbeta\ngamma\n")
+        + "\n"
+    )
+    assert result.stderr == (
+        b"readmany: bin.dat: binary file, not shown\n"
+        b"readmany: controls.txt: binary file, not shown\n"
+    )
+    assert result.returncode == 1
+
+
+# --- rule 13: errors point to the fix ----------------------------------------------------
+
+
+def test_a_directory_points_to_glob(tree: Path) -> None:
+    (tree / "my dir").mkdir()
+    result = run_readmany(["many", "sub", "my dir", "missing.txt"], cwd=tree)
+    assert result.stdout.decode() == (
+        block("sub", 1, "[Error: sub: is a directory; read its files with: readmany glob sub]")
+        + "\n\n"
+        + block(
+            "my dir",
+            2,
+            "[Error: my dir: is a directory; read its files with: readmany glob 'my dir']",
+        )
+        + "\n\n"
+        + block("missing.txt", 3, "[Error: missing.txt: no such file or directory]")
+        + "\n"
+    )
+    assert result.returncode == 1
+
+
+def test_nul_separated_paths_without_0_are_a_usage_error(tree: Path) -> None:
+    result = run_readmany(["many", "--stdin"], cwd=tree, stdin=b"a.txt\0b.txt\0")
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr == b"readmany: --stdin: the paths are NUL-separated: add -0 (--null)\n"
+    compat = run_readmany(["many", "--compat", "--stdin"], cwd=tree, stdin=b"a.txt\0")
+    assert (compat.returncode, compat.stderr) == (2, result.stderr)
+    fixed = run_readmany(["many", "--stdin", "-0"], cwd=tree, stdin=b"a.txt\0b.txt\0")
+    assert fixed.returncode == 0 and fixed.stdout.count(b"\n@") == 1
+
+
+def test_stdin_from_a_terminal_says_it_waits_for_paths(tree: Path) -> None:
+    controller, terminal = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [*readmany_command(), "many", "--stdin"],
+            cwd=tree,
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(0.5)
+        os.write(controller, b"b.txt\n\x04")
+        out, err = process.communicate(timeout=30)
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert err == b"readmany: reading paths from stdin, one a line (Ctrl-D ends)\n"
+    assert out.decode() == block("b.txt", 1, "one\ntwo\nthree") + "\n"
+
+
+# --- issue 17, item 1: paths are literal -------------------------------------------------
+
+
+def test_paths_are_literal_except_in_compat_arguments(tree: Path) -> None:
+    (tree / "@a.txt").write_text("the at file\n")
+    default = run_readmany(["many", "@b.txt", "a\u00a0b"], cwd=tree)
+    assert default.stdout.decode() == (
+        block("@b.txt", 1, "[Error: @b.txt: no such file or directory]")
+        + "\n\n"
+        + block("a\u00a0b", 2, "[Error: a\u00a0b: no such file or directory]")
+        + "\n"
+    )
+    literal = run_readmany(["many", "@a.txt"], cwd=tree)
+    assert blocks_of(literal.stdout.decode()) == [("@a.txt", "the at file\n")]
+    # --compat rewrites as the reference does: `@b.txt` reads b.txt ...
+    compat = run_readmany(["many", "--compat", "@b.txt"], cwd=tree)
+    assert blocks_of(compat.stdout.decode()) == [("@b.txt", "one\ntwo\nthree")]
+    # ... but never a path from --stdin.
+    piped = run_readmany(["many", "--compat", "--stdin"], cwd=tree, stdin=b"@a.txt\n")
+    assert blocks_of(piped.stdout.decode()) == [("@a.txt", "the at file\n")]
+
+
+def test_compat_keeps_the_reference_text(tree: Path) -> None:
+    result = run_readmany(["many", "--compat", "sub", "a.txt:2:1"], cwd=tree)
+    assert result.stdout.decode() == (
+        block("sub", 1, "[Error: EISDIR: illegal operation on a directory, read]")
+        + "\n\n"
+        + block("a.txt", 2, "beta\n\n[2 more lines in file. Use offset=3 to continue.]")
+        + "\n"
+    )
+
+
+def test_on_a_terminal_the_summary_is_followed_by_what_to_run(tree: Path) -> None:
+    status, stdout, screen = run_with_terminal_stderr(
+        ["many", "a.txt", "big.py", "b.txt", "--max-lines", "40"], tree, env={"NO_COLOR": "1"}
+    )
+    assert status == 0 and stdout.startswith(b"@a.txt\n")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", screen.decode())  # rich still sets bold
+    lines = plain.replace("\r\n", "\n").splitlines()
+    assert lines[0].startswith("readmany: 2 read, 1 cut · ")
+    assert lines[-1] == (
+        "readmany: to read all at once: --max-lines 3643; or continue with: readmany many big.py:21"
+    )
+    quiet = run_with_terminal_stderr(["many", "big.py", "-q"], tree)[2]
+    assert quiet == b""
+
+
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
+    b"\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00"
+    b"\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+def test_an_image_is_named_with_the_command_that_gets_it(tree: Path) -> None:
+    (tree / "dot.png").write_bytes(PNG)
+    result = run_readmany(["many", "dot.png"], cwd=tree)
+    assert result.stdout.decode() == (
+        block(
+            "dot.png",
+            1,
+            "[Image file (image/png, 67B), not shown as text. "
+            "Get it as a data: URL with: readmany glob dot.png]",
+        )
+        + "\n"
+    )
+    assert result.returncode == 0
+    glob = run_readmany(["glob", "dot.png"], cwd=tree)
+    assert b"data:image/png;base64," in glob.stdout
+
+
+def test_json_details_of_a_cut_read(tree: Path) -> None:
+    report = json.loads(
+        run_readmany(["many", "big.py", "a.txt", "--max-lines", "30", "--json"], cwd=tree).stdout
+    )
+    big, small = report["details"]["files"]
+    assert big["truncation"] == {
+        "truncated": True,
+        "truncatedBy": "lines",
+        "totalLines": 3624,
+        "totalBytes": 105096,
+        "outputLines": 30,
+        "outputBytes": 869,
+        "lastLinePartial": False,
+        "firstLineExceedsLimit": False,
+        "maxLines": 30,
+        "maxBytes": None,  # no byte budget was set
+    }
+    assert "truncation" not in small
+    assert report["details"]["continueWith"] == "readmany many big.py:18"
+
+
+def test_too_many_files_left_out_to_name_are_counted(tmp_path: Path) -> None:
+    names = [f"f{n}.txt" for n in range(10, 100)]
+    for name in names:
+        (tmp_path / name).write_text("x\n")
+    result = run_readmany(["many", *names, "--max-bytes", "1k"], cwd=tmp_path)
+    assert result.stdout.decode().split("\n")[-2:] == [
+        "[Left out by the budget: 72 files (f28.txt, f29.txt, f30.txt, and 69 more), named on "
+        "stderr and in the --json details. To read all at once: --max-bytes 5k.]",
+        "",
+    ]
+    assert len(result.stdout) - 1 <= 1024
+    stderr = result.stderr.decode().splitlines()
+    assert stderr[0] == "readmany: f28.txt: left out by the budget"
+    assert stderr[-2:] == [
+        "readmany: f99.txt: left out by the budget",
+        "readmany: to read all at once: --max-bytes 5k",
+    ]
+    whole = run_readmany(["many", *names, "--max-bytes", "5k"], cwd=tmp_path)
+    assert (whole.stderr, len(blocks_of(whole.stdout.decode()))) == (b"", 90)
