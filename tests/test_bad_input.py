@@ -297,7 +297,7 @@ def test_glob_odd_file_names(tree: Path, name: str) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "no pattern given: name at least one PATTERN (or use --stdin)"),
+        ([], "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"),
         ([""], "empty pattern: a pattern must name at least one character"),
         (["{1..2000}"], "pattern expands to more than 1000 alternatives: {1..2000}"),
         (["a", "--root", "missing-dir"], "--root 'missing-dir' is not a directory"),
