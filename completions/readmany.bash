@@ -41,10 +41,10 @@ _readmany() {
     if [[ -z "$dashdash" ]]; then
         case "$cmd" in
             many)
-                opts="--request --stop-on-error --max-bytes --max-lines --max-tokens --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
+                opts="--request --stop-on-error --max-bytes --max-lines --max-tokens --stdin --null -0 --secrets --compat --json --output -o --quiet -q --copy --help -h"
                 case "$prev" in
                     --request|--output|-o) _readmany_files -f; return ;;
-                    --max-bytes|--max-lines|--max-tokens) return ;;
+                    --max-bytes|--max-lines|--max-tokens|--secrets) return ;;
                 esac
                 ;;
             glob)
@@ -56,10 +56,10 @@ _readmany() {
                 esac
                 ;;
             hashline)
-                opts="--offset --limit --compat --json --output -o --quiet -q --copy --help -h"
+                opts="--offset --limit --secrets --compat --json --output -o --quiet -q --copy --help -h"
                 case "$prev" in
                     --output|-o) _readmany_files -f; return ;;
-                    --offset|--limit) return ;;
+                    --offset|--limit|--secrets) return ;;
                 esac
                 ;;
             edit)

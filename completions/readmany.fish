@@ -14,6 +14,7 @@ complete -c readmany -n '__fish_seen_subcommand_from many' -l max-lines -r -f -d
 complete -c readmany -n '__fish_seen_subcommand_from many' -l max-tokens -r -f -d 'Token budget of the whole output (100k = 100,000), estimated as the summary does: one token per 4 bytes'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l stdin -d 'Read more paths from stdin, one a line'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l null -s 0 -d 'With --stdin: NUL-separated (git ls-files -z, find -print0)'
+complete -c readmany -n '__fish_seen_subcommand_from many' -l secrets -r -f -d 'What to do with text that looks like a secret (cloud keys, tokens, private keys, passwords in URLs): off, warn (name file and line on stderr), skip (leave the file out) or redact (mask it)'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l compat -d 'The reference read_many tool\'s exact text: at most 26 files, each read cut at 2000 lines / 50 KB, its notices (Use offset=N), its error texts, @ ~ and Unicode spaces rewritten in paths, budgets in plain numbers'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'
@@ -46,6 +47,7 @@ complete -c readmany -n '__fish_seen_subcommand_from glob' -l help -s h -d 'Show
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -F
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l offset -r -f -d '1-based first line'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l limit -r -f -d 'Lines to show'
+complete -c readmany -n '__fish_seen_subcommand_from hashline' -l secrets -r -f -d 'What to do with text that looks like a secret (cloud keys, tokens, private keys, passwords in URLs): off, warn (name file and line on stderr), skip (leave the file out) or redact (mask it)'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l compat -d 'The reference hashline read\'s exact text: its notices (Use offset=N) and error texts, @ ~ and Unicode spaces rewritten in the path'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from hashline' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'

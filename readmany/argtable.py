@@ -24,6 +24,7 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "--stdin": ("stdin", "flag", None),
         "-0": ("null", "flag", None),
         "--null": ("null", "flag", None),
+        "--secrets": ("secrets", "str", None),
         "--compat": ("compat", "flag", None),
         "--json": ("json_mode", "flag", None),
         "--output": ("output", "str", None),
@@ -61,6 +62,7 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
     "hashline": {
         "--offset": ("offset", "int", 1),
         "--limit": ("limit", "int", 1),
+        "--secrets": ("secrets", "str", None),
         "--compat": ("compat", "flag", None),
         "--json": ("json_mode", "flag", None),
         "--output": ("output", "str", None),
@@ -97,6 +99,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "max_tokens": None,
         "stdin": False,
         "null": False,
+        "secrets": None,
         "compat": False,
         "json_mode": False,
         "output": None,
@@ -130,6 +133,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "hashline": {
         "offset": None,
         "limit": None,
+        "secrets": None,
         "compat": False,
         "json_mode": False,
         "output": None,

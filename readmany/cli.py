@@ -184,6 +184,7 @@ def many_command(
     ] = None,
     stdin: StdinOpt = False,
     null: NullOpt = False,
+    secrets: SecretsOpt = None,
     compat: ManyCompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
@@ -317,6 +318,7 @@ def hashline_command(
         int | None, typer.Option("--offset", min=1, help="1-based first line.")
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Lines to show.")] = None,
+    secrets: SecretsOpt = None,
     compat: HashlineCompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,

@@ -429,6 +429,16 @@ def test_any_depth_of_directories(tmp_path: Path, processes: str) -> None:
     rel = str((directory / "f.txt").relative_to(tmp_path))
     listed = run_readmany(["glob", "--stdin"], cwd=tmp_path, stdin=rel.encode(), env=env)
     assert listed.stdout == walked.stdout
+    remove_deep(directory, tmp_path)
+
+
+def remove_deep(bottom: Path, top: Path) -> None:
+    """Remove a chain of directories bottom up (shutil.rmtree recurses once a level)."""
+    for entry in bottom.iterdir():
+        entry.unlink()
+    while bottom != top:
+        bottom.rmdir()
+        bottom = bottom.parent
 
 
 def test_a_procfs_file_of_size_zero_is_read_to_its_end() -> None:

@@ -27,6 +27,7 @@ from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES
 from readmany.read import images
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
+from readmany.read.secrets import secrets_mode
 from readmany.read.tool import (
     MAX_BYTES,
     WHOLE_FILE_LIMIT,
@@ -65,7 +66,44 @@ def main(options: Options) -> int:
         options.number("limit"),
         Face.reference() if options.flag("compat") else Face.people(),
     )
-    return present(lambda sink: run_hashline(value, sink), Presentation.of(options))
+    secrets = secrets_mode(options, redact=False)
+
+    def run(sink: Sink) -> Outcome:
+        outcome = run_hashline(value, sink) if secrets == "off" else None
+        if outcome is None:
+            warning = _secrets_check(value.path, secrets)
+            if warning is not None and secrets == "skip":
+                return _failure(warning)
+            outcome = run_hashline(value, sink)
+            if warning is not None:
+                outcome = outcome._replace(problems=(*outcome.problems, warning))
+        return outcome
+
+    return present(run, Presentation.of(options))
+
+
+def _secrets_check(path: str, mode: str) -> str | None:
+    """`--secrets warn|skip`: the line naming what looks like a secret in the file, if any
+    (the file is read once more, whole, within the anchored read's limit)."""
+    from readmany.read.secrets import scan, secrets_warning
+
+    try:
+        fd, st = open_regular(resolve_path(path, os.getcwd()))
+    except (OpenFailure, OSError):
+        return None  # the read says what is wrong with it
+    try:
+        if st.st_size > MAX_ANCHORED_BYTES:
+            return None
+        text = read_all(fd, st.st_size).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
+    findings = scan(text)
+    if not findings:
+        return None
+    if mode == "skip":
+        rules = ", ".join(dict.fromkeys(f.rule for f in findings))
+        return f"{path}: left out by --secrets skip: looks like a secret ({rules})"
+    return secrets_warning(path, findings)
 
 
 def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:

@@ -21,6 +21,7 @@ from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES
 from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
+from readmany.read.secrets import secrets_mode
 from readmany.read.tool import Number, ReadStyle, ToolRead, read_tool, truncate_head
 from readmany.record import NamedTuple
 from readmany.tokens import estimate_tokens
@@ -55,6 +56,7 @@ class ManyRequest(NamedTuple):
     cwd: str = "."
     face: Face = Face.reference()
     asked: BudgetAsked = BudgetAsked()
+    secrets: str = "off"  # --secrets: off, warn, skip or redact
 
 
 def parse_file_spec(spec: str, cwd: str, *, literal: bool = False) -> FileRequest:
@@ -221,7 +223,8 @@ def main(options: Options) -> int:
             stop_on_error=stop_on_error,
             cwd=cwd,
         )
-    value = value._replace(budget=budget, face=face, asked=asked)
+    secrets = secrets_mode(options, redact=True)
+    value = value._replace(budget=budget, face=face, asked=asked, secrets=secrets)
     return present(lambda sink: run_many(value, sink), Presentation.of(options))
 
 

@@ -225,8 +225,33 @@ def piece_of(request: FileRequest, index: int, result: ToolRead) -> Piece:
 EMPTY_BODY = "[No text content returned]"
 
 
+def _check_secrets(
+    path: str, result: ToolRead, mode: str, warnings: list[str], found: list[dict[str, Any]]
+) -> ToolRead:
+    """`--secrets`: warn about, mask (redact) or refuse (skip) a text that looks like it
+    holds a secret."""
+    from readmany.read.secrets import redact, scan, secrets_warning
+
+    if mode == "redact":
+        text, findings = redact(result.text)
+        result = result._replace(text=text)
+    else:
+        findings = scan(result.text)
+    if not findings:
+        return result
+    found.extend({"path": path, "line": f.line, "rule": f.rule, "action": mode} for f in findings)
+    if mode == "warn":
+        warnings.append(secrets_warning(path, findings))
+    elif mode == "skip":
+        rules = ", ".join(dict.fromkeys(f.rule for f in findings))
+        return result._replace(text="", error=f"looks like a secret ({rules})", error_code="secret")
+    return result
+
+
 def problem(request: FileRequest, result: ToolRead) -> str:
     """A failed read in a person's words."""
+    if result.error_code == "secret":
+        return f"{request.path}: left out by --secrets skip: {result.error}"
     if result.error_code == "offset":
         return notices.past_the_end(request.path, js_number(request.offset or 0), result.line_count)
     if result.error_code:
@@ -301,6 +326,8 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     entries: list[Entry] = []
     details: list[dict[str, Any]] = []
     problems: list[str] = []
+    warnings: list[str] = []  # said on stderr, the exit status unchanged
+    found: list[dict[str, Any]] = []  # details.secrets
     for index, file in enumerate(request.files):
         rewrite = style.rewrite_paths and not file.literal
         result = read_tool(
@@ -311,6 +338,8 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
             count_trailing_empty=False,
             style=style._replace(rewrite_paths=rewrite),
         )
+        if request.secrets != "off" and result.ok and result.text:
+            result = _check_secrets(file.path, result, request.secrets, warnings, found)
         piece = piece_of(file, index + 1, result)
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
@@ -344,13 +373,14 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         "files": details,
         "packing": packing.as_json(entries),
         "continueWith": notices.many_command(rest) if rest else None,
+        **({"secrets": found} if found else {}),
         "bytes": sink.bytes_written,
         "estimatedTokens": estimate_tokens(sink.bytes_written),
     }
     return Outcome(
         details=report,
         exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
-        problems=tuple(problems),
+        problems=(*problems, *warnings),
         notices=tuple(fate.note for fate in fates if fate.note is not None),
         advice=(_advice(rest if named else (), raise_to),) if rest else (),
         stats=Tally.of(fate.stat for fate in fates),

@@ -227,6 +227,8 @@ class Boundary:
         except OSError as exc:
             if exc.errno == errno.ELOOP and _is_link(name, parent):
                 raise OpenFailure(ECHANGED, rel) from None  # a link where the walk saw none
+            if exc.errno == errno.ENXIO:  # a socket cannot be opened: say what it is
+                raise OpenFailure("ESPECIAL", rel, "socket") from None
             raise OpenFailure(_errno_name(exc), rel) from None
 
     def _directory(self, directory: str, rel: str) -> int:

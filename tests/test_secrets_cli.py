@@ -1,0 +1,112 @@
+"""Secrets end to end: every rule's fake key caught by `--secrets` through the installed
+command (warn, skip, redact), let through with `off`, and files refused by name."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import run_readmany
+from test_secrets import PLANTED
+
+KEYS = [(rule, line) for rule, line, _ in PLANTED]
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> Path:
+    for number, (_, line) in enumerate(KEYS):
+        (tmp_path / f"k{number:02d}.txt").write_text(f"first\n{line}\nlast\n")
+    (tmp_path / "plain.txt").write_text("nothing to see\n")
+    return tmp_path
+
+
+def names() -> list[str]:
+    return [f"k{number:02d}.txt" for number in range(len(KEYS))]
+
+
+def test_off_lets_every_key_through(planted: Path) -> None:
+    result = run_readmany(["glob", "*.txt", "--secrets", "off"], cwd=planted)
+    assert result.returncode == 0 and result.stderr == b""
+    for _, line in KEYS:
+        assert line.encode() in result.stdout
+
+
+def test_warn_names_each_file_line_and_rule(planted: Path) -> None:
+    result = run_readmany(["glob", "*.txt", "--secrets", "warn", "--json"], cwd=planted)
+    assert result.returncode == 0
+    found = json.loads(result.stdout)["details"]["secrets"]
+    assert [(f["path"], f["line"], f["rule"]) for f in found] == [
+        (name, 2, rule) for name, (rule, _) in zip(names(), KEYS, strict=True)
+    ]
+    lines = result.stderr.decode().splitlines()
+    assert lines == [
+        f"readmany: {name}: looks like a secret: line 2 ({rule}); --secrets skip leaves "
+        "such files out, --secrets redact masks them"
+        for name, (rule, _) in zip(names(), KEYS, strict=True)
+    ]
+
+
+def test_skip_leaves_every_such_file_out(planted: Path) -> None:
+    result = run_readmany(["glob", "*.txt", "--secrets", "skip", "--json"], cwd=planted)
+    details = json.loads(result.stdout)["details"]
+    assert details["files"] == ["plain.txt"]
+    assert {s["path"]: s["reason"] for s in details["skipped"]} == dict.fromkeys(names(), "secret")
+
+
+def test_redact_masks_every_key_and_keeps_the_lines(planted: Path) -> None:
+    result = run_readmany(["glob", "*.txt", "--secrets", "redact"], cwd=planted)
+    text = result.stdout.decode()
+    for rule, line in KEYS:
+        assert line not in text
+        assert f"[REDACTED:{rule}]" in text
+    assert text.count("\nfirst\n") == len(KEYS) and text.count("\nlast\n") == len(KEYS) + 0
+
+
+def test_many_and_hashline_warn_and_skip(planted: Path) -> None:
+    many = run_readmany(["many", "k00.txt", "plain.txt", "--secrets", "warn"], cwd=planted)
+    assert many.returncode == 0 and KEYS[0][1].encode() in many.stdout
+    assert b"k00.txt: looks like a secret: line 2 (aws-access-key-id)" in many.stderr
+    redacted = run_readmany(["many", "k00.txt", "--secrets", "redact"], cwd=planted)
+    assert b"[REDACTED:aws-access-key-id]" in redacted.stdout
+    assert KEYS[0][1].encode() not in redacted.stdout
+    hashline = run_readmany(["hashline", "k00.txt", "--secrets", "skip"], cwd=planted)
+    assert hashline.returncode == 1 and hashline.stdout == b""
+    refused = run_readmany(["hashline", "k00.txt", "--secrets", "redact"], cwd=planted)
+    assert refused.returncode == 2
+    assert b"--secrets redact would change the bytes the anchors stand for" in refused.stderr
+
+
+def test_copy_warns_by_default_and_compat_never_scans(planted: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "xclip").write_text("#!/bin/sh\ncat > /dev/null\n")
+    (fake / "xclip").chmod(0o755)
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "DISPLAY": ":0"}
+    copied = run_readmany(["glob", "k00.txt", "--copy"], cwd=planted, env=env)
+    assert b"k00.txt: looks like a secret" in copied.stderr
+    compat = run_readmany(["glob", "--compat", "k00.txt", "--secrets", "warn"], cwd=planted)
+    assert compat.returncode == 2
+    assert b"--compat writes the reference's text: leave out --secrets" in compat.stderr
+
+
+@pytest.mark.parametrize(
+    "name", [".env.local", ".envrc", ".netrc", ".git-credentials", "id_ed25519", "server.pem"]
+)
+def test_secret_files_are_refused_by_name_from_every_source(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_text("SECRET\n")
+    (tmp_path / "a.txt").write_text("a\n")
+    for args, stdin in (
+        (["glob", "**", "--json"], b""),
+        (["glob", name, "--json"], b""),
+        (["glob", "--stdin", "--json"], name.encode()),
+    ):
+        result = run_readmany(args, cwd=tmp_path, stdin=stdin)
+        assert b"SECRET" not in result.stdout
+        skipped = json.loads(result.stdout)["details"]["skipped"]
+        assert {"path": name, "reason": "secret file"} in skipped
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-f", name, "a.txt"], cwd=tmp_path, check=True)
+    staged = run_readmany(["glob", "--staged", "--with-diff"], cwd=tmp_path)
+    assert b"SECRET" not in staged.stdout and b"--- a.txt ---" in staged.stdout
