@@ -150,7 +150,9 @@ def _content_text(content: str | None, content_file: str | None) -> str | None:
         return None
     try:
         if content_file == "-":
-            data = sys.stdin.buffer.read()
+            from readmany.invoke import read_stdin
+
+            data = read_stdin("--content-file -")
         else:
             with open(content_file, "rb") as handle:
                 data = handle.read()

@@ -43,17 +43,9 @@ class OutputError(Exception):
 
 
 def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a special file"
+    from readmany.read.safe import file_kind
+
+    return f"a {file_kind(mode)}"
 
 
 def _usage(path: str, problem: str) -> UsageError:

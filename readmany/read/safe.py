@@ -46,7 +46,8 @@ class OpenFailure(Exception):
         return f"{self.code}: {self.path}"
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of this mode is, in words (`FIFO`, `socket`, `character device` …)."""
     if stat.S_ISDIR(mode):
         return "directory"
     if stat.S_ISFIFO(mode):
@@ -74,7 +75,7 @@ def open_regular(path: str, *, listed_regular: bool = False) -> tuple[int, os.st
         if not stat.S_ISREG(st.st_mode):
             if stat.S_ISDIR(st.st_mode):
                 raise OpenFailure("EISDIR", path, "directory")
-            raise OpenFailure("ESPECIAL", path, _file_kind(st.st_mode))
+            raise OpenFailure("ESPECIAL", path, file_kind(st.st_mode))
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
@@ -83,7 +84,7 @@ def open_regular(path: str, *, listed_regular: bool = False) -> tuple[int, os.st
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):  # swapped between stat and open
-            kind = _file_kind(st.st_mode)
+            kind = file_kind(st.st_mode)
             raise OpenFailure("EISDIR" if kind == "directory" else "ESPECIAL", path, kind)
     except BaseException:
         os.close(fd)
@@ -212,7 +213,7 @@ class Boundary:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                kind = _file_kind(st.st_mode)
+                kind = file_kind(st.st_mode)
                 raise OpenFailure("EISDIR" if kind == "directory" else "ESPECIAL", rel, kind)
             if expected is not None and (st.st_dev, st.st_ino) != expected:
                 raise OpenFailure(ECHANGED, rel)
