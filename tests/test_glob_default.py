@@ -75,7 +75,7 @@ def test_max_file_lines_cuts_with_the_command_that_shows_the_rest(tmp_path: Path
     assert result.returncode == 0
     assert b"src/big.py" in result.stderr and b"truncated" in result.stderr
     # The command it names gives the next line.
-    rest = run_readmany(["many", "src/big.py:2001", "--max-lines", "5"], cwd=tmp_path)
+    rest = run_readmany(["many", "src/big.py:2001", "--max-lines", "20"], cwd=tmp_path)
     assert b"\nline 2001\n" in rest.stdout
 
 

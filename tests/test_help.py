@@ -70,7 +70,7 @@ def test_help_lists_every_option_without_type_decorations(command: str, setting:
 def test_help_names_the_value_of_each_option() -> None:
     text = run_readmany(["many", "--help"], env=environment({"COLUMNS": "120"})).stdout.decode()
     assert "Usage: readmany many [OPTIONS] [FILE[:OFFSET[:LIMIT]]...]\n" in text
-    assert "\n  --max-bytes N " in text
+    assert "\n  --max-bytes SIZE " in text
     assert "\n  -o, --output FILE " in text
     assert "\n  --request FILE|- " in text
     assert "\n  --stop-on-error " in text
