@@ -1,0 +1,84 @@
+"""The safety promises end to end, through the installed command: names cannot reach the
+terminal raw, `-o` never replaces what it should write to and never reads its own file,
+paths are literal."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from helpers import run_readmany
+
+ESCAPE_NAME = "x\x1b]0;pwned\x07\x1b[2J.txt"
+
+
+@pytest.mark.parametrize("dangling", [False, True], ids=["file", "dangling link"])
+def test_escape_sequences_in_names_never_reach_stderr_raw(tmp_path: Path, dangling: bool) -> None:
+    if dangling:
+        os.symlink("nowhere", tmp_path / ESCAPE_NAME)
+    else:
+        (tmp_path / ESCAPE_NAME).write_bytes(b"\0binary")
+    result = run_readmany(["glob", "*"], cwd=tmp_path)
+    assert b"\x1b" not in result.stderr and b"\x07" not in result.stderr
+    assert b"x\\u001b]0;pwned\\u0007\\u001b[2J.txt" in result.stderr
+
+
+def test_output_to_a_device_writes_it_and_leaves_it_a_device(tmp_path: Path) -> None:
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a /dev/null of our own
+    (tmp_path / "a.txt").write_text("a\n")
+    result = run_readmany(["glob", "a.txt", "-o", str(device)], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_ISCHR(device.stat().st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["a.txt", "null"]  # no temporary file left
+
+
+def test_output_to_a_fifo_is_written_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    (tmp_path / "a.txt").write_text("a\n")
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    result = run_readmany(["glob", "a.txt", "-o", str(fifo)], cwd=tmp_path, timeout=30)
+    reader.join(timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert received == [b"--- a.txt ---\n\na\n\n\n\n--- End of content ---\n"]
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_output_through_a_link_writes_its_target_and_keeps_modes(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    target = tmp_path / "private.txt"
+    target.write_text("old\n")
+    target.chmod(0o600)
+    os.symlink("private.txt", tmp_path / "link.txt")
+    result = run_readmany(["glob", "a.txt", "-o", "link.txt"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "link.txt").is_symlink()
+    assert target.read_text().startswith("--- a.txt ---")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_the_output_and_its_temporary_file_are_never_read(tmp_path: Path, processes: str) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    env = {**os.environ, "READMANY_PROCESSES": processes}
+    for _ in range(2):
+        result = run_readmany(["glob", "**", "-o", "ctx.txt"], cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stderr
+    dump = (tmp_path / "ctx.txt").read_bytes()
+    assert dump == b"--- a.txt ---\n\na\n\n\n\n--- End of content ---\n"
+    assert sorted(os.listdir(tmp_path)) == ["a.txt", "ctx.txt"]
+
+
+def test_a_file_named_like_a_home_path_is_that_file(tmp_path: Path) -> None:
+    (tmp_path / "~").mkdir()
+    (tmp_path / "~" / "note.txt").write_text("in the repository\n")
+    listed = run_readmany(["many", "--stdin"], cwd=tmp_path, stdin=b"~/note.txt\n")
+    assert b"in the repository" in listed.stdout
+    named = run_readmany(["many", "~/note.txt"], cwd=tmp_path, env={**os.environ, "HOME": "/"})
+    assert b"in the repository" in named.stdout
