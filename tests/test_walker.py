@@ -310,3 +310,19 @@ def test_without_a_process_or_a_pipe_the_walk_runs_here(
     text, outcome = _run(varied, json_mode=False)
     assert text == alone[0]
     assert _summary(outcome) == _summary(alone[1])
+
+
+def test_files_named_exactly_are_read_without_a_helper(tmp_path: Path) -> None:
+    from readmany.commands.walker import GlobRequest, Helper, InProcess, open_selection
+
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "d").mkdir()
+    named = GlobRequest(patterns=("a.txt",), root=str(tmp_path))
+    with open_selection(named) as selection:
+        assert isinstance(selection, InProcess)
+    listed = GlobRequest(patterns=(), literal_paths=("a.txt",) * 3, root=str(tmp_path))
+    with open_selection(listed) as selection:
+        assert isinstance(selection, InProcess)
+    walked = GlobRequest(patterns=("d",), root=str(tmp_path))
+    with open_selection(walked) as selection:
+        assert isinstance(selection, Helper if os.cpu_count() != 1 else InProcess)

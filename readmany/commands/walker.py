@@ -263,12 +263,24 @@ def open_selection(request: GlobRequest) -> Selection:
     possible and useful, else in this one."""
     if request.staged or request.changed is not None:
         return FromGit(request)
-    if _use_helper():
+    if _use_helper() and _walks_enough(request):
         try:
             return Helper(request)
         except OSError:
             pass  # no process or pipe to be had (EAGAIN, EMFILE …): walk here instead
     return InProcess(request)
+
+
+def _walks_enough(request: GlobRequest) -> bool:
+    """Whether there is walking to overlap with reading: a short list of files named
+    exactly is read sooner than a second process starts."""
+    if len(request.literal_paths) >= _FEW_FILES:
+        return True
+    root = request.root
+    return any(not os.path.isfile(os.path.join(root, pattern)) for pattern in request.patterns)
+
+
+_FEW_FILES = 64
 
 
 def _use_helper() -> bool:
