@@ -185,9 +185,17 @@ def _plan(
 
 
 def cut_block(entry: Entry, room_bytes: int, room_lines: int) -> Block | None:
-    """The largest head of the body that, framed, fits the room; None if none can."""
+    """The largest head of the body that, framed, fits the room; None if none can.
+
+    A `cut_head` that has a `fill(room_lines, room_bytes)` method is asked for that block
+    itself: it knows its frame, where the attempts below only guess it.
+    """
     if entry.cut_head is None:
         return None
+    fill = getattr(entry.cut_head, "fill", None)
+    if fill is not None:
+        filled: Block | None = fill(room_lines, room_bytes)
+        return filled
     body_lines = room_lines - 3
     if body_lines < 1 or room_bytes < PARTIAL_MIN_BYTES:
         return None

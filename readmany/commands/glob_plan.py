@@ -28,7 +28,7 @@ from __future__ import annotations
 import sys
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from readmany.commands import Outcome
 from readmany.commands.glob import (
@@ -455,12 +455,12 @@ class _Run:
         if not names:
             return []
         prefix = parent + "/" if parent else ""
-        if len(names) == 1 or any(_BRACES.intersection(name) for name in names):
+        if not parent or len(names) == 1 or any(_BRACES.intersection(n) for n in names):
             return [
                 _name(shown_path(self.report.root, prefix + n, self.request.absolute))
                 for n in names
             ]
-        shown = _name(shown_path(self.report.root, prefix, self.request.absolute)) if parent else ""
+        shown = _name(shown_path(self.report.root, prefix, self.request.absolute))
         return [f"{shown}{{{', '.join(_name(n) for n in names)}}}"]
 
     def need(self) -> tuple[int, int]:
@@ -593,15 +593,29 @@ class _CutHead:
         self.position = position
 
     def __call__(self, max_lines: int, max_bytes: int) -> Cut | None:
+        """The longest head within `max_lines` and `max_bytes` of text, framed."""
+        room = max_bytes + PARTIAL_BYTE_SLACK  # as `pack` guesses the frame
+        return self._cut(lambda _block: True, max_lines, max_bytes, room)
+
+    def fill(self, room_lines: int, room_bytes: int) -> Cut | None:
+        """The longest head whose block fits `room_lines` and `room_bytes` (what `pack`
+        asks of a cut that knows its frame)."""
+
+        def fits(block: Cut) -> bool:
+            return block.bytes <= room_bytes and block.lines <= room_lines
+
+        return self._cut(fits, room_lines, room_bytes, room_bytes)
+
+    def _cut(
+        self, fits: Callable[[Cut], bool], max_lines: int, max_bytes: int, room: int
+    ) -> Cut | None:
         run = self.run
         item = run.items[self.position]
         measured = run.entries[self.position].block
         assert isinstance(measured, Sized)
-        index = self.position + 1
-        # The frame and the first line alone cannot fit: known without reading again.
-        command = continue_with(run.report.root, item.rel, 2)
-        least = run.framing.block(item.path, "", index, note=cut_notice(1, 2, command))
-        if utf8_len(least) + measured.first_line > max_bytes + PARTIAL_BYTE_SLACK:
+        # Every block holds the path and a cut one the first line: when those alone
+        # cannot fit, that is known without reading the file again.
+        if measured.first_line + utf8_len(item.path) > room:
             return None
         result = run.text_of(self.position)
         if result is None:
@@ -609,17 +623,27 @@ class _CutHead:
         body = result.text.body
         total = result.text.total_lines or body.count("\n") + (not body.endswith("\n"))
         ends, byte_ends = _line_ends(body)
-        count = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
-        if count < 1:
-            return None
-        head = body[: ends[count]]
+        most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
+        best = None
+        low, high = 1, most  # the block grows with the lines it shows: search for the last
+        while low <= high:
+            count = (low + high) // 2
+            block = self._framed(item, body[: ends[count]], count, total)
+            if fits(block):
+                best, low = block, count + 1
+            else:
+                high = count - 1
+        return best
+
+    def _framed(self, item: Item, head: str, count: int, total: int) -> Cut:
+        run = self.run
         note = cut_notice(count, total, continue_with(run.report.root, item.rel, count + 1))
-        text = run.framing.block(item.path, head, index, note=note)
+        text = run.framing.block(item.path, head, self.position + 1, note=note)
         return Cut(text, utf8_len(text), text.count("\n"), head, note, count)
 
 
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
-    """No measure (`--tree`): the file's size, nothing read."""
+    """No measure (`--tree` alone): the file's size, nothing read."""
     from readmany.emit.stats import Measure
 
     return Measure(size, 0, 0)
@@ -627,9 +651,10 @@ def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
 
 def _text_cost(result: TextFile) -> Cost:
     """What a text from git's index costs, measured from it as read."""
-    from readmany.emit.stats import measure
+    from readmany.emit.stats import measure_for_stats
 
-    return measure(result.text.body.encode("utf-8", "surrogateescape"))
+    data = result.text.body.encode("utf-8", "surrogateescape")
+    return measure_for_stats([data], len(data))
 
 
 def _asset_cost(result: AssetFile) -> Cost:
