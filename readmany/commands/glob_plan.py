@@ -25,6 +25,7 @@ the files and directories the plan leaves out or cuts are marked.
 
 from __future__ import annotations
 
+import functools
 import sys
 from bisect import bisect_right
 from collections import Counter
@@ -281,9 +282,7 @@ class _Run:
         return self.request.secrets != "off" or rel.endswith(self._credential_files)
 
     def _cost(self, item: Item, cost: Cost) -> None:
-        from readmany.emit.stats import StatsEntry
-
-        self.costs.append(StatsEntry(item.rel, cost.bytes, cost.lines, cost.tokens))
+        self.costs.append(_stats_entry()(item.rel, cost.bytes, cost.lines, cost.tokens))
         self.report.tally.add_read(item.path, 0)
 
     def _not_shown(self, path: str, result: Skipped | Failed) -> None:
@@ -642,6 +641,13 @@ class _CutHead:
         return Cut(text, utf8_len(text), text.count("\n"), head, note, count)
 
 
+@functools.cache
+def _stats_entry() -> type[StatsEntry]:
+    from readmany.emit.stats import StatsEntry
+
+    return StatsEntry
+
+
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
     """No measure (`--tree` alone): the file's size, nothing read."""
     from readmany.emit.stats import Measure
@@ -766,7 +772,8 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
             report.details["packing"] = packing.as_json(run.entries)
     root = build_stats(run.costs, omitted, cut)
     sink.write(stats_text(root).removesuffix("\n"))
-    report.details["stats"] = stats_json(root)
+    if sink.json_mode:
+        report.details["stats"] = stats_json(root)
     if not run.costs:
         report.nothing_read()
     return report.outcome(sink.bytes_written)
