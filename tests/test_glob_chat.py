@@ -651,3 +651,24 @@ def test_a_file_that_grows_between_the_passes_is_left_out_and_named(tmp_path: Pa
         "--- a.txt ---\n\na\n\n\n--- c.txt ---\n\nc\n\n\n[Left out by the budget: b.txt.]\n" + END
     )
     assert report.budget_notes == ["left out by the budget (1 of 3): b.txt"]
+
+
+def test_stats_of_staged_files_counts_what_is_staged(tmp_path: Path) -> None:
+    make(tmp_path, {"a.txt": "one\ntwo\n"})
+    git("init", "-q", cwd=tmp_path)
+    git("add", ".", cwd=tmp_path)
+    make(tmp_path, {"a.txt": "changed in the work tree, not staged\n"})
+    report = details(run_readmany(["glob", "--staged", "--stats", "--json"], cwd=tmp_path))
+    (row,) = report["stats"]["children"]
+    assert (row["path"], row["bytes"], row["lines"]) == ("a.txt", 8, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=5000), chunk=st.integers(min_value=1, max_value=3000))
+def test_stats_measures_a_file_read_whole_as_in_chunks(data: bytes, chunk: int) -> None:
+    from readmany.emit.stats import STATS_SAMPLE_BYTES, measure_chunks
+
+    pieces = [data[i : i + chunk] for i in range(0, len(data), chunk)]
+    expected = measure_chunks(pieces, len(data), STATS_SAMPLE_BYTES)
+    assert measure_for_stats([data], len(data)) == expected
+    assert measure_for_stats(pieces, len(data)) == expected

@@ -18,6 +18,9 @@ A file that changes between the passes is written only while it stays within the
 was planned with; a bigger one is left out then, and named with the others. Files from
 git's index (`--staged`) are read again from the index.
 
+`--tree` alone needs no sizes: its first pass only finds which files are shown, by their
+name and first bytes (the text too where `--secrets` or a credentials file needs it).
+
 `--stats` writes, instead of the files, a tree of what each costs (`emit.stats`): bytes and
 lines counted from the file's bytes without decoding them, tokens estimated. With a budget,
 the files and directories the plan leaves out or cuts are marked.
@@ -55,6 +58,7 @@ from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, pack_block
 from readmany.read.classify import ASSET_KINDS
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
+from readmany.read.secrets import CREDENTIAL_FILES
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip
 from readmany.tokens import BYTES_PER_TOKEN
@@ -70,6 +74,7 @@ if TYPE_CHECKING:
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
+QUICK_ATTEMPTS = 3  # of those, the ones that keep just the room the last plan needed
 SHOWN_NAMES = 3  # names in a notice too long to name them all
 
 
@@ -185,13 +190,10 @@ class _Run:
         self.entries: list[Entry] = []
         self.costs: list[StatsEntry] = []
         self.diff: str | None = None
-        self._lines_of: tuple[int, TextFile | None] | None = None  # the last text cut
+        self._last_text: tuple[int, TextFile | None] | None = None  # the last text cut
         self._files_in: Counter[str] | None = None  # files in each directory
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._need: tuple[int, int] | None = None
-        from readmany.read.secrets import CREDENTIAL_FILES
-
-        self._credential_files = CREDENTIAL_FILES
 
     # -- pass 1 --
 
@@ -279,7 +281,7 @@ class _Run:
     def _needs_text(self, rel: str) -> bool:
         """Whether the first pass must read a file's text: to know whether it is shown,
         or to report what it holds (`--secrets`)."""
-        return self.request.secrets != "off" or rel.endswith(self._credential_files)
+        return self.request.secrets != "off" or rel.endswith(CREDENTIAL_FILES)
 
     def _cost(self, item: Item, cost: Cost) -> None:
         self.costs.append(_stats_entry()(item.rel, cost.bytes, cost.lines, cost.tokens))
@@ -305,17 +307,17 @@ class _Run:
 
     def text_of(self, position: int) -> TextFile | None:
         """The text of the entry at `position`, read again (the last one is kept)."""
-        if self._lines_of is not None and self._lines_of[0] == position:
-            return self._lines_of[1]
+        if self._last_text is not None and self._last_text[0] == position:
+            return self._last_text[1]
         item = self.items[position]
         result = self.source.read(item)
         text = self._recheck(item, result) if isinstance(result, TextFile) else None
-        self._lines_of = (position, text)
+        self._last_text = (position, text)
         return text
 
     def _recheck(self, item: Item, result: TextFile) -> TextFile | None:
         """The checks of the first pass, said nothing of again (they were reported)."""
-        from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, redact, scan
+        from readmany.read.secrets import holds_credentials, redact, scan
 
         body = result.text.body
         if item.rel.endswith(CREDENTIAL_FILES) and holds_credentials(item.rel, body):
@@ -338,7 +340,7 @@ class _Run:
         limits = budget.limits
         joint = (utf8_len(self.framing.joint), self.framing.joint.count("\n"))
         keep_bytes, keep_lines = 0, 1  # the newline after the content ends its last line
-        for _ in range(PLAN_ATTEMPTS):
+        for attempt in range(PLAN_ATTEMPTS):
             room = Budget(limits.max_bytes - keep_bytes, limits.max_lines - keep_lines)
             if room.max_bytes < 0 or room.max_lines < 0:
                 break
@@ -348,6 +350,11 @@ class _Run:
             cost_lines = start.count("\n") + end.count("\n") + 1
             if cost_bytes <= keep_bytes and cost_lines <= keep_lines:
                 return packing, start, end
+            if attempt >= QUICK_ATTEMPTS:  # still growing: keep more at once, to end soon
+                cost_bytes, cost_lines = (
+                    max(cost_bytes, 2 * keep_bytes),
+                    max(cost_lines, 2 * keep_lines),
+                )
             keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
         nothing = Packing(_none(), False, tuple(range(len(entries))))
         start, end = self._ends(nothing, budget)

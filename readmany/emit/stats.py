@@ -16,12 +16,19 @@ UTF-8 as U+FFFD, and text may be cut to the line limits.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterable
 
 from readmany.frame.paths import header_path
 from readmany.frame.tree import BRANCH, GAP, LAST_BRANCH, PIPE
 from readmany.record import NamedTuple
-from readmany.tokens import SAMPLE_BYTES, estimate_tokens_for, sample_spans, weight_of_sample
+from readmany.tokens import (
+    SAMPLE_BYTES,
+    estimate_tokens_for,
+    sample_of,
+    sample_spans,
+    weight_of_sample,
+)
 
 
 class Measure(NamedTuple):
@@ -74,7 +81,16 @@ STATS_SAMPLE_BYTES = 1 << 10
 
 def measure_for_stats(chunks: Iterable[bytes], size: int) -> Measure:
     """`measure_chunks` weighing `STATS_SAMPLE_BYTES`: what `--stats` shows of a file."""
-    return measure_chunks(chunks, size, STATS_SAMPLE_BYTES)
+    parts = iter(chunks)
+    first = next(parts, b"")
+    if len(first) < size:
+        return measure_chunks(itertools.chain((first,), parts), size, STATS_SAMPLE_BYTES)
+    # The whole file in one chunk, as most are: the same measure, without the windows' loop.
+    if not first:
+        return Measure(0, 0, 0)
+    lines = first.count(b"\n") + (not first.endswith(b"\n"))
+    sample = sample_of(first, STATS_SAMPLE_BYTES)
+    return Measure(len(first), lines, max(1, round(weight_of_sample(sample, len(first)))))
 
 
 class StatsEntry(NamedTuple):
