@@ -63,7 +63,7 @@ class GlobFraming:
         return frame_data_url(path, mime_type, data)
 
     def end(self, started: bool, note: str = "") -> str:
-        """What ends the output; `started`: the start (and maybe blocks) was written."""
+        """What ends the output; `started`: blocks were written (the start with the first)."""
         if not started:
             return note
         return f"{note}\n{END_OF_CONTENT}" if note else END_OF_CONTENT
@@ -95,8 +95,7 @@ class MarkdownFraming(GlobFraming):
         return frame_markdown(path, f"data:{mime_type};base64,{data}")
 
     def end(self, started: bool, note: str = "") -> str:
-        # After a block comes the joint; after the tree alone, the joint is written already.
-        return BLOCK_SEPARATOR + note if note and started else note
+        return BLOCK_SEPARATOR + note if note and started else note  # a note is a block too
 
 
 class XmlFraming(GlobFraming):
