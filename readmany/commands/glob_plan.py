@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
+NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
 QUICK_ATTEMPTS = 3  # of those, the ones that keep just the room the last plan needed
 SHOWN_NAMES = 3  # names in a notice too long to name them all
@@ -385,8 +386,9 @@ class _Run:
         """The closing notice: what the budget left out, and the budget that holds all.
 
         It names every file (`left_out_names`) where that takes at most a quarter of the
-        budget; else the first few and the count, else the count alone, the rest being
-        named on stderr and in the `--json` details; else (a tiny budget) nothing."""
+        budget (8 KiB where only lines are counted); else the first few and the count,
+        else the count alone, the rest being named on stderr and in the `--json` details;
+        else (a tiny budget) nothing."""
         assert budget is not None
         names = self.left_out_names(packing.omitted)
         need_bytes, need_lines = self.need()
@@ -401,7 +403,8 @@ class _Run:
             f"--json details.packing).{tail}]",
             f"[Left out by the budget: {files}.]",
         )
-        share = budget.limits.max_bytes // NOTE_SHARE
+        max_bytes = budget.limits.max_bytes
+        share = max_bytes // NOTE_SHARE if max_bytes != NO_LIMIT else NOTE_WITHOUT_BYTES
         return next((form for form in forms if utf8_len(form) <= share), "")
 
     def left_out_names(self, omitted: Sequence[int]) -> list[str]:
