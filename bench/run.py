@@ -366,8 +366,14 @@ def readmany_command() -> tuple[str, ...]:
 
 
 def tree_cases(
-    group: str, root: Path, readmany: tuple[str, ...], peers: Sequence[Peer] = ()
+    group: str,
+    root: Path,
+    readmany: tuple[str, ...],
+    peers: Sequence[Peer] = (),
+    chat: bool = False,
 ) -> list[Case]:
+    """The rows of one tree; `chat`: also `--stats` and a budgeted `glob` (context for a
+    chat), timed against `readmany glob '**'`."""
     python = (sys.executable, str(MINIMAL_CAT))
     cases = [
         Case(
@@ -408,6 +414,27 @@ def tree_cases(
             ok_exits=frozenset({0, 1}),
         ),
     ]
+    if chat:
+        cases += [
+            Case(
+                group,
+                "stats",
+                "readmany glob . --stats",
+                READMANY,
+                (*readmany, "glob", ".", "--stats"),
+                root,
+                ok_exits=frozenset({0, 1}),
+            ),
+            Case(
+                group,
+                "budget",
+                "readmany glob . --max-tokens 100000",
+                READMANY,
+                (*readmany, "glob", ".", "--max-tokens", "100000"),
+                root,
+                ok_exits=frozenset({0, 1}),
+            ),
+        ]
     for peer in peers:
         if peer.name == FILES_TO_PROMPT:
             argv: tuple[str, ...] = (".",)
@@ -611,6 +638,18 @@ def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[T
             lambda v: v >= 10,
         ),
         Target(
+            f"{repo}: `readmany glob . --stats` vs `readmany glob '**'`",
+            "≤ 1.2x",
+            _ratio_target(repo, "stats", "glob"),
+            lambda v: v <= 1.2,
+        ),
+        Target(
+            f"{repo}: `readmany glob . --max-tokens 100000` vs `readmany glob '**'`",
+            "≤ 1.2x",
+            _ratio_target(repo, "budget", "glob"),
+            lambda v: v <= 1.2,
+        ),
+        Target(
             f"{mono}: `readmany glob '**'` vs floor",
             "≤ 2x",
             _ratio_target(mono, "glob", "floor"),
@@ -784,7 +823,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     one_group, startup_group = "one file", "start-up"
     repo_root, repo10_root, mono_root = (root for _n, root, _s in trees)
     cases = [
-        *tree_cases(repo_group, repo_root, readmany, peers),
+        *tree_cases(repo_group, repo_root, readmany, peers, chat=True),
         *tree_cases(repo10_group, repo10_root, readmany),
         *tree_cases(mono_group, mono_root, readmany),
         *one_file_cases(one_group, repo_root, infos[0].one_file, readmany, peers),

@@ -201,7 +201,10 @@ def many_command(
     epilog=(
         "Examples:\n\n"
         "  readmany glob 'src/**/*.py' --exclude '**/test_*'\n\n"
-        "  git ls-files -z | readmany glob --stdin -0\n\n" + EXIT_CODES_HELP
+        "  git ls-files -z | readmany glob --stdin -0\n\n"
+        "  readmany glob . --stats --max-tokens 100k\n\n"
+        "  readmany glob 'src/**' --max-tokens 100k --format xml --tree --copy\n\n"
+        + EXIT_CODES_HELP
     ),
 )
 def glob_command(
@@ -291,6 +294,58 @@ def glob_command(
             help="Skip files larger than SIZE (k, M, G suffixes; default 20M).",
         ),
     ] = None,
+    max_bytes: Annotated[
+        str | None,
+        typer.Option(
+            "--max-bytes",
+            metavar="SIZE",
+            help="Budget of the whole output in bytes (100k, 2M): whole files in output "
+            "order while they fit, or smallest first where that fits more of them (shown in "
+            "output order); one file cut to fill the rest; the files left out named at the "
+            "end, on stderr and in --json details.packing.",
+        ),
+    ] = None,
+    max_lines: Annotated[
+        int | None,
+        typer.Option(
+            "--max-lines", metavar="N", min=1, help="Budget of the whole output in lines."
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        str | None,
+        typer.Option(
+            "--max-tokens",
+            metavar="N",
+            help="Budget of the whole output in estimated tokens (100k = 100,000), "
+            "counted as the summary counts them: 4 bytes a token.",
+        ),
+    ] = None,
+    stats: Annotated[
+        bool,
+        typer.Option(
+            "--stats",
+            help="Instead of the files, a tree of what each costs: bytes, lines and "
+            "estimated tokens per file and directory, biggest first, the total on top; "
+            "with a budget, what it leaves out or cuts is marked.",
+        ),
+    ] = False,
+    tree: Annotated[
+        bool,
+        typer.Option("--tree", help="A directory tree of the files shown, before the first."),
+    ] = False,
+    format_name: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="text (--- path --- sections, the default), markdown (a heading and a "
+            "fenced block a file) or xml (a document element a file, in a documents "
+            "element: the form Anthropic's prompting guide shows).",
+        ),
+    ] = None,
+    line_numbers: Annotated[
+        bool, typer.Option("--line-numbers", "-n", help="Number the lines of every file.")
+    ] = False,
     stdin: StdinOpt = False,
     null: NullOpt = False,
     compat: CompatOpt = False,

@@ -2,6 +2,7 @@
 
 It knows blocks only by their text and size, and is handed a way to cut each one (the
 command frames the head of a body); it imports neither the read nor the frame stage.
+Blocks are joined by `SEPARATOR` unless the caller says what joins them (`joint`).
 Two plans are computed over the same entries: request order (stop at the first block
 that does not fit) and smallest first (skip what does not fit). Each then gives the first
 remaining entry in request order that can take it a partial block. Smallest first
@@ -102,14 +103,15 @@ class Packing(NamedTuple):
 
 
 class _Usage:
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget, joint: tuple[int, int]) -> None:
         self.budget = budget
+        self.joint = joint
         self.bytes = 0
         self.lines = 0
         self.sections = 0
 
     def separator(self) -> tuple[int, int]:
-        return (SEPARATOR_BYTES, SEPARATOR_LINES) if self.sections else (0, 0)
+        return self.joint if self.sections else (0, 0)
 
     def fits(self, block: Block) -> bool:
         sep_bytes, sep_lines = self.separator()
@@ -125,12 +127,20 @@ class _Usage:
         self.sections += 1
 
 
-def pack_blocks(entries: Sequence[Entry], budget: Budget | None = None) -> Packing:
-    """Choose what is shown whole, what is cut, what is omitted."""
+def pack_blocks(
+    entries: Sequence[Entry],
+    budget: Budget | None = None,
+    *,
+    joint: tuple[int, int] = (SEPARATOR_BYTES, SEPARATOR_LINES),
+) -> Packing:
+    """Choose what is shown whole, what is cut, what is omitted.
+
+    `joint` is the (bytes, lines) between two blocks.
+    """
     budget = budget or Budget()
-    in_order = _plan("request-order", entries, entries, budget, stop_at_misfit=True)
+    in_order = _plan("request-order", entries, entries, budget, joint, stop_at_misfit=True)
     by_size = sorted(entries, key=lambda c: (c.block.bytes, c.block.lines, c.position))
-    smallest = _plan("smallest-first", entries, by_size, budget, stop_at_misfit=False)
+    smallest = _plan("smallest-first", entries, by_size, budget, joint, stop_at_misfit=False)
     switched = smallest.full_success > in_order.full_success
     plan = smallest if switched else in_order
     omitted = tuple(
@@ -146,10 +156,11 @@ def _plan(
     entries: Sequence[Entry],
     visit: Sequence[Entry],
     budget: Budget,
+    joint: tuple[int, int],
     *,
     stop_at_misfit: bool,
 ) -> Plan:
-    usage = _Usage(budget)
+    usage = _Usage(budget, joint)
     full: set[int] = set()
     success = 0
     for entry in visit:
@@ -174,9 +185,17 @@ def _plan(
 
 
 def cut_block(entry: Entry, room_bytes: int, room_lines: int) -> Block | None:
-    """The largest head of the body that, framed, fits the room; None if none can."""
+    """The largest head of the body that, framed, fits the room; None if none can.
+
+    A `cut_head` that has a `fill(room_lines, room_bytes)` method is asked for that block
+    itself: it knows its frame, where the attempts below only guess it.
+    """
     if entry.cut_head is None:
         return None
+    fill = getattr(entry.cut_head, "fill", None)
+    if fill is not None:
+        filled: Block | None = fill(room_lines, room_bytes)
+        return filled
     body_lines = room_lines - 3
     if body_lines < 1 or room_bytes < PARTIAL_MIN_BYTES:
         return None

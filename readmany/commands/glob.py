@@ -24,9 +24,10 @@ from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.faces import Face
-from readmany.frame.separator import cut_notice, frame_data_url, frame_end, frame_separator
+from readmany.frame.formats import FORMATS, GlobFraming, framing_for
+from readmany.frame.separator import cut_notice, frame_end
 from readmany.invoke import Options, current_directory, stdin_paths
-from readmany.read.matched import AssetFile, Skipped, TextFile
+from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
 from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, secrets_mode, secrets_warning
 from readmany.select.candidates import (
@@ -47,7 +48,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from readmany.read.text import TextRead
+
 _TRUNCATED = "truncated to the line limits"
+LEFT_OUT = "left out by the budget"
+CUT_BY_BUDGET = "cut by the budget"
 _SELECT_CATEGORIES = {
     REASON_OUTSIDE: "boundary",
     REASON_IGNORED: "ignored",
@@ -78,6 +83,7 @@ def main(options: Options) -> int:
     if options.flag("with_diff") and not by_git:
         raise UsageError("--with-diff adds the diff of --staged or --changed: give one of them")
     value = GlobRequest(
+        **_chat(options),
         face=_face(options),
         output=options.text("output"),
         staged=staged,
@@ -102,9 +108,60 @@ def main(options: Options) -> int:
         _warn_if_tracked(root, value.output)
     if value.output and not value.face.compat:
         _refuse_output_as_input(value)
+    run = run_glob
+    if value.stats or value.budgeted or value.tree:
+        from readmany.commands import glob_plan
+
+        run = glob_plan.run_stats if value.stats else glob_plan.run_planned
     # The walk starts first: in a helper process, it goes on while the rest is set up.
     with open_selection(value) as selection:
-        return present(lambda sink: run_glob(value, sink, selection), Presentation.of(options))
+        return present(lambda sink: run(value, sink, selection), Presentation.of(options))
+
+
+# The options of a context for a chat, as the command line spells them: none is --compat's.
+_CHAT_OPTIONS = (
+    ("max_bytes", "--max-bytes"),
+    ("max_lines", "--max-lines"),
+    ("max_tokens", "--max-tokens"),
+    ("stats", "--stats"),
+    ("tree", "--tree"),
+    ("format_name", "--format"),
+    ("line_numbers", "-n"),
+)
+
+
+def _chat(options: Options) -> dict[str, Any]:
+    """The budget, --stats, --tree, --format and -n, checked, as `GlobRequest` fields."""
+    if options.flag("compat"):
+        for name, option in _CHAT_OPTIONS:
+            given = options.text(name) or options.number(name) or options.flag(name)
+            if given:
+                raise UsageError(
+                    f"{option} is not part of --compat, which writes the reference's exact "
+                    "text: drop one or the other"
+                )
+        return {}
+    format_name = options.text("format_name") or "text"
+    if format_name not in FORMATS:
+        raise UsageError(f"--format {format_name!r}: give text, markdown or xml")
+    if options.flag("stats") and options.flag("tree"):
+        raise UsageError("--stats draws a tree of its own: drop --tree")
+    max_bytes, max_tokens = options.text("max_bytes"), options.text("max_tokens")
+    budgeted = max_bytes is not None or max_tokens is not None or options.number("max_lines")
+    return {
+        "format": format_name,
+        "line_numbers": options.flag("line_numbers"),
+        "tree": options.flag("tree"),
+        "stats": options.flag("stats"),
+        # The helper process measures ahead for --stats (it must not decode), unless a
+        # budget needs the files decoded and framed anyway.
+        "ahead": "measure" if options.flag("stats") and not budgeted else "read",
+        "max_bytes": parse_size(max_bytes, "--max-bytes") if max_bytes is not None else None,
+        "max_lines": options.number("max_lines"),
+        "max_tokens": (
+            parse_size(max_tokens, "--max-tokens", base=1000) if max_tokens is not None else None
+        ),
+    }
 
 
 def _face(options: Options) -> Face:
@@ -156,53 +213,40 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
     """Select, read, frame and write; `selection` is the walk if it was started already."""
     with selection or open_selection(request) as selection:
         compat = request.face.compat
-        report = _Report(selection.root, keep_records=sink.json_mode, compat=compat)
+        framing = framing_for(request.format, line_numbers=request.line_numbers)
+        joint = framing.joint
+        report = Report(selection.root, keep_records=sink.json_mode, compat=compat)
         read = candidate_reader(request)
-        any_section = False
+        index = 0  # blocks written
         absolute = request.absolute
         for event, done in selection:
-            if isinstance(event, Skip) and event.reason == REASON_NO_MATCH:
-                report.unmatched(event.rel)
+            if isinstance(event, Skip):
+                report.selected_skip(event, absolute)
                 continue
             path = shown_path(report.root, event.rel, True) if absolute else event.rel
-            if isinstance(event, Skip):
-                if event.failed:
-                    report.fail(path, f"{path}: {event.reason}", event.reason)
-                else:
-                    report.skip(
-                        path, event.reason, _SELECT_CATEGORIES.get(event.reason, event.reason)
-                    )
-                continue
             result = done if done is not None else read(event, path)
+            assert not isinstance(result, Measured)  # measured only for --stats
             if isinstance(result, TextFile):
-                if event.rel.endswith(CREDENTIAL_FILES) and holds_credentials(
-                    event.rel, result.text.body
-                ):
-                    report.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
+                text_file = report.checked(event.rel, path, result, request.secrets)
+                if text_file is None:
                     continue
-                if request.secrets != "off":
-                    checked = report.secrets(path, result, request.secrets)
-                    if checked is None:
-                        continue
-                    result = checked
-                text = result.text
-                if text.total_lines:  # cut to its first lines: say how to get the rest
-                    shown = text.body.count("\n")
-                    command = _continue_with(report.root, event.rel, shown + 1)
-                    notice = cut_notice(shown, text.total_lines, command)
-                    block = frame_separator(path, text.body, notice=notice)
-                else:
-                    block = frame_separator(path, text.body, text.truncated)
-                report.text(path, result, sink.write(block))
-                any_section = True
+                index += 1
+                block = text_block(framing, report.root, event.rel, path, text_file.text, index)
+                if index == 1:
+                    block = framing.start(None) + block
+                elif joint:
+                    block = joint + block
+                report.text(path, text_file, sink.write(block))
             elif isinstance(result, AssetFile):
                 if sink.json_mode:
                     report.attachments.append(Attachment(path, result.mime_type, result.data))
                     report.asset(path, result, 0)
+                    report.any_shown = True
                 else:
-                    block = frame_data_url(path, result.mime_type, result.data)
+                    index += 1
+                    block = framing.data_url(path, result.mime_type, result.data, index)
+                    block = (framing.start(None) if index == 1 else joint) + block
                     report.asset(path, result, sink.write(block))
-                any_section = True
             elif isinstance(result, Skipped):
                 report.skip(path, result.reason, result.category)
             else:  # Failed
@@ -210,18 +254,50 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             sink.file_done(path)
         diff = selection.diff
     if diff is not None:
-        label = "git diff --cached" if request.staged else f"git diff {request.changed}"
-        sink.write(frame_separator(label, diff))
-        any_section = True
+        index += 1
+        block = diff_block(framing, request, diff, index)
+        sink.write((framing.start(None) if index == 1 else joint) + block)
         report.diff = diff
-    sink.write(frame_end(any_section, compat=compat))
+    any_section = index > 0 or report.any_shown
+    if compat:
+        sink.write(frame_end(any_section, compat=True))
+    else:
+        if any_section and not index:  # attachments alone (--json)
+            sink.write(framing.start(None))
+        sink.write(framing.end(any_section))
     by_git = request.staged or request.changed is not None
     if not any_section and not compat and not by_git:
         report.nothing_read()
     return report.outcome(sink.bytes_written)
 
 
-def _continue_with(root: str, rel: str, first_line: int) -> str:
+def text_block(
+    framing: GlobFraming, root: str, rel: str, path: str, text: TextRead, index: int
+) -> str:
+    """A text file's block; a text cut to its first lines ends with the command that
+    shows the rest."""
+    if text.total_lines:
+        shown = text.body.count("\n")
+        notice = cut_notice(shown, text.total_lines, continue_with(root, rel, shown + 1))
+        return framing.block(path, text.body, index, note=notice)
+    return framing.block(path, text.body, index, truncated=text.truncated)
+
+
+def diff_label(request: GlobRequest) -> str:
+    """What the section of `--with-diff` is headed with: the command that shows it."""
+    return "git diff --cached" if request.staged else f"git diff {request.changed}"
+
+
+def diff_block(framing: GlobFraming, request: GlobRequest, diff: str, index: int) -> str:
+    """The section of `--with-diff`: the diff itself, never numbered."""
+    return framing.block(diff_label(request), diff, index, line_numbers=False)
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def continue_with(root: str, rel: str, first_line: int) -> str:
     """The command that shows a file from `first_line` on, run where readmany was."""
     import shlex
 
@@ -231,7 +307,7 @@ def _continue_with(root: str, rel: str, first_line: int) -> str:
     return f"readmany many {shlex.quote(f'{path}:{first_line}')}"
 
 
-class _Report:
+class Report:
     """What became of each matched file: details, the tally and stderr lines.
 
     Per-file records are kept only for `--json` details (`keep_records`); otherwise
@@ -253,6 +329,30 @@ class _Report:
         self.attachments: list[Attachment] = []
         self.problems: list[str] = []
         self.tally = Tally()
+        self.any_shown = False  # an attachment (--json) counts as shown
+        self.budget_notes: list[str] = []  # what the budget cut or left out, a line a file
+        self.details: dict[str, Any] = {}  # more details: packing, stats
+
+    def selected_skip(self, event: Skip, absolute: bool) -> None:
+        """A file the select stage left out, or a pattern that matched nothing."""
+        if event.reason == REASON_NO_MATCH:
+            self.unmatched(event.rel)
+            return
+        path = shown_path(self.root, event.rel, True) if absolute else event.rel
+        if event.failed:
+            self.fail(path, f"{path}: {event.reason}", event.reason)
+        else:
+            self.skip(path, event.reason, _SELECT_CATEGORIES.get(event.reason, event.reason))
+
+    def checked(self, rel: str, path: str, result: TextFile, mode: str) -> TextFile | None:
+        """The text as it may be shown: None for a credentials file or, with `--secrets
+        skip`, a file that holds a secret (each reported); redacted with `redact`."""
+        if rel.endswith(CREDENTIAL_FILES) and holds_credentials(rel, result.text.body):
+            self.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
+            return None
+        if mode != "off":
+            return self.secrets(path, result, mode)
+        return result
 
     def text(self, path: str, result: TextFile, size: int) -> None:
         text = result.text
@@ -262,6 +362,17 @@ class _Report:
             self.tally.add_read(path, size)
         if self.keep_records:
             self._record(path, result, size, truncated=text.truncated, lossy=text.lossy)
+
+    def cut(self, path: str, result: TextFile, size: int, shown: int) -> None:
+        """A text the budget cut to its first `shown` lines."""
+        self.tally.add(FileStat(path, "cut", size, CUT_BY_BUDGET))
+        total = result.text.total_lines or _line_count(result.text.body)
+        self.budget_notes.append(f"{path}: lines 1-{shown} of {total} shown, {CUT_BY_BUDGET}")
+        self._record(path, result, size, truncated=True, lossy=result.text.lossy)
+
+    def left_out(self, path: str) -> None:
+        """A file the budget left out (named in one of `budget_notes`)."""
+        self.tally.add(FileStat(path, "omitted", 0, LEFT_OUT))
 
     def asset(self, path: str, result: AssetFile, size: int) -> None:
         self.tally.add(FileStat(path, "read", size))
@@ -330,10 +441,13 @@ class _Report:
         """One line per kind of skip, and one for truncated files, naming a few paths."""
         lines = []
         for category, count in sorted(self.tally.reasons.items()):
+            if category == LEFT_OUT:
+                continue  # named one a line in `budget_notes`
             lines.append(self._notice(f"skipped ({category})", count, category))
-        if self.tally.counts["cut"]:
-            lines.append(self._notice("truncated", self.tally.counts["cut"], _TRUNCATED))
-        return lines
+        if self.tally.examples.get(_TRUNCATED):
+            cut = self.tally.counts["cut"] - (self.tally.examples.get(CUT_BY_BUDGET) is not None)
+            lines.append(self._notice("truncated", cut, _TRUNCATED))
+        return lines + self.budget_notes
 
     def _notice(self, label: str, count: int, reason: str) -> str:
         examples = self.tally.examples.get(reason, [])
@@ -350,6 +464,7 @@ class _Report:
                 details.update(diff=self.diff)
             if self.found_secrets:
                 details.update(secrets=self.found_secrets)
+        details.update(self.details)
         details.update(bytes=content_bytes, estimatedTokens=estimate_tokens(content_bytes))
         return Outcome(
             details=details,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         CandidateReader,
         Failed,
         MatchedRead,
+        Measured,
         Skipped,
         TextFile,
     )
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
 # This module is imported before the fork and kept light: the stages are imported where
 # they are used, so that each process imports its own while the other does the same.
 
-Item = tuple["Event", "MatchedRead | None"]  # a result where the helper read the file
+# A result where the helper read the file (or, for --stats, measured it).
+Item = tuple["Event", "MatchedRead | Measured | None"]
 
 
 class GlobRequest(NamedTuple):
@@ -69,6 +71,20 @@ class GlobRequest(NamedTuple):
     changed: str | None = None  # the files that differ from this revision (the work tree)
     with_diff: bool = False  # one more section: the diff itself
     secrets: str = "off"  # --secrets: off, warn, skip or redact
+    # -- context for a chat (the default face only) --
+    format: str = "text"  # --format: text, markdown or xml
+    line_numbers: bool = False  # -n
+    tree: bool = False  # --tree: a directory tree of the files shown, first
+    stats: bool = False  # --stats: what each file costs, instead of the files
+    max_bytes: int | None = None  # the budget, as given (None: not given)
+    max_lines: int | None = None
+    max_tokens: int | None = None
+    ahead: str = "read"  # what the helper does for a lagging main process: read, measure or ""
+
+    @property
+    def budgeted(self) -> bool:
+        """Whether a budget was given."""
+        return (self.max_bytes, self.max_lines, self.max_tokens) != (None, None, None)
 
 
 _BATCH = 32  # events a message
@@ -307,17 +323,19 @@ def _use_helper() -> bool:
 
 @functools.cache
 def _result_types() -> tuple[
-    type[TextFile], type[TextRead], type[AssetFile], type[Skipped], type[Failed]
+    type[TextFile], type[TextRead], type[AssetFile], type[Skipped], type[Failed], type[Measured]
 ]:
     """The read stage's result types, imported once (an import statement a file costs µs)."""
-    from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
+    from readmany.read.matched import AssetFile, Failed, Measured, Skipped, TextFile
     from readmany.read.text import TextRead
 
-    return TextFile, TextRead, AssetFile, Skipped, Failed
+    return TextFile, TextRead, AssetFile, Skipped, Failed, Measured
 
 
-def _pack_result(result: MatchedRead) -> tuple[Any, ...]:
-    TextFile, _, AssetFile, Skipped, Failed = _result_types()
+def _pack_result(result: MatchedRead | Measured) -> tuple[Any, ...]:
+    TextFile, _, AssetFile, Skipped, Failed, Measured = _result_types()
+    if isinstance(result, Measured):
+        return ("m", *result)
     if isinstance(result, TextFile):
         text = result.text
         return ("t", result.kind, *text, result.size)
@@ -339,9 +357,11 @@ def _result_size(packed: tuple[Any, ...]) -> int:
     return 0
 
 
-def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead:
-    TextFile, TextRead, AssetFile, Skipped, Failed = _result_types()
+def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead | Measured:
+    TextFile, TextRead, AssetFile, Skipped, Failed, Measured = _result_types()
     tag = packed[0]
+    if tag == "m":
+        return Measured(*packed[1:])
     if tag == "t":
         return TextFile(packed[1], TextRead(*packed[2:-1]), packed[-1])
     if tag == "a":
@@ -536,7 +556,7 @@ def _walk(
         nonlocal reader
         items: list[tuple[Any, ...]] = []
         size = 0
-        read_ahead = sent - finished[0] > _LAG  # the main process lags: read for it
+        read_ahead = request.ahead and sent - finished[0] > _LAG  # the main process lags
         for event in batch:
             if size > _MESSAGE_BYTES:  # a message holds so much text at most, and one file
                 send_items(items)
@@ -548,7 +568,13 @@ def _walk(
             if read_ahead:
                 if reader is None:
                     reader = candidate_reader(request)
-                result = _pack_result(reader(event, shown_path(root, event.rel, absolute)))
+                shown = shown_path(root, event.rel, absolute)
+                if request.ahead == "measure":  # --stats: measured, not decoded
+                    from readmany.emit.stats import measure_for_stats
+
+                    result = _pack_result(reader.measure(event, shown, measure_for_stats))
+                else:
+                    result = _pack_result(reader(event, shown))
                 items.append((packed, result))
                 size += _result_size(result)
             else:

@@ -16,12 +16,19 @@ UTF-8 as U+FFFD, and text may be cut to the line limits.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterable
 
 from readmany.frame.paths import header_path
 from readmany.frame.tree import BRANCH, GAP, LAST_BRANCH, PIPE
 from readmany.record import NamedTuple
-from readmany.tokens import SAMPLE_BYTES, estimate_tokens_for, sample_spans, weight_of_sample
+from readmany.tokens import (
+    SAMPLE_BYTES,
+    estimate_tokens_for,
+    sample_of,
+    sample_spans,
+    weight_of_sample,
+)
 
 
 class Measure(NamedTuple):
@@ -38,13 +45,14 @@ def measure(data: bytes) -> Measure:
     return Measure(len(data), lines, estimate_tokens_for(data))
 
 
-def measure_chunks(chunks: Iterable[bytes], size: int) -> Measure:
+def measure_chunks(chunks: Iterable[bytes], size: int, sample_bytes: int = SAMPLE_BYTES) -> Measure:
     """`measure` of a file read in chunks, keeping only the bytes the estimate weighs.
 
     `size` is the file's size when opened (the chunks stop there, or earlier if it
-    shrank); the result equals `measure` of the chunks joined when they come to `size`.
+    shrank); the result equals `measure` of the chunks joined when they come to `size`
+    (weighed by `sample_bytes`, as `tokens.estimate_tokens_for` takes it).
     """
-    spans = sample_spans(size, SAMPLE_BYTES)
+    spans = sample_spans(size, sample_bytes)
     kept: list[bytes] = []
     newlines = 0
     offset = 0
@@ -61,6 +69,28 @@ def measure_chunks(chunks: Iterable[bytes], size: int) -> Measure:
     if not offset:
         return Measure(0, 0, 0)
     return Measure(offset, lines, max(1, round(weight_of_sample(b"".join(kept), offset))))
+
+
+# What `--stats` weighs of each file for its tokens: 8 windows of 128 bytes over 1 KiB.
+# The estimate of a file then differs from that of all of it by 3.4% on average (readmany's
+# own sources: 12% at most; a directory's sum by under 1%), and on the recorded samples
+# (tests/fixtures/token_counts.json) is off by 4.4% instead of 4.0%, where the estimate
+# takes most of the time `--stats` spends on a file.
+STATS_SAMPLE_BYTES = 1 << 10
+
+
+def measure_for_stats(chunks: Iterable[bytes], size: int) -> Measure:
+    """`measure_chunks` weighing `STATS_SAMPLE_BYTES`: what `--stats` shows of a file."""
+    parts = iter(chunks)
+    first = next(parts, b"")
+    if len(first) < size:
+        return measure_chunks(itertools.chain((first,), parts), size, STATS_SAMPLE_BYTES)
+    # The whole file in one chunk, as most are: the same measure, without the windows' loop.
+    if not first:
+        return Measure(0, 0, 0)
+    lines = first.count(b"\n") + (not first.endswith(b"\n"))
+    sample = sample_of(first, STATS_SAMPLE_BYTES)
+    return Measure(len(first), lines, max(1, round(weight_of_sample(sample, len(first)))))
 
 
 class StatsEntry(NamedTuple):
@@ -190,14 +220,11 @@ def stats_text(root: StatsNode) -> str:
         table.append(
             (human_size(node.bytes), f"{node.lines:,}", f"~{node.tokens:,}", label, mark(node))
         )
-    widths = [max(len(row[column]) for row in table) for column in range(3)]
-    lines = []
-    for size, lines_shown, tokens, label, marked in table:
-        numbers = "  ".join(
-            value.rjust(width)
-            for value, width in zip((size, lines_shown, tokens), widths, strict=True)
-        )
-        lines.append(f"{numbers}  {label}  {marked}".rstrip())
+    sizes, counts, tokens = (max(len(row[column]) for row in table) for column in range(3))
+    lines = [
+        f"{size:>{sizes}}  {shown:>{counts}}  {estimate:>{tokens}}  {label}  {marked}".rstrip()
+        for size, shown, estimate, label, marked in table
+    ]
     return "\n".join(lines) + "\n"
 
 

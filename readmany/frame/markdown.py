@@ -20,7 +20,8 @@ The heading shows the path as every header does (`paths.header_path`: a JSON str
 it holds a control character or starts with `"`), and also quoted when Markdown would
 change it: leading or trailing whitespace, or a trailing `#`. A note (say, that the file
 was cut) may stand on its own line between heading and fence. Blocks are separated by a
-blank line; an optional directory tree comes first, under `# Directory tree`.
+blank line; an optional directory tree comes first, under `# Directory tree`, and an
+optional closing note (the files a budget left out) last: one line that starts with `[`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ HEADING = "## "
 TREE_HEADING = "# Directory tree"
 NO_FINAL_NEWLINE = "\\ No newline at end of file"
 BLOCK_SEPARATOR = "\n\n"
+CLOSING_NOTE = "["  # how the closing note starts
 MIN_FENCE = 3
 
 # Extension (lower case, without the dot) or whole file name -> info string.
@@ -215,6 +217,8 @@ def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
         reader.separator()
     files = []
     while not reader.done():
+        if reader.text.startswith(CLOSING_NOTE, reader.at) and "\n" not in reader.text[reader.at :]:
+            break  # the closing note
         reader.expect(HEADING)
         path = _unquote(reader.line())
         reader.expect("\n")

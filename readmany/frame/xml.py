@@ -26,7 +26,8 @@ So no text can end its element early. The path in `<source>` is written as every
 header writes it (`paths.header_path`, here also quoting lone surrogates and the two
 non-characters, as JSON escapes) with `&`, `<` and `>` escaped. An optional note (say,
 that the file was cut) is a `<note>` before the content; an optional directory tree is
-a `<directory_tree>` element before the first document. Documents are numbered from 1.
+a `<directory_tree>` element before the first document, and an optional closing note (the
+files a budget left out) a `<note>` after the last. Documents are numbered from 1.
 """
 
 from __future__ import annotations
@@ -97,6 +98,11 @@ def frame_xml(
         f'<document index="{index}">\n<source>{source_path(path)}</source>\n{noted}'
         f"<document_content>{encode_text(body)}</document_content>\n</document>\n"
     )
+
+
+def xml_note(note: str) -> str:
+    """A `<note>` element and its newline: the closing note, after the last document."""
+    return f"<note>{encode_text(note)}</note>\n"
 
 
 def xml_open(tree: str | None = None) -> str:
@@ -187,6 +193,11 @@ def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
         reader.expect("\n")
     files: list[tuple[str, str]] = []
     while not reader.next_is(CLOSE):
+        if reader.next_is("<note>"):  # the closing note
+            reader.expect("<note>")
+            reader.character_data("</note>")
+            reader.expect("\n")
+            break
         reader.expect(f'<document index="{len(files) + 1}">\n<source>')
         shown = _unescape(reader.until("</source>"))
         reader.expect("</source>\n")

@@ -27,6 +27,7 @@ from readmany.read.classify import (
 )
 from readmany.read.classify import mime_type as asset_mime_type
 from readmany.read.safe import (
+    CHUNK,
     Boundary,
     OpenFailure,
     chunks,
@@ -73,6 +74,20 @@ if TYPE_CHECKING:
         def head(self, count: int) -> bytes: ...
 
         def read(self) -> bytes: ...
+
+    class Cost(Protocol):
+        """Bytes, lines and tokens of a file (`emit.stats.Measure`)."""
+
+        @property
+        def bytes(self) -> int: ...
+
+        @property
+        def lines(self) -> int: ...
+
+        @property
+        def tokens(self) -> int: ...
+
+    MeasureChunks = Callable[[Iterator[bytes], int], Cost]
 
 
 MAX_SVG_BYTES = GLOB_MAX_SVG_BYTES
@@ -228,6 +243,38 @@ def _read_kind(
     source: _OpenFile | Blob,
 ) -> MatchedRead:
     """Classify by name and content, gate assets, check the size, and read."""
+    kind = _shown_kind(name, shown, requested, limits, source)
+    if isinstance(kind, Skipped):
+        return kind
+    size = source.size
+    if kind == "svg":
+        if size > MAX_SVG_BYTES:
+            note = f"Cannot display content of SVG file larger than 1MB: {rel}"
+            return TextFile(kind, TextRead(note), size)
+        return TextFile(kind, decode_whole(source.read()), size)
+    if kind == "text" and limits.exact:
+        return TextFile(kind, exact_text(source.read(), limits.max_lines), size)
+    if kind == "text":
+        if isinstance(source, _OpenFile):
+            return TextFile(kind, source.reference_text(), size)
+        return TextFile(kind, text_of_bytes(source.read()), size)
+    if isinstance(source, _OpenFile):
+        return AssetFile(kind, asset_mime_type(name, kind), source.base64(), size)
+    import base64
+
+    data = base64.b64encode(source.read()).decode("ascii")
+    return AssetFile(kind, asset_mime_type(name, kind), data, size)
+
+
+def _shown_kind(
+    name: str,
+    shown: str,
+    requested: Callable[[str], bool],
+    limits: MatchedLimits,
+    source: _OpenFile | Blob | _Head,
+) -> Kind | Skipped:
+    """The kind of a file that is shown, or why it is not: by name and first bytes, the
+    asset gate, the size limit, binary content."""
     by_name, binary_kind = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
     size = source.size
     kind = by_name or (binary_kind if is_binary(source.head(SNIFF_BYTES)) else "text")
@@ -246,23 +293,89 @@ def _read_kind(
         )
     if kind == "binary":
         return Skipped(REASON_BINARY, "binary file")
-    if kind == "svg":
-        if size > MAX_SVG_BYTES:
-            note = f"Cannot display content of SVG file larger than 1MB: {rel}"
-            return TextFile(kind, TextRead(note), size)
-        return TextFile(kind, decode_whole(source.read()), size)
-    if kind == "text" and limits.exact:
-        return TextFile(kind, exact_text(source.read(), limits.max_lines), size)
-    if kind == "text":
-        if isinstance(source, _OpenFile):
-            return TextFile(kind, source.reference_text(), size)
-        return TextFile(kind, text_of_bytes(source.read()), size)
-    if isinstance(source, _OpenFile):
-        return AssetFile(kind, asset_mime_type(name, kind), source.base64(), size)
+    return kind
+
+
+class Measured(NamedTuple):
+    """What a file that would be shown costs, measured from its bytes without decoding:
+    bytes and lines as stored, estimated tokens (`emit.stats.measure_chunks`); an asset's
+    tokens are those of its base64 text."""
+
+    kind: Kind
+    bytes: int
+    lines: int
+    tokens: int
+
+
+class _Head:
+    """An open file as `_shown_kind` looks at it: its size and first bytes, read once."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd = fd
+        self.size = size
+        self.first = b""
+
+    def head(self, count: int) -> bytes:
+        if len(self.first) < min(count, self.size):
+            self.first = read_prefix(self.fd, min(count, self.size))
+        return self.first[:count]
+
+    def chunks(self) -> Iterator[bytes]:
+        """The file's bytes up to its size when opened: the head read, then the rest."""
+        if self.first:
+            yield self.first
+        position = len(self.first)
+        while position < self.size:
+            chunk = os.pread(self.fd, min(CHUNK, self.size - position), position)
+            if not chunk:
+                return
+            position += len(chunk)
+            yield chunk
+
+
+def measure_matched(
+    path: str,
+    shown: str,
+    requested: Callable[[str], bool],
+    measure: MeasureChunks,
+    *,
+    listed_regular: bool = False,
+    limits: MatchedLimits = _REFERENCE,
+) -> Measured | Skipped | Failed:
+    """`read_matched`'s decision, with the file measured instead of decoded (`--stats`):
+    `measure` is given the file's chunks and its size (`emit.stats.measure_chunks`)."""
+    name = os.path.basename(path)
+    unrequested = _unrequested_by_name(name, requested, limits)
+    if unrequested is not None:
+        return unrequested
+    try:
+        fd, st = open_regular(path, listed_regular=listed_regular)
+    except OpenFailure as failure:
+        return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
+    try:
+        source = _Head(fd, st.st_size)
+        kind = _shown_kind(name, shown, requested, limits, source)
+        if isinstance(kind, Skipped):
+            return kind
+        if kind in ASSET_KINDS:
+            return Measured(kind, st.st_size, 0, _base64_tokens(fd, st.st_size))
+        cost = measure(source.chunks(), st.st_size)
+        return Measured(kind, cost.bytes, cost.lines, cost.tokens)
+    except OSError as exc:
+        return Failed(f"Read error: {exc.strerror or exc}: {shown}")
+    finally:
+        os.close(fd)
+
+
+def _base64_tokens(fd: int, size: int) -> int:
+    """Estimated tokens of the file's base64 text, weighed on the start of it."""
     import base64
 
-    data = base64.b64encode(source.read()).decode("ascii")
-    return AssetFile(kind, asset_mime_type(name, kind), data, size)
+    from readmany.tokens import SAMPLE_BYTES, weight_of_sample
+
+    encoded_size = -(-size // 3) * 4
+    sample = base64.b64encode(read_prefix(fd, min(size, SAMPLE_BYTES // 4 * 3)))
+    return max(1, round(weight_of_sample(sample, encoded_size))) if size else 0
 
 
 class CandidateReader:
@@ -295,6 +408,20 @@ class CandidateReader:
             limits=self.limits,
             boundary=boundary,
             real=candidate.real,
+        )
+
+    def measure(
+        self, candidate: Candidate, shown: str, measure: MeasureChunks
+    ) -> Measured | Skipped | Failed:
+        """`measure_matched` of the candidate, by the same gate as a read."""
+        gate = _named if candidate.named else self._requested
+        return measure_matched(
+            candidate.path,
+            shown,
+            gate,
+            measure,
+            listed_regular=candidate.regular,
+            limits=self.limits,
         )
 
 

@@ -1,0 +1,789 @@
+"""`readmany glob` with a budget, `--tree` or `--stats`: measure every file, then write.
+
+Without these, `glob` streams (`commands.glob.run_glob`). A budget (`--max-bytes`,
+`--max-lines`, `--max-tokens`) and `--tree` need every file known before the first one is
+written, so the run has two passes over the selection:
+
+1. Each file is read as the streaming run reads it (same checks, same reports), framed
+   as it would be written, and measured; its text is then dropped. What stays per file is
+   its candidate, its place and the size of its block: memory grows with the number of
+   files, as a list of paths would, not with their text.
+2. The planner (`pack.pack_blocks`, the one `many` uses) chooses: files in output order
+   while they fit, or smallest first where that shows more of them whole, output order
+   kept; at most one file cut to fill the rest. The files shown are read again and written,
+   the tree of them first; a closing notice names the files left out. The tree and the
+   notice are output too: the plan is made again with room kept for them until they fit.
+
+A file that changes between the passes is written only while it stays within the size it
+was planned with; a bigger one is left out then, and named with the others. Files from
+git's index (`--staged`) are read again from the index.
+
+`--tree` alone needs no sizes: its first pass only finds which files are shown, by their
+name and first bytes (the text too where `--secrets` or a credentials file needs it).
+
+`--stats` writes, instead of the files, a tree of what each costs (`emit.stats`): bytes and
+lines counted from the file's bytes without decoding them, tokens estimated. With a budget,
+the files and directories the plan leaves out or cuts are marked.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from readmany.commands import Outcome
+from readmany.commands.glob import (
+    LEFT_OUT,
+    Report,
+    continue_with,
+    diff_block,
+    diff_label,
+    text_block,
+)
+from readmany.commands.walker import (
+    GlobRequest,
+    Selection,
+    candidate_reader,
+    open_selection,
+    shown_path,
+)
+from readmany.emit.sink import Attachment, Sink
+from readmany.frame.formats import framing_for
+from readmany.frame.paths import header_path
+from readmany.frame.separator import cut_notice
+from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, pack_blocks
+from readmany.read.classify import ASSET_KINDS
+from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
+from readmany.read.matched import Measured as MeasuredFile
+from readmany.read.secrets import CREDENTIAL_FILES
+from readmany.record import NamedTuple
+from readmany.select.candidates import Candidate, Skip
+from readmany.tokens import BYTES_PER_TOKEN
+from readmany.units import utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from readmany.emit.stats import StatsEntry
+    from readmany.read.matched import CandidateReader, Cost, MatchedRead
+
+NO_LIMIT = sys.maxsize  # a budget dimension nobody set
+NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
+NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
+PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
+QUICK_ATTEMPTS = 3  # of those, the ones that keep just the room the last plan needed
+SHOWN_NAMES = 3  # names in a notice too long to name them all
+
+
+class Sized(NamedTuple):
+    """A file's block as the planner sees it: its size, not its text."""
+
+    text: str  # empty: the block is framed again when it is written
+    bytes: int
+    lines: int  # newlines in it
+    first_line: int  # bytes of the first line of the file's text: a cut shows at least that
+
+
+class Cut(NamedTuple):
+    """The head of a file, framed with the notice that says how to see the rest."""
+
+    text: str
+    bytes: int
+    lines: int
+    head: str
+    note: str
+    shown: int  # lines shown
+
+
+class Item(NamedTuple):
+    """A file the selection shows (or the diff), as the first pass found it."""
+
+    ordinal: int  # its place among the selection's events
+    candidate: Candidate | None  # None: the diff of --with-diff
+    rel: str
+    path: str  # as shown
+
+
+class Budgeted(NamedTuple):
+    """The budget as given: what was asked, and the limits it makes."""
+
+    max_bytes: int | None
+    max_lines: int | None
+    max_tokens: int | None
+
+    @property
+    def limits(self) -> Budget:
+        tokens = self.max_tokens * BYTES_PER_TOKEN if self.max_tokens else NO_LIMIT
+        return Budget(min(self.max_bytes or NO_LIMIT, tokens), self.max_lines or NO_LIMIT)
+
+    def options_for(self, need_bytes: int, need_lines: int) -> list[str]:
+        """The options, among those given, that would hold `need_bytes` and `need_lines`."""
+        options = []
+        if self.max_tokens is not None and need_bytes > self.max_tokens * BYTES_PER_TOKEN:
+            tokens = -(-need_bytes // BYTES_PER_TOKEN)
+            options.append(f"--max-tokens {_round_up(tokens, 1000)}")
+        if self.max_bytes is not None and need_bytes > self.max_bytes:
+            options.append(f"--max-bytes {_round_up(need_bytes, 1024)}")
+        if self.max_lines is not None and need_lines > self.max_lines:
+            options.append(f"--max-lines {need_lines}")
+        return options
+
+
+def _round_up(value: int, base: int) -> str:
+    """`value` rounded up to a size `parse_size` reads: `812`, `13k`, `2M`."""
+    if value < base:
+        return str(value)
+    if value < 10 * base * base:
+        return f"{-(-value // base)}k"
+    return f"{-(-value // (base * base))}M"
+
+
+def budget_of(request: GlobRequest) -> Budgeted | None:
+    if not request.budgeted:
+        return None
+    return Budgeted(request.max_bytes, request.max_lines, request.max_tokens)
+
+
+# --- the first pass ---------------------------------------------------------------------
+
+
+class _Source:
+    """Reads a file of the first pass again: from where it is, or from git's index."""
+
+    def __init__(self, request: GlobRequest, selection: Selection, reader: CandidateReader):
+        self._reader = reader
+        self._selection = selection if request.staged else None
+        self._events: Iterator[tuple[int, MatchedRead | MeasuredFile | None]] | None = None
+        self._at = -1
+
+    def read(self, item: Item) -> MatchedRead | None:
+        assert item.candidate is not None
+        if self._selection is None:
+            return self._reader(item.candidate, item.path)
+        if self._events is None or self._at >= item.ordinal:
+            self._events = (
+                (ordinal, done) for ordinal, (_event, done) in enumerate(self._selection)
+            )
+        for ordinal, done in self._events:
+            self._at = ordinal
+            if ordinal == item.ordinal:
+                return None if isinstance(done, MeasuredFile) else done
+        return None
+
+
+class _Run:
+    """One planned run: the first pass's items and blocks, the plan, the second pass."""
+
+    def __init__(
+        self, request: GlobRequest, sink: Sink, selection: Selection, report: Report
+    ) -> None:
+        self.request = request
+        self.sink = sink
+        self.report = report
+        self.framing = framing_for(request.format, line_numbers=request.line_numbers)
+        self.reader = candidate_reader(request)
+        self.source = _Source(request, selection, self.reader)
+        self.items: list[Item] = []
+        self.entries: list[Entry] = []
+        self.costs: list[StatsEntry] = []
+        self.diff: str | None = None
+        self._last_text: tuple[int, TextFile | None] | None = None  # the last text cut
+        self._files_in: Counter[str] | None = None  # files in each directory
+        self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
+        self._need: tuple[int, int] | None = None
+
+    # -- pass 1 --
+
+    def gather(self, selection: Selection, *, sizes: bool, stats: bool) -> None:
+        """Read the selection once and report what is not shown; of what is, keep
+        - with `sizes` (a budget), its block framed and measured (`items`, `entries`);
+        - with `stats`, what it costs as stored (`costs`), from its bytes, not decoded;
+        - with neither (`--tree` alone), that it is shown (`items`), seen by its name and
+          first bytes where its text cannot change that."""
+        request, report = self.request, self.report
+        absolute = request.absolute
+        tree = not sizes and not stats
+        measure = None
+        if stats or tree:
+            from readmany.emit.stats import measure_for_stats
+
+            measure = measure_for_stats if stats else _unmeasured
+        attachments = self.sink.json_mode
+        for ordinal, (event, done) in enumerate(selection):
+            if isinstance(event, Skip):
+                report.selected_skip(event, absolute)
+                continue
+            path = shown_path(report.root, event.rel, True) if absolute else event.rel
+            self.sink.file_done(path)
+            item = Item(ordinal, event, event.rel, path)
+            cost: MeasuredFile | None = None
+            if isinstance(done, MeasuredFile):  # measured by the helper process
+                cost, done = done, None
+            elif measure is not None and not request.staged:  # staged: measured as read
+                measured = self.reader.measure(event, path, measure)
+                if isinstance(measured, (Skipped, Failed)):
+                    self._not_shown(path, measured)
+                    continue
+                cost = measured
+            if (
+                cost is not None
+                and not sizes
+                and not self._needs_text(event.rel)
+                and not (attachments and cost.kind in ASSET_KINDS)
+            ):
+                if stats:
+                    self._cost(item, cost)
+                else:
+                    self.items.append(item)
+                continue
+            result = done if done is not None else self.reader(event, path)
+            if isinstance(result, TextFile):
+                checked = report.checked(event.rel, path, result, request.secrets)
+                if checked is None:
+                    continue
+                if stats:
+                    self._cost(item, cost or _text_cost(checked))
+                if sizes:
+                    index = len(self.entries) + 1  # the most it can be
+                    text = checked.text
+                    block = text_block(self.framing, report.root, item.rel, path, text, index)
+                    self._add(item, block, text.body, cuttable=True)
+                elif tree:
+                    self.items.append(item)
+            elif isinstance(result, AssetFile):
+                if stats:
+                    self._cost(item, cost or _asset_cost(result))
+                if attachments:  # an attachment, not content: no part of the budget
+                    report.attachments.append(Attachment(path, result.mime_type, result.data))
+                    report.asset(path, result, 0)
+                    report.any_shown = True
+                elif sizes:
+                    index = len(self.entries) + 1
+                    block = self.framing.data_url(path, result.mime_type, result.data, index)
+                    self._add(item, block, "", cuttable=False)
+                elif tree:
+                    self.items.append(item)
+            elif result is not None:
+                self._not_shown(path, result)
+        self.diff = selection.diff
+        if self.diff is not None and not stats:
+            label = diff_label(request)
+            item = Item(-1, None, label, label)
+            if sizes:
+                block = diff_block(self.framing, request, self.diff, len(self.entries) + 1)
+                self._add(item, block, self.diff, cuttable=False)
+            else:
+                self.items.append(item)
+
+    def _needs_text(self, rel: str) -> bool:
+        """Whether the first pass must read a file's text: to know whether it is shown,
+        or to report what it holds (`--secrets`)."""
+        return self.request.secrets != "off" or rel.endswith(CREDENTIAL_FILES)
+
+    def _cost(self, item: Item, cost: Cost) -> None:
+        self.costs.append(_stats_entry()(item.rel, cost.bytes, cost.lines, cost.tokens))
+        self.report.tally.add_read(item.path, 0)
+
+    def _not_shown(self, path: str, result: Skipped | Failed) -> None:
+        if isinstance(result, Skipped):
+            self.report.skip(path, result.reason, result.category)
+        else:
+            self.report.fail(path, result.reason, result.reason)
+
+    def _add(self, item: Item, block: str, body: str, *, cuttable: bool) -> None:
+        """Keep the size of a block, not its text."""
+        first_end = body.find("\n")
+        first_line = utf8_len(body[: first_end + 1] if first_end >= 0 else body)
+        measured = Sized("", utf8_len(block), block.count("\n"), first_line)
+        position = len(self.entries)
+        self.items.append(item)
+        cut = _CutHead(self, position) if cuttable else None
+        self.entries.append(Entry(position, item.path, measured, True, cut))
+
+    # -- cutting --
+
+    def text_of(self, position: int) -> TextFile | None:
+        """The text of the entry at `position`, read again (the last one is kept)."""
+        if self._last_text is not None and self._last_text[0] == position:
+            return self._last_text[1]
+        item = self.items[position]
+        result = self.source.read(item)
+        text = self._recheck(item, result) if isinstance(result, TextFile) else None
+        self._last_text = (position, text)
+        return text
+
+    def _recheck(self, item: Item, result: TextFile) -> TextFile | None:
+        """The checks of the first pass, said nothing of again (they were reported)."""
+        from readmany.read.secrets import holds_credentials, redact, scan
+
+        body = result.text.body
+        if item.rel.endswith(CREDENTIAL_FILES) and holds_credentials(item.rel, body):
+            return None
+        mode = self.request.secrets
+        if mode == "skip" and scan(body):
+            return None
+        if mode == "redact":
+            return result._replace(text=result.text._replace(body=redact(body)[0]))
+        return result
+
+    # -- the plan --
+
+    def plan(self, budget: Budgeted | None) -> tuple[Packing, str, str]:
+        """The packing, and the start (tree) and end (closing notice) written around it."""
+        entries = self.entries
+        if budget is None:  # --tree alone: everything
+            everything = Packing(_all(len(self.items)), False, ())
+            return everything, *self._ends(everything, None)
+        limits = budget.limits
+        joint = (utf8_len(self.framing.joint), self.framing.joint.count("\n"))
+        keep_bytes, keep_lines = 0, 1  # the newline after the content ends its last line
+        for attempt in range(PLAN_ATTEMPTS):
+            room = Budget(limits.max_bytes - keep_bytes, limits.max_lines - keep_lines)
+            if room.max_bytes < 0 or room.max_lines < 0:
+                break
+            packing = pack_blocks(entries, room, joint=joint)
+            start, end = self._ends(packing, budget)
+            cost_bytes = utf8_len(start) + utf8_len(end)
+            cost_lines = start.count("\n") + end.count("\n") + 1
+            if cost_bytes <= keep_bytes and cost_lines <= keep_lines:
+                return packing, start, end
+            if attempt >= QUICK_ATTEMPTS:  # still growing: keep more at once, to end soon
+                cost_bytes, cost_lines = (
+                    max(cost_bytes, 2 * keep_bytes),
+                    max(cost_lines, 2 * keep_lines),
+                )
+            keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
+        nothing = Packing(_none(), False, tuple(range(len(entries))))
+        start, end = self._ends(nothing, budget)
+        if utf8_len(end) > limits.max_bytes or end.count("\n") + 1 > limits.max_lines:
+            end = ""  # not even the notice fits: it is said on stderr alone
+        return nothing, start, end
+
+    def _ends(self, packing: Packing, budget: Budgeted | None) -> tuple[str, str]:
+        plan = packing.plan
+        shown = sorted(plan.full)
+        if plan.partial_index is not None:
+            shown = sorted({*shown, plan.partial_index})
+        note = self._left_out_note(packing, budget) if packing.omitted else ""
+        if not shown:
+            return "", self.framing.end(False, note)
+        tree = None
+        if self.request.tree:
+            tree = self.tree([self.items[i] for i in shown])
+        return self.framing.start(tree), self.framing.end(True, note)
+
+    def tree(self, items: Sequence[Item]) -> str:
+        from readmany.frame.tree import render_tree
+
+        files = [item.rel for item in items if item.candidate is not None]
+        return render_tree(files, self.report.root if self.request.absolute else ".")
+
+    def _left_out_note(self, packing: Packing, budget: Budgeted | None) -> str:
+        """The closing notice: what the budget left out, and the budget that holds all.
+
+        It names every file (`left_out_names`) where that takes at most a quarter of the
+        budget (8 KiB where only lines are counted); else the first few and the count,
+        else the count alone, the rest being named on stderr and in the `--json` details;
+        else (a tiny budget) nothing."""
+        assert budget is not None
+        names = self.left_out_names(packing.omitted)
+        need_bytes, need_lines = self.need()
+        options = budget.options_for(need_bytes, need_lines)
+        tail = f" All {len(self.entries)} take {' '.join(options)}." if options else ""
+        count = len(packing.omitted)
+        files = f"{count} {'file' if count == 1 else 'files'}"
+        first = ", ".join(names[:SHOWN_NAMES])
+        forms = (
+            f"[Left out by the budget: {', '.join(names)}.{tail}]",
+            f"[Left out by the budget: {files}: {first}, … (all named on stderr and in "
+            f"--json details.packing).{tail}]",
+            f"[Left out by the budget: {files}.]",
+        )
+        max_bytes = budget.limits.max_bytes
+        share = max_bytes // NOTE_SHARE if max_bytes != NO_LIMIT else NOTE_WITHOUT_BYTES
+        return next((form for form in forms if utf8_len(form) <= share), "")
+
+    def left_out_names(self, omitted: Sequence[int]) -> list[str]:
+        """The files left out, in output order: a directory whose files are all left out
+        by its name (`docs/ (12 files)`), files next to each other in one directory
+        together (`src/{a.py, b.py}`), other files by their path."""
+        key = tuple(omitted)
+        if self._names is not None and self._names[0] == key:
+            return self._names[1]
+        if self._files_in is None:
+            self._files_in = _files_in(_parent(item.rel) for item in self._files())
+        files_in = self._files_in
+        left_in = _files_in(_parent(self.items[i].rel) for i in omitted if self._is_file(i))
+        whole = {d for d, count in left_in.items() if count == files_in[d] and count > 1}
+        highest: dict[str, str | None] = {}  # parent directory -> the highest left out whole
+        names: list[str] = []
+        named: set[str] = set()
+        group_parent, group = "", list[str]()
+        for position in omitted:
+            item = self.items[position]
+            if item.candidate is None:  # the diff
+                names.extend(self._grouped(group_parent, group))
+                group_parent, group = "", []
+                names.append(_name(item.path))
+                continue
+            parent, _slash, name = item.rel.rpartition("/")
+            if parent not in highest:
+                highest[parent] = next((d for d in _ancestors(parent, True) if d in whole), None)
+            directory = highest[parent]
+            if directory is not None:
+                if directory not in named:
+                    named.add(directory)
+                    names.extend(self._grouped(group_parent, group))
+                    group_parent, group = "", []
+                    names.append(f"{self._shown_dir(directory)} ({files_in[directory]} files)")
+                continue
+            if group and parent == group_parent:
+                group.append(name)
+                continue
+            names.extend(self._grouped(group_parent, group))
+            group_parent, group = parent, [name]
+        names.extend(self._grouped(group_parent, group))
+        self._names = key, names
+        return names
+
+    def _files(self) -> list[Item]:
+        return [item for item in self.items if item.candidate is not None]
+
+    def _is_file(self, position: int) -> bool:
+        return self.items[position].candidate is not None
+
+    def _shown_dir(self, directory: str) -> str:
+        return _name(shown_path(self.report.root, directory + "/", self.request.absolute))
+
+    def _grouped(self, parent: str, names: list[str]) -> list[str]:
+        """Files of one directory: `dir/a.py`, or `dir/{a.py, b.py}` for more than one."""
+        if not names:
+            return []
+        prefix = parent + "/" if parent else ""
+        if not parent or len(names) == 1 or any(_BRACES.intersection(n) for n in names):
+            return [
+                _name(shown_path(self.report.root, prefix + n, self.request.absolute))
+                for n in names
+            ]
+        shown = _name(shown_path(self.report.root, prefix, self.request.absolute))
+        return [f"{shown}{{{', '.join(_name(n) for n in names)}}}"]
+
+    def need(self) -> tuple[int, int]:
+        """Bytes and lines of an output that shows every file whole."""
+        if self._need is not None:
+            return self._need
+        if not self.entries:
+            return 0, 0
+        joint = self.framing.joint
+        blocks = [entry.block for entry in self.entries]
+        count = len(blocks)
+        start = self.framing.start(self.tree(self.items) if self.request.tree else None)
+        end = self.framing.end(True)
+        need_bytes = sum(b.bytes for b in blocks) + (count - 1) * utf8_len(joint)
+        need_lines = sum(b.lines for b in blocks) + (count - 1) * joint.count("\n")
+        need_bytes += utf8_len(start) + utf8_len(end)
+        need_lines += start.count("\n") + end.count("\n") + 1
+        self._need = need_bytes, need_lines
+        return self._need
+
+    # -- pass 2 --
+
+    def write(self, packing: Packing, start: str, end: str) -> None:
+        """Read the files shown again and write them, with the tree and the notice."""
+        sink, report, framing = self.sink, self.report, self.framing
+        plan = packing.plan
+        late: list[int] = []
+        index = 0
+        for position, item in enumerate(self.items):
+            if position in plan.full:
+                block, result = self._block_again(position, index + 1)
+                if block is None:
+                    late.append(position)
+                    continue
+            elif position == plan.partial_index and isinstance(plan.partial, Cut):
+                cut = plan.partial
+                block = framing.block(item.path, cut.head, index + 1, note=cut.note)
+                result = self.text_of(position)
+            else:
+                report.left_out(item.path)
+                continue
+            index += 1
+            size = sink.write((start if index == 1 else framing.joint) + block)
+            if item.candidate is None:
+                report.diff = self.diff
+            elif isinstance(result, TextFile):
+                if position == plan.partial_index and isinstance(plan.partial, Cut):
+                    report.cut(item.path, result, size, plan.partial.shown)
+                else:
+                    report.text(item.path, result, size)
+            elif isinstance(result, AssetFile):
+                report.asset(item.path, result, size)
+        if not self.entries:  # --tree alone
+            sink.write(end)
+            return
+        for position in late:
+            report.left_out(self.items[position].path)
+        if late:
+            end = self._late_end(packing, late, bool(index))
+        sink.write(end)
+        omitted = sorted({*packing.omitted, *late})
+        if omitted:
+            names = ", ".join(self.left_out_names(omitted))
+            report.budget_notes.append(
+                f"{LEFT_OUT} ({len(omitted)} of {len(self.entries)}): {names}"
+            )
+        details = Packing(
+            plan._replace(full=plan.full - set(late), full_success=len(plan.full) - len(late)),
+            packing.switched,
+            tuple(omitted),
+        ).as_json(self.entries)
+        report.details["packing"] = details
+        if self.entries and not index and not report.any_shown:
+            report.problems.append(self._nothing_fits())
+
+    def _block_again(self, position: int, index: int) -> tuple[str | None, Any]:
+        """The block of a file read again; None if it is no longer shown, or (with a
+        budget) no longer fits the size it was planned with."""
+        item = self.items[position]
+        if item.candidate is None:
+            assert self.diff is not None
+            return diff_block(self.framing, self.request, self.diff, index), None
+        result = self.source.read(item)
+        if isinstance(result, TextFile):
+            checked = self._recheck(item, result)
+            if checked is None:
+                return None, None
+            block = text_block(
+                self.framing, self.report.root, item.rel, item.path, checked.text, index
+            )
+            result = checked
+        elif isinstance(result, AssetFile):
+            block = self.framing.data_url(item.path, result.mime_type, result.data, index)
+        else:
+            if not self.entries and result is not None:  # --tree alone: no budget to name
+                self._not_shown(item.path, result)
+            return None, None
+        if not self.entries:
+            return block, result
+        planned = self.entries[position].block
+        if utf8_len(block) > planned.bytes or block.count("\n") > planned.lines:
+            return None, None  # it grew since it was measured
+        return block, result
+
+    def _late_end(self, packing: Packing, late: list[int], started: bool) -> str:
+        """The closing notice again, with the files left out while writing."""
+        omitted = tuple(sorted({*packing.omitted, *late}))
+        budget = budget_of(self.request)
+        note = self._left_out_note(packing._replace(omitted=omitted), budget)
+        return self.framing.end(started, note)
+
+    def _nothing_fits(self) -> str:
+        smallest = min(self.entries, key=lambda e: (e.block.bytes, e.block.lines))
+        size = smallest.block
+        tokens = -(-size.bytes // BYTES_PER_TOKEN)
+        return (
+            f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
+            f"bytes, {size.lines + 1} lines (~{tokens} tokens) as framed"
+        )
+
+
+class _CutHead:
+    """`pack`'s way to cut an entry: the longest head of whole lines whose framed block
+    fits, ending with the command that shows the rest."""
+
+    __slots__ = ("position", "run")
+
+    def __init__(self, run: _Run, position: int) -> None:
+        self.run = run
+        self.position = position
+
+    def __call__(self, max_lines: int, max_bytes: int) -> Cut | None:
+        """The longest head within `max_lines` and `max_bytes` of text, framed."""
+        room = max_bytes + PARTIAL_BYTE_SLACK  # as `pack` guesses the frame
+        return self._cut(lambda _block: True, max_lines, max_bytes, room)
+
+    def fill(self, room_lines: int, room_bytes: int) -> Cut | None:
+        """The longest head whose block fits `room_lines` and `room_bytes` (what `pack`
+        asks of a cut that knows its frame)."""
+
+        def fits(block: Cut) -> bool:
+            return block.bytes <= room_bytes and block.lines <= room_lines
+
+        return self._cut(fits, room_lines, room_bytes, room_bytes)
+
+    def _cut(
+        self, fits: Callable[[Cut], bool], max_lines: int, max_bytes: int, room: int
+    ) -> Cut | None:
+        run = self.run
+        item = run.items[self.position]
+        measured = run.entries[self.position].block
+        assert isinstance(measured, Sized)
+        # Every block holds the path and a cut one the first line: when those alone
+        # cannot fit, that is known without reading the file again.
+        if measured.first_line + utf8_len(item.path) > room:
+            return None
+        result = run.text_of(self.position)
+        if result is None:
+            return None
+        body = result.text.body
+        total = result.text.total_lines or body.count("\n") + (not body.endswith("\n"))
+        ends, byte_ends = _line_ends(body)
+        most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
+        best = None
+        low, high = 1, most  # the block grows with the lines it shows: search for the last
+        while low <= high:
+            count = (low + high) // 2
+            block = self._framed(item, body[: ends[count]], count, total)
+            if fits(block):
+                best, low = block, count + 1
+            else:
+                high = count - 1
+        return best
+
+    def _framed(self, item: Item, head: str, count: int, total: int) -> Cut:
+        run = self.run
+        note = cut_notice(count, total, continue_with(run.report.root, item.rel, count + 1))
+        text = run.framing.block(item.path, head, self.position + 1, note=note)
+        return Cut(text, utf8_len(text), text.count("\n"), head, note, count)
+
+
+@functools.cache
+def _stats_entry() -> type[StatsEntry]:
+    from readmany.emit.stats import StatsEntry
+
+    return StatsEntry
+
+
+def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
+    """No measure (`--tree` alone): the file's size, nothing read."""
+    from readmany.emit.stats import Measure
+
+    return Measure(size, 0, 0)
+
+
+def _text_cost(result: TextFile) -> Cost:
+    """What a text from git's index costs, measured from it as read."""
+    from readmany.emit.stats import measure_for_stats
+
+    data = result.text.body.encode("utf-8", "surrogateescape")
+    return measure_for_stats([data], len(data))
+
+
+def _asset_cost(result: AssetFile) -> Cost:
+    """What an asset from git's index costs: its size, and the tokens of its base64."""
+    from readmany.emit.stats import Measure
+    from readmany.tokens import token_weight
+
+    tokens = max(1, round(token_weight(result.data.encode("ascii")))) if result.data else 0
+    return Measure(result.size, 0, tokens)
+
+
+def _line_ends(body: str) -> tuple[list[int], list[int]]:
+    """Where each line ends (after its newline), in characters and in bytes."""
+    ends = [0]
+    byte_ends = [0]
+    at = body.find("\n")
+    ascii_text = body.isascii()
+    while at >= 0:
+        ends.append(at + 1)
+        if ascii_text:
+            byte_ends.append(at + 1)
+        else:
+            byte_ends.append(byte_ends[-1] + utf8_len(body[ends[-2] : at + 1]))
+        at = body.find("\n", at + 1)
+    return ends, byte_ends
+
+
+def _all(count: int) -> Any:
+    from readmany.pack import Plan
+
+    return Plan("request-order", frozenset(range(count)), count)
+
+
+def _none() -> Any:
+    from readmany.pack import Plan
+
+    return Plan("request-order", frozenset(), 0)
+
+
+_BRACES = frozenset("{},")
+
+
+def _parent(rel: str) -> str:
+    return rel.rpartition("/")[0]
+
+
+def _ancestors(directory: str, highest_first: bool = False) -> list[str]:
+    """`a/b/c` gives `a/b/c`, `a/b`, `a` (or the other way round); `` gives nothing."""
+    found = []
+    while directory:
+        found.append(directory)
+        directory = directory.rpartition("/")[0]
+    return found[::-1] if highest_first else found
+
+
+def _files_in(parents: Iterable[str]) -> Counter[str]:
+    """How many of the files in `parents` (their directories) each directory holds."""
+    counts: Counter[str] = Counter()
+    for parent, count in Counter(parents).items():
+        for directory in _ancestors(parent):
+            counts[directory] += count
+    return counts
+
+
+def _name(path: str) -> str:
+    """A path as the notice names it: quoted where a comma list would blur it."""
+    shown = header_path(path)
+    if shown == path and (", " in path or path != path.strip() or path.startswith("[")):
+        import json
+
+        return json.dumps(path, ensure_ascii=False)
+    return shown
+
+
+# --- the runs ---------------------------------------------------------------------------
+
+
+def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
+    """`glob` with a budget or `--tree`: measure, plan, write."""
+    with selection or open_selection(request) as selection:
+        report = Report(selection.root, keep_records=sink.json_mode, compat=False)
+        run = _Run(request, sink, selection, report)
+        budget = budget_of(request)
+        run.gather(selection, sizes=budget is not None, stats=False)
+        packing, start, end = run.plan(budget)
+        run.write(packing, start, end)
+    by_git = request.staged or request.changed is not None
+    if not run.items and not report.any_shown and not by_git:
+        report.nothing_read()
+    return report.outcome(sink.bytes_written)
+
+
+def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
+    """`glob --stats`: the tree of what each file costs, marked by the budget if one is given."""
+    from readmany.emit.stats import build_stats, stats_json, stats_text
+
+    budget = budget_of(request)
+    with selection or open_selection(request) as selection:
+        report = Report(selection.root, keep_records=sink.json_mode, compat=False)
+        run = _Run(request, sink, selection, report)
+        run.gather(selection, sizes=budget is not None, stats=True)
+        omitted: set[str] = set()
+        cut = None
+        if budget is not None:
+            packing, _start, _end = run.plan(budget)
+            omitted = {run.items[i].rel for i in packing.omitted}
+            if packing.plan.partial_index is not None:
+                cut = run.items[packing.plan.partial_index].rel
+            report.details["packing"] = packing.as_json(run.entries)
+    root = build_stats(run.costs, omitted, cut)
+    sink.write(stats_text(root).removesuffix("\n"))
+    if sink.json_mode:
+        report.details["stats"] = stats_json(root)
+    if not run.costs:
+        report.nothing_read()
+    return report.outcome(sink.bytes_written)

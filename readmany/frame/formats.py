@@ -1,0 +1,134 @@
+"""The three framings of `readmany glob` (`--format text|markdown|xml`), behind one face.
+
+An output is `start(tree)`, then each file's `block`, with `joint` between two blocks,
+then `end(note)`. The start is written before the first block (nothing is written for a
+run that shows nothing); the note is the closing notice (the files a budget left out).
+
+- text: today's `--- path ---` sections (`frame.separator`), ended by the end marker;
+  the tree, when asked for, stands before the first section, a blank line after it; the
+  note is a line of its own before the end marker.
+- markdown: `frame.markdown`'s heading and fenced block a file, joined by blank lines.
+- xml: `frame.xml`'s `<documents>`, one `<document index="N">` a file.
+
+With `line_numbers` (`-n`) every file's text is numbered (`frame.numbering`) in every
+format; a data: URL is not. `note` on a block is one line: what was cut and how to see the
+rest; text puts it after the body, markdown between heading and fence, xml in `<note>`.
+"""
+
+from __future__ import annotations
+
+from readmany.frame.markdown import BLOCK_SEPARATOR, frame_markdown, markdown_tree
+from readmany.frame.numbering import number_lines
+from readmany.frame.separator import (
+    END_OF_CONTENT,
+    TRUNCATION_WARNING,
+    frame_data_url,
+    frame_separator,
+)
+from readmany.frame.xml import CLOSE, frame_xml, xml_note, xml_open
+
+FORMATS = ("text", "markdown", "xml")
+
+
+class GlobFraming:
+    """How one run frames its files; `text` unless a subclass says otherwise."""
+
+    name = "text"
+    joint = ""  # between two blocks
+
+    def __init__(self, *, line_numbers: bool = False) -> None:
+        self.line_numbers = line_numbers
+
+    def start(self, tree: str | None) -> str:
+        """What comes before the first block: the tree, if there is one."""
+        return tree + "\n" if tree is not None else ""
+
+    def block(
+        self,
+        path: str,
+        body: str,
+        index: int,
+        *,
+        truncated: bool = False,
+        note: str = "",
+        line_numbers: bool | None = None,
+    ) -> str:
+        """The `index`-th (1-based) file's block; `line_numbers` None: as the run says."""
+        if self.line_numbers if line_numbers is None else line_numbers:
+            body = number_lines(body)
+        return frame_separator(path, body, truncated, note)
+
+    def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
+        """An asset's block: its bytes as a `data:` URL."""
+        return frame_data_url(path, mime_type, data)
+
+    def end(self, started: bool, note: str = "") -> str:
+        """What ends the output; `started`: blocks were written (the start with the first)."""
+        if not started:
+            return note
+        return f"{note}\n{END_OF_CONTENT}" if note else END_OF_CONTENT
+
+
+class MarkdownFraming(GlobFraming):
+    name = "markdown"
+    joint = BLOCK_SEPARATOR
+
+    def start(self, tree: str | None) -> str:
+        return markdown_tree(tree) + BLOCK_SEPARATOR if tree is not None else ""
+
+    def block(
+        self,
+        path: str,
+        body: str,
+        index: int,
+        *,
+        truncated: bool = False,
+        note: str = "",
+        line_numbers: bool | None = None,
+    ) -> str:
+        if truncated and not note:
+            note = TRUNCATION_WARNING
+        numbered = self.line_numbers if line_numbers is None else line_numbers
+        return frame_markdown(path, body, line_numbers=numbered, note=note)
+
+    def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
+        return frame_markdown(path, f"data:{mime_type};base64,{data}")
+
+    def end(self, started: bool, note: str = "") -> str:
+        return BLOCK_SEPARATOR + note if note and started else note  # a note is a block too
+
+
+class XmlFraming(GlobFraming):
+    name = "xml"
+
+    def start(self, tree: str | None) -> str:
+        return xml_open(tree)
+
+    def block(
+        self,
+        path: str,
+        body: str,
+        index: int,
+        *,
+        truncated: bool = False,
+        note: str = "",
+        line_numbers: bool | None = None,
+    ) -> str:
+        if truncated and not note:
+            note = TRUNCATION_WARNING
+        numbered = self.line_numbers if line_numbers is None else line_numbers
+        return frame_xml(path, body, index, line_numbers=numbered, note=note)
+
+    def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
+        return frame_xml(path, f"data:{mime_type};base64,{data}", index)
+
+    def end(self, started: bool, note: str = "") -> str:
+        if not started:
+            return xml_open() + xml_note(note) + CLOSE if note else ""
+        return (xml_note(note) if note else "") + CLOSE
+
+
+def framing_for(name: str, *, line_numbers: bool = False) -> GlobFraming:
+    """The framing called `name` (one of `FORMATS`)."""
+    kinds = {"text": GlobFraming, "markdown": MarkdownFraming, "xml": XmlFraming}
+    return kinds[name](line_numbers=line_numbers)

@@ -1,0 +1,674 @@
+"""Context for a chat, end to end: `glob`'s budget, `--stats`, `--tree`, `--format`, `-n`
+(issue "Context for a chat")."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import run_readmany
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from readmany.emit.stats import (
+    StatsEntry,
+    build_stats,
+    measure_for_stats,
+    stats_json,
+    stats_text,
+)
+from readmany.frame.markdown import parse_markdown, parse_markdown_tree
+from readmany.frame.numbering import strip_line_numbers
+from readmany.frame.separator import frame_separator
+from readmany.frame.tree import render_tree
+from readmany.frame.xml import parse_xml, parse_xml_tree
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+END = "\n--- End of content ---"
+
+
+def make(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return root
+
+
+def lines_of(prefix: str, count: int) -> str:
+    return "".join(f"{prefix} {n}\n" for n in range(1, count + 1))
+
+
+def details(result: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
+    value: dict[str, Any] = json.loads(result.stdout)["details"]
+    return value
+
+
+def content(result: subprocess.CompletedProcess[bytes]) -> str:
+    value: str = json.loads(result.stdout)["content"]
+    return value
+
+
+def stderr_lines(result: subprocess.CompletedProcess[bytes]) -> list[str]:
+    return result.stderr.decode().splitlines()
+
+
+def sections(text: str, read: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], str]:
+    """(path, body) of each `--- path ---` section, cut by the sizes `--json` reports, and
+    what follows them."""
+    data = text.encode()
+    found = []
+    at = 0
+    for record in read:
+        section = data[at : at + record["outputBytes"]].decode()
+        at += record["outputBytes"]
+        header, body = section.split("\n\n", 1)
+        assert header.startswith("--- ") and header.endswith(" ---")
+        found.append((header[4:-4], body.removesuffix("\n\n")))
+    return found, data[at:].decode()
+
+
+def expand(names: str) -> list[str]:
+    """The paths a closing notice names: `dir/{a, b}` is two files, `dir/ (N files)` a
+    directory (as `dir/`)."""
+    found = []
+    for part in re.findall(r"[^,{]+\{[^}]*\}|[^,]+", names):
+        part = part.strip()
+        braces = re.fullmatch(r"(.*)\{(.*)\}", part)
+        if braces:
+            found += [braces.group(1) + name.strip() for name in braces.group(2).split(",")]
+        else:
+            found.append(re.sub(r" \(\d+ files\)$", "", part))
+    return found
+
+
+def left_out_in(notice: str) -> list[str]:
+    match = re.fullmatch(r"\[Left out by the budget: (.*?)\.( All \d+ take [^\]]*)?\]", notice)
+    assert match, notice
+    return expand(match.group(1))
+
+
+def named(path: str, names: list[str]) -> bool:
+    return path in names or any(n.endswith("/") and path.startswith(n) for n in names)
+
+
+# --- the budget --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def repo_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The benchmark's repository-like tree, 300 files (git is needed to build it)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from make_trees import RepoSpec, build_repo_tree
+    finally:
+        sys.path.remove(str(BENCH))
+    root = tmp_path_factory.mktemp("repo") / "repo"
+    build_repo_tree(root, RepoSpec(300))
+    return root
+
+
+def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
+    repo_tree: Path,
+) -> None:
+    everything = details(run_readmany(["glob", ".", "--json", "-q"], cwd=repo_tree))["files"]
+    result = run_readmany(["glob", ".", "--max-tokens", "100000", "--json"], cwd=repo_tree)
+    assert result.returncode == 0, result.stderr
+    report = details(result)
+    assert report["estimatedTokens"] <= 100000
+    assert report["bytes"] <= 400000
+    packing = report["packing"]
+    shown, omitted = report["files"], packing["omittedPaths"]
+    assert omitted and packing["fullIncludedCount"] == len(shown) - 1
+    assert sorted(shown + omitted) == sorted(everything)
+    assert [path for path in everything if path in shown] == shown  # output order
+    # Every file shown whole is the file; the one cut ends with the command for the rest.
+    found, rest = sections(content(result), report["read"])
+    for (path, body), record in zip(found, report["read"], strict=True):
+        text = (repo_tree / path).read_text()
+        if path == packing["partialIncludedPath"]:
+            assert record["truncated"] is True
+            head, notice = body.rsplit("\n[Showing lines 1-", 1)
+            assert text.startswith(head + "\n")
+            assert notice.endswith(
+                f"Continue with: readmany many {path}:{head.count(chr(10)) + 2}]"
+            )
+        else:
+            assert body == text
+    # The files left out: named in the notice at the end, on stderr, and in the details.
+    notice = rest.removesuffix(END)
+    assert rest.endswith(END) and notice.endswith("]\n")
+    names = left_out_in(notice.removesuffix("\n"))
+    assert all(named(path, names) for path in omitted)
+    assert not any(named(path, names) for path in shown)
+    line = next(line for line in stderr_lines(result) if "left out by the budget" in line)
+    assert line.startswith(
+        f"readmany: left out by the budget ({len(omitted)} of {len(everything)}): "
+    )
+    assert all(named(path, expand(line.split("): ", 1)[1])) for path in omitted)
+    # As many whole files as fit: none left out would fit in the room that is left.
+    room = 400000 - report["bytes"]
+    for path in omitted:
+        section = frame_separator(path, (repo_tree / path).read_text())
+        assert len(section.encode()) > room + len(path) + 2
+
+
+def test_smallest_first_fits_more_whole_files_keeps_output_order_and_cuts_one(
+    tmp_path: Path,
+) -> None:
+    make(tmp_path, {"a.txt": lines_of("a line", 40), "b.txt": "b\n", "c.txt": "c\n"})
+    result = run_readmany(["glob", ".", "--max-bytes", "300"], cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.decode() == (
+        f"--- a.txt ---\n\n{lines_of('a line', 16)}"
+        "[Showing lines 1-16 of 40. Continue with: readmany many a.txt:17]\n\n"
+        "--- b.txt ---\n\nb\n\n\n--- c.txt ---\n\nc\n\n\n" + END + "\n"
+    )
+    assert len(result.stdout) - 1 <= 300
+    assert stderr_lines(result) == ["readmany: a.txt: lines 1-16 of 40 shown, cut by the budget"]
+    report = details(run_readmany(["glob", ".", "--max-bytes", "300", "--json"], cwd=tmp_path))
+    assert report["packing"] == {
+        "strategy": "smallest-first",
+        "switchedForCoverage": True,
+        "fullIncludedCount": 2,
+        "fullIncludedSuccessCount": 2,
+        "partialIncludedPath": "a.txt",
+        "omittedPaths": [],
+    }
+    assert report["files"] == ["a.txt", "b.txt", "c.txt"]
+    # The command the notice names shows the rest.
+    rest = run_readmany(["many", "a.txt:17", "--max-lines", "20"], cwd=tmp_path)
+    assert b"\na line 17\n" in rest.stdout
+
+
+def test_in_order_the_first_file_that_does_not_fit_is_cut_and_the_rest_named(
+    tmp_path: Path,
+) -> None:
+    make(tmp_path, {"a.txt": "one\n", "b.txt": lines_of("b", 300), "c.txt": lines_of("c", 300)})
+    result = run_readmany(["glob", ".", "--max-bytes", "1k"], cwd=tmp_path)
+    assert result.returncode == 0
+    text = result.stdout.decode()
+    assert len(result.stdout) - 1 <= 1024
+    head = text.partition("[Showing lines 1-")[0]
+    shown = head.count("\nb ")
+    assert text == (
+        f"--- a.txt ---\n\none\n\n\n--- b.txt ---\n\n{lines_of('b', shown)}"
+        f"[Showing lines 1-{shown} of 300. Continue with: readmany many b.txt:{shown + 1}]\n\n"
+        "[Left out by the budget: c.txt. All 3 take --max-bytes 4k.]\n" + END + "\n"
+    )
+    assert shown > 100  # the cut fills the room
+    report = details(run_readmany(["glob", ".", "--max-bytes", "1k", "--json"], cwd=tmp_path))
+    assert report["packing"] == {
+        "strategy": "request-order",
+        "switchedForCoverage": False,
+        "fullIncludedCount": 1,
+        "fullIncludedSuccessCount": 1,
+        "partialIncludedPath": "b.txt",
+        "omittedPaths": ["c.txt"],
+    }
+    assert stderr_lines(result) == [
+        f"readmany: b.txt: lines 1-{shown} of 300 shown, cut by the budget",
+        "readmany: left out by the budget (1 of 3): c.txt",
+    ]
+
+
+def test_one_more_line_of_the_cut_file_would_not_have_fit(tmp_path: Path) -> None:
+    make(tmp_path, {"b.txt": lines_of("b", 300)})
+
+    def cut_to(count: int) -> str:
+        return (
+            f"--- b.txt ---\n\n{lines_of('b', count)}[Showing lines 1-{count} of 300. "
+            f"Continue with: readmany many b.txt:{count + 1}]\n\n" + END
+        )
+
+    for budget in (200, 333, 1000):
+        result = run_readmany(["glob", ".", "--max-bytes", str(budget)], cwd=tmp_path)
+        shown = result.stdout.decode().count("\nb ")
+        assert result.stdout.decode() == cut_to(shown) + "\n"
+        assert len(cut_to(shown).encode()) <= budget < len(cut_to(shown + 1).encode())
+
+
+def test_nothing_fits_the_budget(tmp_path: Path) -> None:
+    make(tmp_path, {"a.txt": lines_of("a", 30), "b.txt": lines_of("b", 30)})
+    result = run_readmany(["glob", ".", "--max-bytes", "40"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == b""
+    smallest = frame_separator("a.txt", lines_of("a", 30))
+    size, lines = len(smallest), smallest.count("\n") + 1
+    assert stderr_lines(result) == [
+        f"readmany: no file fits the budget: the smallest, a.txt, takes {size} bytes, "
+        f"{lines} lines (~{-(-size // 4)} tokens) as framed",
+        "readmany: left out by the budget (2 of 2): a.txt, b.txt",
+    ]
+    report = details(run_readmany(["glob", ".", "--max-bytes", "40", "--json"], cwd=tmp_path))
+    assert report["files"] == [] and report["bytes"] == 0
+    assert report["packing"]["fullIncludedCount"] == 0
+    assert report["packing"]["omittedPaths"] == ["a.txt", "b.txt"]
+    # With room for the notice alone, the notice is the output.
+    roomy = run_readmany(["glob", ".", "--max-bytes", "140"], cwd=tmp_path)
+    assert roomy.returncode == 1
+    assert roomy.stdout == b"[Left out by the budget: 2 files.]\n"
+
+
+def test_a_line_budget_counts_every_line_written(tmp_path: Path) -> None:
+    make(tmp_path, {f"f{n}.txt": lines_of("x", n) for n in range(1, 9)})
+    for limit in (12, 20, 45):
+        result = run_readmany(["glob", ".", "--max-lines", str(limit)], cwd=tmp_path)
+        assert result.returncode == 0
+        assert b"--- f1.txt ---" in result.stdout
+        assert result.stdout.count(b"\n") <= limit
+    whole = run_readmany(["glob", "."], cwd=tmp_path).stdout
+    assert (
+        run_readmany(["glob", ".", "--max-lines", str(whole.count(b"\n"))], cwd=tmp_path).stdout
+        == whole
+    )
+
+
+def test_a_directory_left_out_whole_is_named_once_and_siblings_together(
+    tmp_path: Path,
+) -> None:
+    # Lines longer than the room cannot be cut: these files are shown whole or not at all.
+    files = {
+        "a.txt": "a\n",
+        "docs/x.md": "x" * 3000 + "\n",
+        "docs/y.md": "y" * 3000 + "\n",
+        "src/p.py": "p" * 600 + "\n",
+        "src/q.py": "q" * 700 + "\n",
+        "src/r.py": "r\n",
+    }
+    make(tmp_path, files)
+    result = run_readmany(["glob", ".", "--max-bytes", "400"], cwd=tmp_path)
+    assert result.stdout.decode() == (
+        "--- a.txt ---\n\na\n\n\n--- src/r.py ---\n\nr\n\n\n"
+        "[Left out by the budget: docs/ (2 files), src/{p.py, q.py}. All 6 take --max-bytes 8k.]"
+        "\n" + END + "\n"
+    )
+    assert stderr_lines(result) == [
+        "readmany: left out by the budget (4 of 6): docs/ (2 files), src/{p.py, q.py}"
+    ]
+
+
+def test_the_budget_options_are_refused_with_compat_and_checked(tmp_path: Path) -> None:
+    make(tmp_path, {"a.txt": "a\n"})
+    cases = {
+        ("--compat", "--max-tokens", "10"): "--max-tokens is not part of --compat",
+        ("--compat", "--max-bytes", "10"): "--max-bytes is not part of --compat",
+        ("--compat", "--max-lines", "10"): "--max-lines is not part of --compat",
+        ("--compat", "--stats"): "--stats is not part of --compat",
+        ("--compat", "--tree"): "--tree is not part of --compat",
+        ("--compat", "--format", "xml"): "--format is not part of --compat",
+        ("--compat", "-n"): "-n is not part of --compat",
+        ("--format", "yaml"): "--format 'yaml': give text, markdown or xml",
+        ("--stats", "--tree"): "--stats draws a tree of its own: drop --tree",
+        ("--max-tokens", "10q"): "--max-tokens '10q': give a whole number, optionally with k",
+    }
+    for args, message in cases.items():
+        result = run_readmany(["glob", "a.txt", *args], cwd=tmp_path)
+        assert result.returncode == 2, args
+        assert result.stdout == b""
+        lines = stderr_lines(result)
+        assert len(lines) == 1 and lines[0].startswith(f"readmany: {message}"), (args, lines)
+
+
+# --- --stats -------------------------------------------------------------------------------
+
+
+STATS_FILES: dict[str, str | bytes] = {
+    "README.md": "# Title\n\nSome words here.\n",
+    "src/app.py": "def main():\n    return 1\n",
+    "src/util/text.py": lines_of("x =", 40),
+    "logo.png": b"\x89PNG\r\n\x1a\n" + b"\0" * 40,
+    "data.dat": b"\0\1\2\3" * 10,
+}
+
+
+def cost(path: str, data: str | bytes) -> StatsEntry:
+    """What --stats says a file costs: its bytes and lines as stored, its tokens estimated."""
+    raw = data.encode() if isinstance(data, str) else data
+    measured = measure_for_stats([raw], len(raw))
+    return StatsEntry(path, measured.bytes, measured.lines, measured.tokens)
+
+
+def test_stats_shows_what_each_file_and_directory_costs(tmp_path: Path) -> None:
+    make(tmp_path, STATS_FILES)
+    result = run_readmany(["glob", ".", "--stats"], cwd=tmp_path)
+    assert result.returncode == 0
+    shown = ("README.md", "src/app.py", "src/util/text.py")
+    expected = stats_text(build_stats([cost(path, STATS_FILES[path]) for path in shown]))
+    assert result.stdout.decode() == expected
+    header, *rows = expected.splitlines()
+    assert [row[header.index("path") :] for row in rows] == [
+        ". (3 files)",
+        "├── src/",
+        "│   ├── util/",
+        "│   │   └── text.py",
+        "│   └── app.py",
+        "└── README.md",
+    ]
+    # Skipped files are not rows: said on stderr, as glob says them.
+    assert any("binary file" in line for line in stderr_lines(result))
+    assert any("asset not requested" in line for line in stderr_lines(result))
+
+
+def test_stats_text_exactly(tmp_path: Path) -> None:
+    files = {"a/x.txt": lines_of("word", 20), "b.txt": "tiny\n"}
+    make(tmp_path, files)
+    result = run_readmany(["glob", ".", "--stats"], cwd=tmp_path)
+    tx, tb = cost("", files["a/x.txt"]).tokens, cost("", files["b.txt"]).tokens
+    sizes = ("~" + f"{tx + tb:,}", "~" + f"{tx:,}", "~" + f"{tb:,}")
+    width = max(len("tokens"), *map(len, sizes))
+    assert result.stdout.decode() == (
+        f" size  lines  {'tokens':>{width}}  path\n"
+        f"156 B     21  {sizes[0]:>{width}}  . (2 files)\n"
+        f"151 B     20  {sizes[1]:>{width}}  ├── a/\n"
+        f"151 B     20  {sizes[1]:>{width}}  │   └── x.txt\n"
+        f"  5 B      1  {sizes[2]:>{width}}  └── b.txt\n"
+    )
+
+
+def test_stats_as_json_and_marked_by_a_budget(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        "a/x.txt": lines_of("word", 20),
+        "b.txt": "tiny\n",
+        "c.txt": lines_of("c", 90),
+        "d.txt": lines_of("d", 90),
+    }
+    make(tmp_path, files)
+    result = run_readmany(["glob", ".", "--stats", "--max-bytes", "400", "--json"], cwd=tmp_path)
+    assert result.returncode == 0
+    report = details(result)
+    root = build_stats([cost(path, data) for path, data in files.items()], {"d.txt"}, "c.txt")
+    assert report["stats"] == stats_json(root)
+    assert report["packing"] == {
+        "strategy": "request-order",
+        "switchedForCoverage": False,
+        "fullIncludedCount": 2,
+        "fullIncludedSuccessCount": 2,
+        "partialIncludedPath": "c.txt",
+        "omittedPaths": ["d.txt"],
+    }
+    text = content(result)
+    assert text + "\n" == stats_text(root)
+    assert text.splitlines()[1].endswith(". (4 files)  [1 of 4 files omitted, 1 cut]")
+    plain = run_readmany(["glob", ".", "--stats", "--max-bytes", "400"], cwd=tmp_path)
+    assert plain.stdout.decode() == text + "\n"
+    # The marks are the plan the same budget writes.
+    written = details(run_readmany(["glob", ".", "--max-bytes", "400", "--json"], cwd=tmp_path))
+    assert written["packing"] == report["packing"]
+
+
+def test_stats_measures_bytes_as_stored_without_decoding(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        "bom.txt": b"\xef\xbb\xbfhi\n",
+        "latin.txt": b"caf\xe9\nna\xefve\n",
+        "utf16.txt": "hé\n".encode("utf-16"),
+        "crlf.txt": b"a\r\nb\r\n",
+        "last.txt": b"no newline",
+        "empty.txt": b"",
+    }
+    make(tmp_path, files)
+    report = details(run_readmany(["glob", ".", "--stats", "--json"], cwd=tmp_path))
+    rows = {child["path"]: child for child in report["stats"]["children"]}
+    for name, data in files.items():
+        assert isinstance(data, bytes)
+        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        assert (rows[name]["bytes"], rows[name]["lines"]) == (len(data), lines), name
+    assert rows["empty.txt"]["estimatedTokens"] == 0
+
+
+def test_stats_of_nothing_is_exit_1(tmp_path: Path) -> None:
+    make(tmp_path, {"data.dat": b"\0" * 10})
+    result = run_readmany(["glob", ".", "--stats"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert b"no file was read" in result.stderr
+
+
+# --- --tree, --format, -n ------------------------------------------------------------------
+
+
+TREE_FILES = {
+    "src/app.py": 'print("hi")\n',
+    "src/util/text.py": "x = 1\ny = 2",
+    "README.md": "# R\n",
+}
+TREE = ".\n├── README.md\n└── src/\n    ├── app.py\n    └── util/\n        └── text.py\n"
+
+
+def test_tree_in_text(tmp_path: Path) -> None:
+    make(tmp_path, TREE_FILES)
+    result = run_readmany(["glob", ".", "--tree"], cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.decode() == (
+        TREE + '\n--- README.md ---\n\n# R\n\n\n--- src/app.py ---\n\nprint("hi")\n\n\n'
+        "--- src/util/text.py ---\n\nx = 1\ny = 2\n\n" + END + "\n"
+    )
+
+
+def test_tree_in_markdown(tmp_path: Path) -> None:
+    make(tmp_path, TREE_FILES)
+    result = run_readmany(["glob", ".", "--tree", "--format", "markdown"], cwd=tmp_path)
+    assert result.stdout.decode() == (
+        f"# Directory tree\n\n```\n{TREE}```\n\n## README.md\n\n```markdown\n# R\n```\n\n"
+        '## src/app.py\n\n```python\nprint("hi")\n```\n\n'
+        "## src/util/text.py\n\n```python\nx = 1\ny = 2\n```\n\\ No newline at end of file\n"
+    )
+    assert parse_markdown_tree(result.stdout.decode()) == TREE
+
+
+def test_tree_in_xml(tmp_path: Path) -> None:
+    make(tmp_path, TREE_FILES)
+    result = run_readmany(["glob", ".", "--tree", "--format", "xml"], cwd=tmp_path)
+    text = result.stdout.decode()
+    assert text.startswith(f"<documents>\n<directory_tree>{TREE}</directory_tree>\n")
+    assert parse_xml_tree(text) == TREE
+    assert ElementTree.fromstring(text).find("directory_tree").text == TREE  # type: ignore[union-attr]
+
+
+def test_tree_with_a_budget_shows_the_files_shown(tmp_path: Path) -> None:
+    make(tmp_path, {"a.txt": "a\n", "big/b.txt": "b" * 2000 + "\n", "c/d.txt": lines_of("d", 90)})
+    result = run_readmany(["glob", ".", "--tree", "--max-bytes", "400"], cwd=tmp_path)
+    text = result.stdout.decode()
+    assert len(result.stdout) - 1 <= 400
+    # big/b.txt is left out (its one line is longer than the room); c/d.txt is cut.
+    assert text.startswith(render_tree(["a.txt", "c/d.txt"]) + "\n--- a.txt ---\n\na\n")
+    assert "Showing lines 1-" in text and "[Left out by the budget: big/b.txt." in text
+    roomy = run_readmany(["glob", ".", "--tree", "--max-bytes", "4k"], cwd=tmp_path)
+    assert roomy.stdout.decode().startswith(render_tree(["a.txt", "big/b.txt", "c/d.txt"]))
+
+
+def test_line_numbers_in_text(tmp_path: Path) -> None:
+    make(tmp_path, {"a.txt": lines_of("x", 10), "b.txt": "last"})
+    result = run_readmany(["glob", ".", "-n"], cwd=tmp_path)
+    numbered = "".join(f"{n:>2}  x {n}\n" for n in range(1, 11))
+    assert result.stdout.decode() == (
+        f"--- a.txt ---\n\n{numbered}\n\n--- b.txt ---\n\n1  last\n\n" + END + "\n"
+    )
+
+
+HOSTILE = [
+    "</document_content>\n</document>\n</documents>\n",
+    "a ]]> b <![CDATA[ c &amp; d < e\n",
+    "```\n````python\n``\n## a.txt\n# Directory tree\n",
+    "\\ No newline at end of file\n",
+    "carriage\r\nreturn\rmix\n",
+    "tab\tand \x01 control \x1b[31m\n",
+    "no final newline",
+    "",
+    "[Left out by the budget: x.]",
+    "--- a.txt ---\n\n--- End of content ---\n",
+    "😀 é 中 \u2028 end\n",
+]
+
+
+@pytest.mark.parametrize("line_numbers", [False, True])
+def test_hostile_files_parse_back_from_markdown_and_xml(tmp_path: Path, line_numbers: bool) -> None:
+    files = {f"f{n:02}.txt": text for n, text in enumerate(HOSTILE)}
+    make(tmp_path, files)
+    flags = ["-n"] if line_numbers else []
+    markdown = run_readmany(["glob", ".", "--format", "markdown", *flags], cwd=tmp_path)
+    assert markdown.returncode == 0, markdown.stderr
+    assert parse_markdown(markdown.stdout.decode(), line_numbers=line_numbers) == list(
+        files.items()
+    )
+    xml = run_readmany(["glob", ".", "--format", "xml", *flags], cwd=tmp_path)
+    assert parse_xml(xml.stdout.decode(), line_numbers=line_numbers) == list(files.items())
+    root = ElementTree.fromstring(xml.stdout.decode())  # well-formed: no file ended early
+    documents = root.findall("document")
+    assert [d.findtext("source") for d in documents] == list(files)
+    for document, body in zip(documents, files.values(), strict=True):
+        parsed = "".join(document.find("document_content").itertext())  # type: ignore[union-attr]
+        shown = strip_line_numbers(parsed) if line_numbers else parsed
+        # An XML parser reads <char code> elements as elements: compare the rest.
+        assert shown == re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f]", "", body)
+
+
+names = st.sampled_from(["a.txt", "b c.md", "d/e.py", "f/g/h.json", 'quote"d.txt', "é.txt"])
+bodies = st.lists(
+    st.one_of(
+        # No control characters of its own: a file of them is binary, and not shown.
+        st.text(alphabet=st.characters(blacklist_categories=["Cs", "Cc"]), max_size=12),
+        st.sampled_from(HOSTILE),
+    ),
+    max_size=5,
+).map("\n".join)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    files=st.dictionaries(names, bodies, min_size=1, max_size=4),
+    form=st.sampled_from(["text", "markdown", "xml"]),
+    line_numbers=st.booleans(),
+)
+def test_every_format_parses_back_to_the_exact_files(
+    tmp_path: Path, files: dict[str, str], form: str, line_numbers: bool
+) -> None:
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(text.encode())
+    flags = ["--format", form, *(["-n"] if line_numbers else []), "--no-default-excludes"]
+    result = run_readmany(["glob", ".", "--json", "-q", *flags], cwd=root)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    text = report["content"]
+    if form == "markdown":
+        shown = parse_markdown(text, line_numbers=line_numbers)
+    elif form == "xml":
+        shown = parse_xml(text, line_numbers=line_numbers)
+    else:
+        found, rest = sections(text, report["details"]["read"])
+        assert rest == END
+        shown = [
+            (
+                json.loads(p) if p.startswith('"') else p,
+                strip_line_numbers(b) if line_numbers else b,
+            )
+            for p, b in found
+        ]
+    assert dict(shown) == files
+    assert [path for path, _ in shown] == report["details"]["files"]
+
+
+@pytest.mark.parametrize("form", ["markdown", "xml"])
+def test_a_budget_in_markdown_and_xml_parses_back(tmp_path: Path, form: str) -> None:
+    files = {
+        "a.txt": "a </document_content> ``` ]]>\n",
+        "b.txt": lines_of("b", 300),
+        "c.txt": lines_of("c", 300),
+    }
+    make(tmp_path, files)
+    result = run_readmany(
+        ["glob", ".", "--format", form, "-n", "--tree", "--max-bytes", "2k"], cwd=tmp_path
+    )
+    assert result.returncode == 0
+    assert len(result.stdout) - 1 <= 2048
+    text = result.stdout.decode()
+    parse = parse_markdown if form == "markdown" else parse_xml
+    shown = parse(text, line_numbers=True)
+    assert [path for path, _ in shown] == ["a.txt", "b.txt"]
+    assert shown[0][1] == files["a.txt"]
+    assert files["b.txt"].startswith(shown[1][1]) and shown[1][1] != files["b.txt"]
+    assert "[Showing lines 1-" in text
+    assert "[Left out by the budget: c.txt." in text
+    if form == "xml":
+        ElementTree.fromstring(text)
+        assert text.endswith("]</note>\n</documents>\n")
+    else:
+        assert parse_markdown_tree(text) == render_tree(["a.txt", "b.txt"])
+
+
+# --- the two passes ------------------------------------------------------------------------
+
+
+def git(*args: str, cwd: Path) -> None:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=True, env=env)
+
+
+def test_a_budget_over_staged_files_shows_them_as_staged(tmp_path: Path) -> None:
+    make(tmp_path, {"a.txt": "staged a\n", "b.txt": lines_of("staged b", 100)})
+    git("init", "-q", cwd=tmp_path)
+    git("add", ".", cwd=tmp_path)
+    make(tmp_path, {"a.txt": "work tree a, longer than what is staged\n", "b.txt": "gone\n"})
+    result = run_readmany(["glob", "--staged", "--max-bytes", "500"], cwd=tmp_path)
+    text = result.stdout.decode()
+    assert text.startswith("--- a.txt ---\n\nstaged a\n\n\n--- b.txt ---\n\nstaged b 1\n")
+    assert "[Showing lines 1-" in text and "work tree" not in text
+    assert len(result.stdout) - 1 <= 500
+
+
+def test_a_file_that_grows_between_the_passes_is_left_out_and_named(tmp_path: Path) -> None:
+    from readmany.commands.glob import Report
+    from readmany.commands.glob_plan import _Run, budget_of
+    from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.emit.sink import Sink
+    from readmany.faces import Face
+
+    make(tmp_path, {"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+    request = GlobRequest(patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=300)
+    stream = io.BytesIO()
+    sink = Sink(stream, json_mode=False)
+    selection = InProcess(request)
+    report = Report(selection.root, keep_records=False, compat=False)
+    run = _Run(request, sink, selection, report)
+    run.gather(selection, sizes=True, stats=False)
+    packing, start, end = run.plan(budget_of(request))
+    assert packing.omitted == ()
+    (tmp_path / "b.txt").write_text("b has grown since it was measured\n")
+    run.write(packing, start, end)
+    assert stream.getvalue().decode() == (
+        "--- a.txt ---\n\na\n\n\n--- c.txt ---\n\nc\n\n\n[Left out by the budget: b.txt.]\n" + END
+    )
+    assert report.budget_notes == ["left out by the budget (1 of 3): b.txt"]
+
+
+def test_stats_of_staged_files_counts_what_is_staged(tmp_path: Path) -> None:
+    make(tmp_path, {"a.txt": "one\ntwo\n"})
+    git("init", "-q", cwd=tmp_path)
+    git("add", ".", cwd=tmp_path)
+    make(tmp_path, {"a.txt": "changed in the work tree, not staged\n"})
+    report = details(run_readmany(["glob", "--staged", "--stats", "--json"], cwd=tmp_path))
+    (row,) = report["stats"]["children"]
+    assert (row["path"], row["bytes"], row["lines"]) == ("a.txt", 8, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=5000), chunk=st.integers(min_value=1, max_value=3000))
+def test_stats_measures_a_file_read_whole_as_in_chunks(data: bytes, chunk: int) -> None:
+    from readmany.emit.stats import STATS_SAMPLE_BYTES, measure_chunks
+
+    pieces = [data[i : i + chunk] for i in range(0, len(data), chunk)]
+    expected = measure_chunks(pieces, len(data), STATS_SAMPLE_BYTES)
+    assert measure_for_stats([data], len(data)) == expected
+    assert measure_for_stats(pieces, len(data)) == expected
