@@ -27,7 +27,7 @@ from readmany.events import (
     Event,
     Skip,
 )
-from readmany.ignore import GITIGNORE, IgnoreMatcher, save_pattern_cache
+from readmany.ignore import GITIGNORE, IgnoreMatcher
 from readmany.patterns import compile_paths, compile_segment, expand_braces, is_magic
 from readmany.record import NamedTuple
 
@@ -757,7 +757,6 @@ class _Selector:
             if event.rel != previous:  # the same path from two patterns: the first wins
                 previous = event.rel
                 yield event
-        save_pattern_cache()
 
 
 _FILE, _DIRECTORY, _LINKED_DIRECTORY = range(3)
