@@ -5,9 +5,10 @@ A pattern is read the way git's `wildmatch.c` reads it: `?` and `*` never match 
 the part of a path pattern after its literal prefix, as git's `match_pathname` hands
 that part to `wildmatch` on its own); elsewhere it is a `*`. A bracket expression
 follows git too: `!` or `^` negates it, `]` first is a member, `a-z` ranges (a reversed
-one is empty, the other members still count), `\\` escapes, `[:alpha:]` and the other
-POSIX classes in their ASCII meaning, and it never matches `/`. A pattern git cannot
-complete (a trailing `\\`, an unclosed `[`, an unknown `[:class:]`) matches nothing.
+one adds nothing to its first character; the other members still count), `\\` escapes,
+`[:alpha:]` and the other POSIX classes in their ASCII meaning, and it never matches
+`/`. A pattern git cannot complete (a trailing `\\`, an unclosed `[`, an unknown
+`[:class:]`) matches nothing.
 
 The tokens then become a Python expression. An expression with two or more unbounded
 parts can backtrack for a very long time on a hostile name (`*a*a*a*a*b`), where git
@@ -159,8 +160,8 @@ def _bracket(pattern: str, index: int) -> tuple[str, int] | None:
                 if index >= end:
                     return None
                 last = pattern[index]
-            if previous <= last:  # git: a reversed range holds nothing
-                members.append(f"{_member(previous)}-{_member(last)}")
+            if previous <= last:  # git: a reversed range adds nothing
+                members[-1] = f"{_member(previous)}-{_member(last)}"  # covers `previous`
                 has_slash = has_slash or previous <= "/" <= last
             previous = None
         elif char == "[" and pattern[index + 1 : index + 2] == ":":
@@ -250,6 +251,8 @@ class _Chunks:
         self._middle = [_Part(part) for part in parts[1:-1] if part]
 
     def __call__(self, text: str) -> bool:
+        if "/" in text:
+            return False  # no part of one segment matches `/`
         first, last = self._first, self._last
         start, end = first.width, len(text) - last.width
         if end < start or not first.at(text, 0) or not last.at(text, end):
