@@ -14,8 +14,9 @@ per directory, which leaves its last segment to be matched as a name. Only the r
 expressions (see `wildmatch`), compiled the first time a path reaches them. Each rule
 keeps its index, so the last matching one still decides.
 
-An ignore file is read only when it is a regular file (not a link, FIFO or device) of at
-most `MAX_IGNORE_FILE_BYTES`; any other is skipped and reported in `problems`.
+An ignore file is used only when it is a regular file (not a link, FIFO or device) of at
+most `MAX_IGNORE_FILE_BYTES` with at most `MAX_GLOB_PATTERNS` globs; any other is
+skipped and reported in `IgnoreMatcher.problems`.
 """
 
 from __future__ import annotations
@@ -45,12 +46,16 @@ from readmany.wildmatch import (
 README_IGNORE = ".readmanyignore"
 GITIGNORE = ".gitignore"
 
-# git reads ignore files of up to 100 MiB; matching in Python costs more per pattern, and
-# the largest real ones are a few hundred KiB. A larger file is skipped whole, as git
-# skips one over its limit.
+# git reads ignore files of up to 100 MiB. Most patterns cost the same however many there
+# are (tables), but each glob is tried against every name that reaches it, as git does;
+# a hostile file of thousands could make a walk take minutes. The largest real files are a
+# few hundred KiB with at most a few hundred globs. A file over either limit is skipped
+# whole, as git skips one over its size limit, and reported.
 MAX_IGNORE_FILE_BYTES = 1024 * 1024
+MAX_GLOB_PATTERNS = 1000
 
 REASON_TOO_LARGE = f"larger than {MAX_IGNORE_FILE_BYTES // 1024 // 1024} MiB"
+REASON_TOO_MANY_GLOBS = f"more than {MAX_GLOB_PATTERNS} patterns with wildcards"
 REASON_NOT_REGULAR = "not a regular file"
 
 _WILDCARD = re.compile(r"[*?\[\\]")
@@ -161,49 +166,41 @@ def _name_entry(index: int, dir_only: bool, tokens: Sequence[Token]) -> _Entry:
     return index, dir_only, _GLOB, "", _Glob(tokens)
 
 
-def _entry_matches(how: int, text: str, glob: _Glob | None, name: str, path: str) -> bool:
-    if how == _EXACT:
-        return name == text
-    if how == _SUFFIX:
-        return name.endswith(text)
-    if how == _PREFIX:
-        return name.startswith(text)
-    if glob is None:  # _EVERY
-        return True
-    return glob(name if how == _GLOB else path)
-
-
 class _NameTable:
-    """The name patterns of one source that apply to files (or to directories)."""
+    """The name patterns of one source that apply to files (or to directories).
+
+    Every table is looked up in time bounded by the name's length, whatever the number
+    of patterns; only the globs are tried one by one (and an ignore file has at most
+    MAX_GLOB_PATTERNS of them).
+    """
 
     __slots__ = (
-        "_alternatives",
-        "_by_last_letter",
-        "_combined",
         "_dot_suffixes",
         "_dots",
         "_every",
         "_exact",
-        "_first_letter",
+        "_filter",
+        "_prefixed_globs",
+        "_prefixes",
         "_simple",
         "_simple_best",
         "_stepped",
+        "_suffixes",
     )
 
     def __init__(self, entries: Sequence[_Entry]) -> None:
         self._exact: dict[str, int] = {}
-        self._dot_suffixes: dict[str, int] = {}  # `*.log`, `*.tar.gz`: at a name's last dots
-        self._by_last_letter: dict[str, list[tuple[int, str]]] = {}  # `*~`, `*_i.c`
         self._every = -1  # `*`
-        # `prefix*` and globs with a literal start, by their first letter.
-        self._first_letter: dict[str, list[tuple[int, str, _Glob | None]]] = {}
-        # The other globs: those with one unbounded part share one expression, compiled
-        # when first needed (the last rule's alternative first, so the first match is the
-        # last rule); the others are tried one by one.
+        self._dot_suffixes: dict[str, int] = {}  # `*.log`, `*.tar.gz`: at a name's last dots
+        suffixes: dict[str, dict[str, int]] = {}  # `*~`, `*_i.c`: by last letter
+        prefixes: dict[str, dict[str, int]] = {}  # `npm-debug.log*`: by first letter
+        # Globs with a literal start, by its first letter.
+        self._prefixed_globs: dict[str, list[tuple[int, str, _Glob]]] = {}
+        # The other globs: those with one unbounded part are tried together first, by one
+        # expression compiled when first needed; the others one by one.
         self._simple: list[tuple[int, _Glob]] = []
         self._stepped: list[tuple[int, str, _Glob]] = []
-        self._combined: re.Pattern[str] | None = None
-        self._alternatives: list[int] = []
+        self._filter: re.Pattern[str] | None = None
         for index, _dir_only, how, text, glob in entries:
             if how == _EXACT:
                 self._exact[text] = index
@@ -211,23 +208,25 @@ class _NameTable:
                 if text[:1] == ".":
                     self._dot_suffixes[text] = index
                 elif text:
-                    self._by_last_letter.setdefault(text[-1], []).append((index, text))
+                    suffixes.setdefault(text[-1], {})[text] = index
                 else:
                     self._every = max(self._every, index)
             elif how == _PREFIX:
-                self._first_letter.setdefault(text[0], []).append((index, text, None))
+                prefixes.setdefault(text[0], {})[text] = index
             elif glob is not None:
                 start = literal_text(glob.tokens[: _literal_run(glob.tokens)]) or ""
                 if start:
-                    self._first_letter.setdefault(start[0], []).append((index, start, glob))
+                    bucket = self._prefixed_globs.setdefault(start[0], [])
+                    bucket.append((index, start, glob))
                 elif sum(kind in UNBOUNDED for kind, _ in glob.tokens) <= 1:
                     self._simple.append((index, glob))
                 else:
                     self._stepped.append((index, glob.needle, glob))
         self._dots = max((s.count(".") for s in self._dot_suffixes), default=0)
-        for lists in (self._by_last_letter, self._first_letter):
-            for bucket in lists.values():
-                bucket.sort(key=lambda item: item[0], reverse=True)
+        self._suffixes = {c: (t, _lengths(t)) for c, t in suffixes.items()}
+        self._prefixes = {c: (t, _lengths(t)) for c, t in prefixes.items()}
+        for bucket in self._prefixed_globs.values():
+            bucket.sort(key=lambda item: item[0], reverse=True)
         self._simple.sort(key=lambda item: item[0], reverse=True)
         self._stepped.sort(key=lambda item: item[0], reverse=True)
         self._simple_best = self._simple[0][0] if self._simple else -1
@@ -246,33 +245,50 @@ class _NameTable:
                 found = self._dot_suffixes.get(name[dot:], -1)
                 if found > best:
                     best = found
-        if self._by_last_letter:
-            bucket = self._by_last_letter.get(name[-1:])
+        if self._suffixes:
+            by_end = self._suffixes.get(name[-1:])
+            if by_end is not None:
+                table, lengths = by_end
+                size = len(name)
+                for length in lengths:
+                    if length > size:
+                        break
+                    found = table.get(name[size - length :], -1)
+                    if found > best:
+                        best = found
+        if self._prefixes:
+            by_start = self._prefixes.get(name[:1])
+            if by_start is not None:
+                table, lengths = by_start
+                size = len(name)
+                for length in lengths:
+                    if length > size:
+                        break
+                    found = table.get(name[:length], -1)
+                    if found > best:
+                        best = found
+        if self._prefixed_globs:
+            bucket = self._prefixed_globs.get(name[:1])
             if bucket is not None:
-                for index, suffix in bucket:
+                for index, start, glob in bucket:
                     if index <= best:
                         break
-                    if name.endswith(suffix):
-                        best = index
-                        break
-        if self._first_letter:
-            first = self._first_letter.get(name[:1])
-            if first is not None:
-                for index, start, glob in first:
-                    if index <= best:
-                        break
-                    if name.startswith(start) and (glob is None or glob(name)):
+                    if name.startswith(start) and glob(name):
                         best = index
                         break
         if self._simple_best > best:
-            combined = self._combined
-            if combined is None:
-                combined = self._compile()
-            matched = combined.fullmatch(name)
-            if matched is not None:
-                alternative = self._alternatives[matched.lastindex or 0]
-                if alternative > best:
-                    best = alternative
+            fast = self._filter
+            if fast is None:
+                fast = self._filter = re.compile(
+                    "|".join(f"(?:{expression(g.tokens)})" for _, g in self._simple), re.DOTALL
+                )
+            if fast.fullmatch(name) is not None:  # one of them matches: which is the last?
+                for index, glob in self._simple:
+                    if index <= best:
+                        break
+                    if glob(name):
+                        best = index
+                        break
         for index, needle, glob in self._stepped:
             if index <= best:
                 break
@@ -280,11 +296,9 @@ class _NameTable:
                 return index
         return best
 
-    def _compile(self) -> re.Pattern[str]:
-        self._alternatives = [-1, *(index for index, _ in self._simple)]  # by group number
-        alternatives = "|".join(f"({expression(glob.tokens)})" for _, glob in self._simple)
-        self._combined = re.compile(alternatives, re.DOTALL)
-        return self._combined
+
+def _lengths(table: dict[str, int]) -> tuple[int, ...]:
+    return tuple(sorted({len(text) for text in table}))
 
 
 def _literal_run(tokens: Sequence[Token]) -> int:
@@ -296,33 +310,45 @@ def _literal_run(tokens: Sequence[Token]) -> int:
 
 
 class _View:
-    """One source's rules as they apply to the entries of one directory."""
+    """One source's rules as they apply to the entries of one directory: its name patterns,
+    and those of its path patterns that apply here, by kind too."""
 
-    __slots__ = ("_dirs", "_extra", "_files", "_key", "_negated")
+    __slots__ = ("_dirs", "_files", "_key", "_local_dirs", "_local_files", "_negated", "_others")
 
     def __init__(
         self,
         files: _NameTable,
         dirs: _NameTable,
         negated: tuple[bool, ...],
-        extra: tuple[_Entry, ...] = (),
+        extra: Sequence[_Entry] = (),
         key: str = "",
     ) -> None:
         self._files = files
         self._dirs = dirs
         self._negated = negated
-        self._extra = extra  # the path patterns that apply here, last rule first
+        names = [entry for entry in extra if entry[2] not in (_EVERY, _PATH)]
+        self._local_files = _NameTable([e for e in names if not e[1]]) if names else None
+        self._local_dirs = _NameTable(names) if names else None
+        # `dir/**` and the patterns only a whole path can tell, last rule first.
+        self._others = sorted(
+            (e for e in extra if e[2] in (_EVERY, _PATH)), key=lambda e: e[0], reverse=True
+        )
         self._key = key  # the directory below the source's own, with a final `/`
 
     def decide(self, name: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
         best = (self._dirs if is_dir else self._files).best(name)
-        for index, dir_only, how, text, glob in self._extra:
+        local = self._local_dirs if is_dir else self._local_files
+        if local is not None:
+            found = local.best(name)
+            if found > best:
+                best = found
+        for index, dir_only, how, _text, glob in self._others:
             if index <= best:
                 break
             if dir_only and not is_dir:
                 continue
-            if _entry_matches(how, text, glob, name, self._key + name):
+            if how == _EVERY or (glob is not None and glob(self._key + name)):
                 best = index
                 break
         if best < 0:
@@ -351,6 +377,7 @@ class IgnoreSource:
         "_plain",
         "_views",
         "base",
+        "globs",
         "prefix",
         "rules",
     )
@@ -371,6 +398,14 @@ class IgnoreSource:
         self._paths: list[tuple[str, _Entry]] = []
         for index, rule in enumerate(rules):
             self._classify(index, rule, names)
+        # How many patterns must be tried one by one (see MAX_GLOB_PATTERNS).
+        self.globs = (
+            sum(entry[4] is not None for entry in names)
+            + sum(e[4] is not None for entries in self._by_directory.values() for e in entries)
+            + len(self._dir_globs)
+            + len(self._all_below)
+            + len(self._paths)
+        )
         self._files = _NameTable([e for e in names if not e[1]])
         self._dirs = _NameTable(names)
         self._plain = _View(self._files, self._dirs, self._negated)
@@ -454,8 +489,7 @@ class IgnoreSource:
                 if key.startswith(start) if len(start) <= len(key) else start.startswith(key):
                     extra.append(entry)
             if extra:
-                extra.sort(key=lambda entry: entry[0], reverse=True)
-                view = _View(self._files, self._dirs, self._negated, tuple(extra), key)
+                view = _View(self._files, self._dirs, self._negated, extra, key)
             else:
                 view = self._plain
             self._views[key] = view
@@ -604,16 +638,18 @@ class IgnoreMatcher:
             self._load_outer(self.git_top)
         names = [README_IGNORE, *(n for n in ignore_files if n != README_IGNORE)]
         self._own = [
-            IgnoreSource(rules)
-            for name in names
-            if (rules := self._read(os.path.join(self.root, name)))
+            source for name in names if (source := self._read(os.path.join(self.root, name)))
         ]
 
-    def _read(self, path: str) -> tuple[IgnoreRule, ...]:
+    def _read(self, path: str, base: str = "", prefix: str = "") -> IgnoreSource | None:
+        """The ignore file at `path` as a source; None when absent, empty or skipped."""
         rules, problem = load_rules(path)
+        source = IgnoreSource(rules, base, prefix) if rules else None
+        if source is not None and source.globs > MAX_GLOB_PATTERNS:
+            source, problem = None, REASON_TOO_MANY_GLOBS
         if problem is not None:
             self.problems.append(IgnoreFileProblem(path, problem))
-        return rules
+        return source
 
     def _load_outer(self, top: str) -> None:
         common = _git_common_dir(top)
@@ -621,16 +657,16 @@ class IgnoreMatcher:
         if prefix == ".":
             prefix = ""
         if common is not None:
-            rules = self._read(os.path.join(common, "info", "exclude"))
-            if rules:
-                self._outer.append(IgnoreSource(rules, prefix=prefix))
+            source = self._read(os.path.join(common, "info", "exclude"), prefix=prefix)
+            if source is not None:
+                self._outer.append(source)
         # .gitignore files above the root apply to the root's contents, as in git.
         current = top
         parts = prefix.split("/") if prefix else []
         for depth in range(len(parts)):
-            rules = self._read(os.path.join(current, GITIGNORE))
-            if rules:
-                self._outer.append(IgnoreSource(rules, prefix="/".join(parts[depth:])))
+            above = self._read(os.path.join(current, GITIGNORE), prefix="/".join(parts[depth:]))
+            if above is not None:
+                self._outer.append(above)
             current = os.path.join(current, parts[depth])
 
     def _gitignore_of(self, dir_rel: str, present: bool | None) -> IgnoreSource | None:
@@ -638,9 +674,7 @@ class IgnoreMatcher:
             return self._gitignores[dir_rel]
         source: IgnoreSource | None = None
         if present is not False:
-            rules = self._read(os.path.join(self.root, dir_rel, GITIGNORE))
-            if rules:
-                source = IgnoreSource(rules, base=dir_rel)
+            source = self._read(os.path.join(self.root, dir_rel, GITIGNORE), base=dir_rel)
         self._gitignores[dir_rel] = source
         return source
 

@@ -18,9 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readmany.ignore import (
+    MAX_GLOB_PATTERNS,
     MAX_IGNORE_FILE_BYTES,
     REASON_NOT_REGULAR,
     REASON_TOO_LARGE,
+    REASON_TOO_MANY_GLOBS,
     IgnoreFileProblem,
     IgnoreMatcher,
     IgnoreSource,
@@ -416,6 +418,20 @@ def test_an_ignore_file_over_the_size_limit_is_skipped_and_reported(tmp_path: Pa
     assert matcher.problems == [IgnoreFileProblem(str(root / ".gitignore"), REASON_TOO_LARGE)]
     (root / ".gitignore").write_text("*.log\n" + "#" * (MAX_IGNORE_FILE_BYTES - 7))
     assert IgnoreMatcher(str(root)).is_ignored("a.log", False)  # at the limit: read
+
+
+def test_an_ignore_file_with_too_many_globs_is_skipped_and_reported(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "repo", {".git/HEAD": "", "a.log": "", "b7.txt": ""})
+    globs = [f"[ab]{i}*" for i in range(MAX_GLOB_PATTERNS)]
+    # Any number of patterns that tables answer is fine: literal names, suffixes.
+    literal = [f"name{i}" for i in range(20_000)] + [f"*.x{i}" for i in range(20_000)]
+    (root / ".gitignore").write_text("\n".join(["*.log", *literal, *globs]) + "\n")
+    assert IgnoreMatcher(str(root)).is_ignored("b7.txt", False)
+    assert IgnoreMatcher(str(root)).problems == []
+    (root / ".gitignore").write_text("\n".join(["*.log", *globs, "c*[0-9]"]) + "\n")
+    matcher = IgnoreMatcher(str(root))
+    assert not matcher.is_ignored("a.log", False)
+    assert matcher.problems == [IgnoreFileProblem(str(root / ".gitignore"), REASON_TOO_MANY_GLOBS)]
 
 
 def test_a_git_file_that_is_a_fifo_does_not_hang(tmp_path: Path) -> None:
