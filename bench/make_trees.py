@@ -5,9 +5,13 @@ files):
 
 - a repository-like tree: source files of realistic sizes in nested directories, nested
   `.gitignore` files with ignored build output, logs, a virtualenv and a `node_modules`,
-  and some images and binaries;
+  editor and tool leftovers among the sources, and some images and binaries;
 - a monorepo-scale tree: many small packages under `packages/`, plus a large `node_modules`
   that the root `.gitignore` ignores.
+
+Each root `.gitignore` holds about 300 patterns in the style of the templates real
+projects start from (see ignore_rules.py), and some directories have small ones of
+their own, as in numpy.
 
 The same spec always gives the same bytes, the same paths and the same commit id.
 """
@@ -28,8 +32,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from ignore_rules import NESTED_RULES, TEMPLATE_RULES
+
 # Bump when a generator changes, so that cached trees are rebuilt.
-TREE_FORMAT = 1
+TREE_FORMAT = 2
 
 ONE_FILE = "one.txt"
 
@@ -254,10 +260,17 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def _commit_all(root: Path) -> str:
+def _commit_all(root: Path, out: TreeWriter) -> str:
+    """Commit the tree; git must keep exactly the files written as kept."""
     _git(root, "init", "-q")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "--no-gpg-sign", "-m", "benchmark tree")
+    tracked = _git(root, "ls-files", "-z").count("\0")
+    if tracked != out.kept_files:
+        raise RuntimeError(
+            f"{root}: git tracks {tracked} files, the generator kept {out.kept_files}: "
+            "an ignore rule and the tree disagree"
+        )
     return _git(root, "rev-parse", "HEAD")
 
 
@@ -281,7 +294,7 @@ def build_repo_tree(root: Path, spec: RepoSpec) -> TreeInfo:
     prefixes = {kind: prefix for kind, _weight, prefix in SOURCE_KINDS}
     pools = {kind: _line_pool(rng, prefixes[kind], kind in (".md", ".txt"), 3000) for kind in kinds}
 
-    out.write(".gitignore", REPO_GITIGNORE)
+    out.write(".gitignore", TEMPLATE_RULES + "\n# This project\n" + REPO_GITIGNORE)
     out.write(ONE_FILE, _text_body(rng, pools[".txt"], 600, "A small file for one-file reads.\n"))
     out.write("README.md", _text_body(rng, pools[".md"], 6000, "# bench repository\n\n"))
     out.write(".github/workflows/ci.yml", _text_body(rng, pools[".yaml"], 1500, "name: ci\n"))
@@ -295,14 +308,24 @@ def build_repo_tree(root: Path, spec: RepoSpec) -> TreeInfo:
     components = _component_dirs(rng, max(1, text_count // 12))
     with_gitignore = components[:: max(1, len(components) // 20)]
 
-    for component in with_gitignore:
-        out.write(f"{component}/.gitignore", COMPONENT_GITIGNORE)
-        out.write(f"{component}/keep.snap", "re-included by a negated pattern\n")
-        out.write(f"{component}/other.snap", "ignored snapshot\n", ignored=True)
-        out.write(f"{component}/local.json", '{"local": true}\n', ignored=True)
-        for index in range(3):
-            body = _text_body(rng, pools[".ts"], 4000, "// generated\n")
-            out.write(f"{component}/generated/gen_{index}.ts", body, ignored=True)
+    for number, component in enumerate(with_gitignore):
+        variant = number % len(NESTED_RULES)
+        out.write(f"{component}/.gitignore", NESTED_RULES[variant])
+        if variant == 0:
+            out.write(f"{component}/keep.snap", "re-included by a negated pattern\n")
+            out.write(f"{component}/other.snap", "ignored snapshot\n", ignored=True)
+            out.write(f"{component}/local.json", '{"local": true}\n', ignored=True)
+            for index in range(3):
+                body = _text_body(rng, pools[".ts"], 4000, "// generated\n")
+                out.write(f"{component}/generated/gen_{index}.ts", body, ignored=True)
+        elif variant == 1:
+            out.write(f"{component}/fixtures/sample.out", "re-included below a `*.out`\n")
+            out.write(f"{component}/_version.py", "version = '1.0'\n", ignored=True)
+            out.write(f"{component}/12.tmp", "scratch\n", ignored=True)
+            out.write(f"{component}/loops.c.src.out", "generated\n", ignored=True)
+        else:
+            out.write(f"{component}/_build/html/index.html", "<p>built</p>\n", ignored=True)
+            out.write(f"{component}/objects.inv", "inventory\n", ignored=True)
 
     while out.kept_files < spec.files - image_count - binary_count:
         component = rng.choice(components)
@@ -325,7 +348,7 @@ def build_repo_tree(root: Path, spec: RepoSpec) -> TreeInfo:
         out.write(f"vendor/native/blob_{index}{ext}", _binary(rng, size))
 
     _write_repo_ignored(rng, out, pools, components, max(4, spec.files // 4))
-    return out.info("repo", _commit_all(root))
+    return out.info("repo", _commit_all(root, out))
 
 
 def _write_repo_ignored(
@@ -335,9 +358,27 @@ def _write_repo_ignored(
     components: Sequence[str],
     count: int,
 ) -> None:
-    """Ignored files that a walker should prune: build output, a venv, node_modules, logs."""
+    """Ignored files: build output, a venv and node_modules (which a walker prunes), and
+    leftovers among the sources that each match a different kind of pattern."""
+    leftovers = (
+        "{ident}_{index}.pyc",  # *.py[codz]
+        ".{ident}_{index}.py.swp",  # *.swp, [._]*.sw[a-p]
+        "npm-debug.log.{index}",  # npm-debug.log*
+        ".coverage.host{index}",  # .coverage.*
+        "report.2024{index}.1200.{index}.0.json",  # report.[0-9]*.[0-9]*.[0-9]*.[0-9]*.json
+        "{ident}_{index}.orig",  # *.orig
+        "app_{index}.i686",  # *.i*86
+        "#{ident}_{index}#",  # \#*\#
+        ".#{ident}_{index}",  # .\#*
+        "{ident}_{index}.ts~",  # *~
+    )
     for index in range(count):
-        where = index % 5
+        where = index % 10
+        if where >= 5:
+            name = leftovers[(index // 10) % len(leftovers)].format(ident=_ident(rng), index=index)
+            path = f"{rng.choice(components)}/{name}"
+            out.write(path, _text_body(rng, pools[".txt"], 400, ""), ignored=True)
+            continue
         if where == 0:
             path, kind, size = f"build/lib/{_ident(rng)}_{index}.py", ".py", 3000
         elif where == 1:
@@ -376,7 +417,7 @@ def build_monorepo_tree(root: Path, spec: MonorepoSpec) -> TreeInfo:
         _text_body(rng, md_pool, rng.randrange(300, 3000), "# package\n\n") for _ in range(64)
     ]
 
-    out.write(".gitignore", MONOREPO_GITIGNORE)
+    out.write(".gitignore", TEMPLATE_RULES + "\n# This monorepo\n" + MONOREPO_GITIGNORE)
     out.write(ONE_FILE, _text_body(rng, md_pool, 600, "A small file for one-file reads.\n"))
     out.write("package.json", '{\n  "name": "bench-monorepo",\n  "private": true\n}\n')
     out.write("README.md", readmes[0])
@@ -400,7 +441,8 @@ def build_monorepo_tree(root: Path, spec: MonorepoSpec) -> TreeInfo:
             elif name == "README.md":
                 body = rng.choice(readmes)
             elif name == ".gitignore":
-                body = PACKAGE_GITIGNORE
+                nested = (package // 10) % (len(NESTED_RULES) + 1)
+                body = NESTED_RULES[nested - 1] if nested else PACKAGE_GITIGNORE
             elif name == "tsconfig.json":
                 body = '{\n  "extends": "../../tsconfig.base.json"\n}\n'
             else:
@@ -425,7 +467,7 @@ def build_monorepo_tree(root: Path, spec: MonorepoSpec) -> TreeInfo:
             out.write(path, body, ignored=True)
         module += 1
 
-    return out.info("monorepo", _commit_all(root))
+    return out.info("monorepo", _commit_all(root, out))
 
 
 Spec = TypeVar("Spec", RepoSpec, MonorepoSpec)

@@ -1,5 +1,6 @@
 """Benchmark readmany as whole processes against the cat floor, a minimal Python reader and
-its peers (files-to-prompt, repomix), over trees that bench/make_trees.py builds locally.
+its peers (files-to-prompt, repomix), over trees that bench/make_trees.py builds locally,
+and the cost of its ignore matching alone (bench/ignore_match.py).
 
     python bench/run.py [--out DIR] [--runs N] [--quick] [--tiny] [--skip-peers]
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import platform
 import shlex
@@ -37,6 +39,7 @@ from make_trees import (
 
 BENCH_DIR = Path(__file__).resolve().parent
 MINIMAL_CAT = BENCH_DIR / "minimal_cat.py"
+IGNORE_MATCH = BENCH_DIR / "ignore_match.py"
 PEAK_RSS = BENCH_DIR / "peak_rss.py"
 GNU_TIME = "/usr/bin/time"
 GIT_LS_FILES = ("git", "ls-files", "-z")
@@ -117,12 +120,27 @@ class Row:
         return statistics.median(self.times) if self.status == "ok" and self.times else None
 
 
+@dataclass(frozen=True)
+class MatchCost:
+    """Ignore matching alone, at one size of root `.gitignore` (see ignore_match.py)."""
+
+    patterns: int
+    paths: int
+    readmany_setup_ms: float
+    readmany_us: float
+    pathspec_setup_ms: float | None
+    pathspec_us: float | None
+
+
 @dataclass
 class Report:
     rows: list[Row] = field(default_factory=list)
     phases: list[tuple[str, float, str]] = field(default_factory=list)
     trees: list[tuple[str, TreeInfo]] = field(default_factory=list)
     peers: list[Peer] = field(default_factory=list)
+    matching: list[MatchCost] = field(default_factory=list)
+    matching_tree: str = ""
+    matching_failure: str = ""  # why there are no matching figures
 
     def row(self, group: str, key: str) -> Row | None:
         for row in self.rows:
@@ -485,6 +503,23 @@ def startup_cases(group: str, root: Path, readmany: tuple[str, ...]) -> list[Cas
     ]
 
 
+def measure_matching(tree: Path, repeat: int, timeout: float) -> tuple[list[MatchCost], str]:
+    """bench/ignore_match.py over `tree`, run by this interpreter (the one with readmany)."""
+    argv = [sys.executable, str(IGNORE_MATCH), str(tree), "--repeat", str(repeat), "--json"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return [], f"{shlex.join(argv)}: {error}"
+    if done.returncode != 0:
+        why = _last_line(done.stderr.encode())
+        return [], f"{shlex.join(argv)} exited {done.returncode}: {why}"
+    try:
+        rows = json.loads(done.stdout)
+        return [MatchCost(**row) for row in rows], ""
+    except (ValueError, TypeError) as error:
+        return [], f"{shlex.join(argv)}: unreadable output ({error})"
+
+
 # ---------------------------------------------------------------------------- the report
 
 
@@ -617,14 +652,30 @@ def _rss_growth_target(
     return value_of
 
 
+def _matching_target(report: Report) -> tuple[float | None, str, str]:
+    if not report.matching:
+        return None, "—", report.matching_failure or "not measured"
+    largest = max(report.matching, key=lambda cost: cost.patterns)
+    return largest.readmany_us, f"{largest.readmany_us:.2f} µs ({largest.patterns} patterns)", ""
+
+
+def _at_most(limit: float) -> Callable[[float], bool]:
+    return lambda value: value <= limit
+
+
 def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[Target]:
-    return [
+    per_tree = [
         Target(
-            f"{repo}: `readmany glob '**'` vs minimal Python",
-            "≤ 1.5x",
-            _ratio_target(repo, "glob", "python"),
-            lambda v: v <= 1.5,
-        ),
+            f"{group}: `readmany glob '**'` vs {what}",
+            f"≤ {limit:g}x",
+            _ratio_target(group, "glob", key),
+            _at_most(limit),
+        )
+        for group in (repo, repo10, mono)
+        for key, what, limit in (("python", "minimal Python", 1.5), ("floor", "floor", 2.0))
+    ]
+    return [
+        *per_tree,
         Target(
             f"{repo}: `readmany glob '**'` vs files-to-prompt",
             "≥ 10x faster",
@@ -648,12 +699,6 @@ def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[T
             "≤ 1.2x",
             _ratio_target(repo, "budget", "glob"),
             lambda v: v <= 1.2,
-        ),
-        Target(
-            f"{mono}: `readmany glob '**'` vs floor",
-            "≤ 2x",
-            _ratio_target(mono, "glob", "floor"),
-            lambda v: v <= 2,
         ),
         Target(
             f"{mono}: `readmany glob --stdin -0` vs floor",
@@ -685,7 +730,41 @@ def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[T
             _rss_growth_target(repo, repo10, "glob"),
             lambda v: v <= 1.2,
         ),
+        Target(
+            "ignore matching, about 300 patterns",
+            "≤ 3 µs a path",
+            _matching_target,
+            lambda v: v <= 3,
+        ),
     ]
+
+
+def matching_table(report: Report) -> list[str]:
+    if not report.matching:
+        return [f"Not measured: {report.matching_failure or 'no figures'}"]
+    lines = [
+        f"Every directory and file of the {report.matching_tree} tree asked once, as a walk "
+        "asks, with a fresh matcher each round: `setup` reads and parses the ignore files, "
+        "`µs/path` is the questions (what is done once a directory and each expression's "
+        "compiling included). CPU time, median of the rounds. pathspec: the same questions "
+        "to `GitIgnoreSpec.match_file` over the root rules alone.",
+        "",
+        "| root patterns | paths | readmany setup ms | readmany µs/path "
+        "| pathspec setup ms | pathspec µs/path |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for cost in report.matching:
+        cells = [
+            "—" if value is None else f"{value:.2f}"
+            for value in (
+                cost.readmany_setup_ms,
+                cost.readmany_us,
+                cost.pathspec_setup_ms,
+                cost.pathspec_us,
+            )
+        ]
+        lines.append(f"| {cost.patterns} | {cost.paths} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def targets_table(report: Report, wanted: Sequence[Target]) -> list[str]:
@@ -711,7 +790,8 @@ def render(report: Report, wanted: Sequence[Target], header: Sequence[str]) -> s
             f"| {name} | {info.kept_files} | {info.kept_bytes / 2**20:.1f} | "
             f"{info.ignored_files} | {info.commit[:12]} |"
         )
-    lines += ["", "## Timings", "", *timings_table(report), "", "## Targets", ""]
+    lines += ["", "## Timings", "", *timings_table(report), "", "## Ignore matching", ""]
+    lines += [*matching_table(report), "", "## Targets", ""]
     lines += targets_table(report, wanted)
     problems = [row for row in report.rows if row.status != "ok"]
     if problems:
@@ -843,6 +923,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         _progress(f"[{case.group}] {case.label}: {shown}")
     for group, seconds in group_started.items():
         report.phases.append((f"measure {group}", seconds, f"1 RSS run + {runs} timed runs each"))
+    _progress("ignore matching: measuring …")
+    started = time.perf_counter()
+    report.matching_tree = repo_group
+    report.matching, report.matching_failure = measure_matching(repo_root, runs, args.timeout)
+    report.phases.append(
+        ("ignore matching", time.perf_counter() - started, f"{runs} rounds each, in one process")
+    )
 
     readmany_version = _tool_output([*readmany, "--version"]) or "readmany (version unknown)"
     peer_versions = ", ".join(

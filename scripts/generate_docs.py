@@ -446,12 +446,6 @@ def man(cmds: list[Command]) -> str:
             "without a clipboard tool refuses (exit 2) and names the tool to install."
         ),
         ".TP",
-        "\\fBREADMANY_CACHE_DIR\\fR",
-        _roff(
-            "Where the pattern cache lives (default $XDG_CACHE_HOME/readmany, else "
-            "~/.cache/readmany); empty turns it off."
-        ),
-        ".TP",
         "\\fBREADMANY_DEBUG\\fR",
         "When set, an internal error shows its traceback.",
         ".TP",
@@ -462,13 +456,6 @@ def man(cmds: list[Command]) -> str:
             "same either way."
         ),
         ".SH FILES",
-        ".TP",
-        "\\fB$XDG_CACHE_HOME/readmany/patterns-*.marshal\\fR",
-        _roff(
-            "The pattern cache: the regular expression pathspec made of each gitignore "
-            "pattern seen before, so that a later run need not import pathspec. It never "
-            "changes an answer; a damaged one is ignored."
-        ),
         ".TP",
         "\\fB.gitignore\\fR, \\fB.git/info/exclude\\fR",
         _roff("Honoured by readmany glob inside a git work tree, with git's semantics."),

@@ -21,16 +21,3 @@ def shared_dir() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="readmany-shared-") as name:
         os.chmod(name, 0o755)
         yield Path(name)
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _private_pattern_cache() -> Iterator[None]:
-    """Runs under test keep their pattern cache in a directory of their own, not in ~."""
-    with tempfile.TemporaryDirectory(prefix="readmany-cache-") as name:
-        previous = os.environ.get("READMANY_CACHE_DIR")
-        os.environ["READMANY_CACHE_DIR"] = name
-        yield
-        if previous is None:
-            del os.environ["READMANY_CACHE_DIR"]
-        else:
-            os.environ["READMANY_CACHE_DIR"] = previous

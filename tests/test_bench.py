@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
+# The template's pattern lines (bench/ignore_rules.py), counted as the report counts them.
+TEMPLATE_PATTERNS = 342
 
 EXPECTED_ROWS = [
     ("repo", "git ls-files -z \\| xargs -0 cat"),
@@ -39,16 +41,21 @@ EXPECTED_ROWS = [
 
 EXPECTED_TARGETS = [
     "repo: `readmany glob '**'` vs minimal Python",
+    "repo: `readmany glob '**'` vs floor",
+    "repo x10: `readmany glob '**'` vs minimal Python",
+    "repo x10: `readmany glob '**'` vs floor",
+    "monorepo: `readmany glob '**'` vs minimal Python",
+    "monorepo: `readmany glob '**'` vs floor",
     "repo: `readmany glob '**'` vs files-to-prompt",
     "repo: `readmany glob '**'` vs repomix",
     "repo: `readmany glob . --stats` vs `readmany glob '**'`",
     "repo: `readmany glob . --max-tokens 100000` vs `readmany glob '**'`",
-    "monorepo: `readmany glob '**'` vs floor",
     "monorepo: `readmany glob --stdin -0` vs floor",
     "one file: `readmany many` vs files-to-prompt",
     "start-up: `readmany --version`",
     "repo: peak RSS of `readmany glob '**'`",
     "repo x10 vs repo: peak RSS growth of `readmany glob '**'`",
+    "ignore matching, about 300 patterns",
 ]
 
 
@@ -98,6 +105,27 @@ def test_tiny_benchmark_reports_every_row_and_target(tmp_path: Path) -> None:
     trees = _table(written, "Trees")
     assert [row[1] for row in trees] == ["40", "400", "200"]
     assert [row[3] for row in trees][2] == "100"
+
+    # Ignore matching at a small project's, numpy's and the template's number of patterns.
+    matching = _table(written, "Ignore matching")
+    assert [row[0] for row in matching] == ["10", "130", str(TEMPLATE_PATTERNS)]
+    for row in matching:
+        assert int(row[1]) > 40 and all(float(cell) > 0 for cell in row[2:]), row
+
+
+def test_every_tree_has_template_rules_and_nested_ones(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import make_trees
+    finally:
+        sys.path.remove(str(BENCH))
+    make_trees.build_repo_tree(tmp_path / "repo", make_trees.RepoSpec(200))
+    make_trees.build_monorepo_tree(tmp_path / "mono", make_trees.MonorepoSpec(800, 50))
+    for tree in ("repo", "mono"):
+        root_rules = (tmp_path / tree / ".gitignore").read_text()
+        assert root_rules.startswith(make_trees.TEMPLATE_RULES)
+        nested = [p for p in (tmp_path / tree).rglob(".gitignore") if p.parent != tmp_path / tree]
+        assert {p.read_text() for p in nested} & set(make_trees.NESTED_RULES), tree
 
 
 def test_a_run_that_hangs_is_killed_at_the_timeout(tmp_path: Path) -> None:

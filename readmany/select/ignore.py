@@ -7,10 +7,18 @@ the sources are consulted from the most specific (the readmany ignore files, the
 `.gitignore` of the deepest directory) to the least (`.git/info/exclude`), and the first
 source with a matching pattern decides, by its last matching pattern.
 
-Patterns are translated to regular expressions by `pathspec` (its answers are kept
-across runs, see `pattern_cache`). Its expression also matches below a matching
-*parent* (a pattern for `build` matches `build/x`); a walk has judged each parent
-already, so here a pattern counts only when it matches the path itself.
+Patterns are matched by kind, as git's `dir.c` does, not one expression each: names
+without wildcards, `*.ext` and `prefix*` are looked up in tables (by the name, its
+suffixes, its prefixes); a pattern with a `/` is matched by its directory part once per
+directory, which leaves its last segment to be matched as a name. Only the rest are
+globs (see `wildmatch`), compiled the first time a path reaches them. Each rule keeps
+its index, so the last matching one still decides. Nothing is compiled or cached ahead:
+a run parses its ignore files (about 2 ms for 300 patterns) and compiles only the globs
+its paths reach.
+
+An ignore file is used only when it is a regular file (not a link, FIFO or device) of at
+most `MAX_IGNORE_FILE_BYTES` with at most `MAX_GLOB_PATTERNS` globs; any other is
+skipped and reported in `IgnoreMatcher.problems`.
 """
 
 from __future__ import annotations
@@ -18,99 +26,336 @@ from __future__ import annotations
 import os
 import re
 import stat
-import warnings
 from collections.abc import Iterable, Sequence
 
 from readmany.record import NamedTuple
-from readmany.select.cache import SKIPPED, PatternCache
+from readmany.select.wildmatch import (
+    GLOBSTAR,
+    GLOBSTAR_SLASH,
+    LITERAL,
+    SLASH,
+    STAR,
+    UNBOUNDED,
+    Matcher,
+    Token,
+    compile_tokens,
+    expression,
+    literal_text,
+    simple_length,
+    tokenize,
+)
 
 README_IGNORE = ".readmanyignore"
 GITIGNORE = ".gitignore"
 
-# pathspec's name for the group that marks a match ending at a directory boundary.
-_DIR_MARK = "ps_d"
+# git reads ignore files of up to 100 MiB. Most patterns cost the same however many there
+# are (tables), but each glob is tried against every name that reaches it, as git does;
+# a hostile file of thousands could make a walk take minutes. The largest real files are a
+# few hundred KiB with at most a few hundred globs. A file over either limit is skipped
+# whole, as git skips one over its size limit, and reported.
+MAX_IGNORE_FILE_BYTES = 1024 * 1024
+MAX_GLOB_PATTERNS = 1000
+
+REASON_TOO_LARGE = f"larger than {MAX_IGNORE_FILE_BYTES // 1024 // 1024} MiB"
+REASON_TOO_MANY_GLOBS = f"more than {MAX_GLOB_PATTERNS} patterns with wildcards"
+REASON_NOT_REGULAR = "not a regular file"
+
+_WILDCARD = re.compile(r"[*?\[\\]")
 
 
 class IgnoreRule(NamedTuple):
     """One pattern line: `!` negates it, a trailing `/` restricts it to directories.
 
-    `text` is the pattern without those marks; `regex` is pathspec's expression for it.
+    `text` is the pattern without those marks.
     """
 
     text: str
-    regex: str
     negated: bool
     dir_only: bool
 
-    def own_regex(self) -> str:
-        """The pattern's regular expression, matching the path itself only.
 
-        pathspec ends a pattern with "a `/` (a parent matched) or the end"; a walk has
-        judged the parents, so here the expression must end at the end of the path.
-        """
-        tail = f"(?:(?P<{_DIR_MARK}>/)|$)"
-        return self.regex[: -len(tail)] + "$" if self.regex.endswith(tail) else self.regex
+class IgnoreFileProblem(NamedTuple):
+    """An ignore file that was not read, and why (see MAX_IGNORE_FILE_BYTES)."""
 
-    def matches(self, path: str, is_dir: bool) -> bool:
-        """Whether the pattern matches `path` itself (not merely one of its parents)."""
-        if self.dir_only and not is_dir:
-            return False
-        regex = _compile(self.regex)
-        found = regex.search(path)
-        if found is None:
-            return False
-        if found.groupdict().get(_DIR_MARK) is None:
-            return True
-        # The first match stopped at a parent directory; a match of the whole path,
-        # if there is one, ends at the end of the string (paths carry no trailing `/`).
-        return regex.fullmatch(path) is not None
+    path: str
+    reason: str
 
 
-def _compile(regex: str) -> re.Pattern[str]:
-    with warnings.catch_warnings():
-        # pathspec writes `[[]` for a literal `[`, which the re module frowns at.
-        warnings.simplefilter("ignore", FutureWarning)
-        return re.compile(regex)
-
-
-_patterns: PatternCache | None = None
-
-
-def _pattern_cache() -> PatternCache:
-    global _patterns
-    if _patterns is None:
-        _patterns = PatternCache.default()
-    return _patterns
-
-
-def save_pattern_cache() -> None:
-    """Keep the expressions pathspec made in this run for the next (see pattern_cache)."""
-    if _patterns is not None:
-        _patterns.save()
+def _trim_trailing_spaces(line: str) -> str:
+    """git's `trim_trailing_spaces`: unescaped trailing spaces go."""
+    if not line.endswith(" "):
+        return line
+    last_space = -1
+    index, end = 0, len(line)
+    while index < end:
+        char = line[index]
+        if char == " ":
+            if last_space < 0:
+                last_space = index
+        elif char == "\\":
+            index += 1
+            if index == end:
+                return line
+            last_space = -1
+        else:
+            last_space = -1
+        index += 1
+    return line[:last_space] if last_space >= 0 else line
 
 
 def parse_rules(lines: Iterable[str]) -> tuple[IgnoreRule, ...]:
-    """Compile gitignore lines; blank lines, comments and invalid patterns are dropped."""
-    cache = _pattern_cache()
+    """gitignore lines (without their `\\n`) to rules; blank lines and comments are dropped."""
     rules: list[IgnoreRule] = []
     for raw in lines:
-        line = raw.rstrip("\r\n")
-        if not line.endswith("\\ "):
-            line = line.rstrip(" ")
-        if not line or line.startswith("#"):
+        if not raw or raw[0] == "#":
             continue
+        line = raw[:-1] if raw[-1] == "\r" else raw
+        if "\0" in line:
+            line = line.partition("\0")[0]  # git reads a line as a C string
+        line = _trim_trailing_spaces(line)
         negated = line.startswith("!")
         if negated:
             line = line[1:]
         dir_only = line.endswith("/")
         if dir_only:
             line = line[:-1]
-        if not line or line == "/":
-            continue
-        regex = cache.translate(line)
-        if regex != SKIPPED:
-            rules.append(IgnoreRule(line, regex, negated, dir_only))
+        if line:
+            rules.append(IgnoreRule(line, negated, dir_only))
     return tuple(rules)
+
+
+# How the last segment of a pattern (or a whole name pattern) is matched.
+_EXACT, _SUFFIX, _PREFIX, _GLOB, _EVERY, _PATH = range(6)
+
+
+class _Glob:
+    """Tokens, compiled the first time a text holding their longest literal part comes."""
+
+    __slots__ = ("_match", "needle", "tokens")
+
+    def __init__(self, tokens: Sequence[Token]) -> None:
+        self.tokens = tuple(tokens)
+        self._match: Matcher | None = None
+        runs = "".join(text if kind == LITERAL else "\0" for kind, text in self.tokens)
+        self.needle = max(runs.split("\0"), key=len)
+
+    def __call__(self, text: str) -> bool:
+        if self.needle not in text:
+            return False
+        match = self._match
+        if match is None:
+            match = self._match = compile_tokens(self.tokens)
+        return bool(match(text))
+
+
+# (rule index, directories only, how, the literal text, the glob): one way a rule matches.
+_Entry = tuple[int, bool, int, str, "_Glob | None"]
+
+
+def _name_entry(index: int, dir_only: bool, tokens: Sequence[Token]) -> _Entry:
+    """How a pattern for one name (no `/`) is matched: by table when it can be."""
+    literal = literal_text(tokens)
+    if literal is not None:
+        return index, dir_only, _EXACT, literal, None
+    if tokens[0][0] == STAR:
+        rest = literal_text(tokens[1:])
+        if rest is not None:
+            return index, dir_only, _SUFFIX, rest, None
+    if tokens[-1][0] == STAR:
+        start = literal_text(tokens[:-1])
+        if start:
+            return index, dir_only, _PREFIX, start, None
+    return index, dir_only, _GLOB, "", _Glob(tokens)
+
+
+class _NameTable:
+    """The name patterns of one source that apply to files (or to directories).
+
+    Every table is looked up in time bounded by the name's length, whatever the number
+    of patterns; only the globs are tried one by one (and an ignore file has at most
+    MAX_GLOB_PATTERNS of them).
+    """
+
+    __slots__ = (
+        "_dot_suffixes",
+        "_dots",
+        "_every",
+        "_exact",
+        "_filter",
+        "_prefixed_globs",
+        "_prefixes",
+        "_simple",
+        "_simple_best",
+        "_stepped",
+        "_suffixes",
+    )
+
+    def __init__(self, entries: Sequence[_Entry]) -> None:
+        self._exact: dict[str, int] = {}
+        self._every = -1  # `*`
+        self._dot_suffixes: dict[str, int] = {}  # `*.log`, `*.tar.gz`: at a name's last dots
+        suffixes: dict[str, dict[str, int]] = {}  # `*~`, `*_i.c`: by last letter
+        prefixes: dict[str, dict[str, int]] = {}  # `npm-debug.log*`: by first letter
+        # Globs with a literal start, by its first letter.
+        self._prefixed_globs: dict[str, list[tuple[int, str, _Glob]]] = {}
+        # The other globs: those with one unbounded part are tried together first, by one
+        # expression compiled when first needed; the others one by one.
+        self._simple: list[tuple[int, _Glob]] = []
+        self._stepped: list[tuple[int, str, _Glob]] = []
+        self._filter: re.Pattern[str] | None = None
+        for index, _dir_only, how, text, glob in entries:
+            if how == _EXACT:
+                self._exact[text] = index
+            elif how == _SUFFIX:
+                if text[:1] == ".":
+                    self._dot_suffixes[text] = index
+                elif text:
+                    suffixes.setdefault(text[-1], {})[text] = index
+                else:
+                    self._every = max(self._every, index)
+            elif how == _PREFIX:
+                prefixes.setdefault(text[0], {})[text] = index
+            elif glob is not None:
+                start = literal_text(glob.tokens[: _literal_run(glob.tokens)]) or ""
+                if start:
+                    bucket = self._prefixed_globs.setdefault(start[0], [])
+                    bucket.append((index, start, glob))
+                elif sum(kind in UNBOUNDED for kind, _ in glob.tokens) <= 1:
+                    self._simple.append((index, glob))
+                else:
+                    self._stepped.append((index, glob.needle, glob))
+        self._dots = max((s.count(".") for s in self._dot_suffixes), default=0)
+        self._suffixes = {c: (t, _lengths(t)) for c, t in suffixes.items()}
+        self._prefixes = {c: (t, _lengths(t)) for c, t in prefixes.items()}
+        for bucket in self._prefixed_globs.values():
+            bucket.sort(key=lambda item: item[0], reverse=True)
+        self._simple.sort(key=lambda item: item[0], reverse=True)
+        self._stepped.sort(key=lambda item: item[0], reverse=True)
+        self._simple_best = self._simple[0][0] if self._simple else -1
+
+    def best(self, name: str) -> int:
+        """The index of the last rule that matches `name`, or -1."""
+        best = self._exact.get(name, -1)
+        if self._every > best:
+            best = self._every
+        if self._dots:
+            dot = len(name)
+            for _ in range(self._dots):
+                dot = name.rfind(".", 0, dot)
+                if dot < 0:
+                    break
+                found = self._dot_suffixes.get(name[dot:], -1)
+                if found > best:
+                    best = found
+        if self._suffixes:
+            by_end = self._suffixes.get(name[-1:])
+            if by_end is not None:
+                table, lengths = by_end
+                size = len(name)
+                for length in lengths:
+                    if length > size:
+                        break
+                    found = table.get(name[size - length :], -1)
+                    if found > best:
+                        best = found
+        if self._prefixes:
+            by_start = self._prefixes.get(name[:1])
+            if by_start is not None:
+                table, lengths = by_start
+                size = len(name)
+                for length in lengths:
+                    if length > size:
+                        break
+                    found = table.get(name[:length], -1)
+                    if found > best:
+                        best = found
+        if self._prefixed_globs:
+            bucket = self._prefixed_globs.get(name[:1])
+            if bucket is not None:
+                for index, start, glob in bucket:
+                    if index <= best:
+                        break
+                    if name.startswith(start) and glob(name):
+                        best = index
+                        break
+        if self._simple_best > best:
+            fast = self._filter
+            if fast is None:
+                fast = self._filter = re.compile(
+                    "|".join(f"(?:{expression(g.tokens)})" for _, g in self._simple), re.DOTALL
+                )
+            if fast.fullmatch(name) is not None:  # one of them matches: which is the last?
+                for index, glob in self._simple:
+                    if index <= best:
+                        break
+                    if glob(name):
+                        best = index
+                        break
+        for index, needle, glob in self._stepped:
+            if index <= best:
+                break
+            if needle in name and glob(name):
+                return index
+        return best
+
+
+def _lengths(table: dict[str, int]) -> tuple[int, ...]:
+    return tuple(sorted({len(text) for text in table}))
+
+
+def _literal_run(tokens: Sequence[Token]) -> int:
+    """How many tokens at the start are literal characters."""
+    for count, (kind, _) in enumerate(tokens):
+        if kind != LITERAL:
+            return count
+    return len(tokens)
+
+
+class _View:
+    """One source's rules as they apply to the entries of one directory: its name patterns,
+    and those of its path patterns that apply here, by kind too."""
+
+    __slots__ = ("_dirs", "_files", "_key", "_local_dirs", "_local_files", "_negated", "_others")
+
+    def __init__(
+        self,
+        files: _NameTable,
+        dirs: _NameTable,
+        negated: tuple[bool, ...],
+        extra: Sequence[_Entry] = (),
+        key: str = "",
+    ) -> None:
+        self._files = files
+        self._dirs = dirs
+        self._negated = negated
+        names = [entry for entry in extra if entry[2] not in (_EVERY, _PATH)]
+        self._local_files = _NameTable([e for e in names if not e[1]]) if names else None
+        self._local_dirs = _NameTable(names) if names else None
+        # `dir/**` and the patterns only a whole path can tell, last rule first.
+        self._others = sorted(
+            (e for e in extra if e[2] in (_EVERY, _PATH)), key=lambda e: e[0], reverse=True
+        )
+        self._key = key  # the directory below the source's own, with a final `/`
+
+    def decide(self, name: str, is_dir: bool) -> bool | None:
+        """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
+        best = (self._dirs if is_dir else self._files).best(name)
+        local = self._local_dirs if is_dir else self._local_files
+        if local is not None:
+            found = local.best(name)
+            if found > best:
+                best = found
+        for index, dir_only, how, _text, glob in self._others:
+            if index <= best:
+                break
+            if dir_only and not is_dir:
+                continue
+            if how == _EVERY or (glob is not None and glob(self._key + name)):
+                best = index
+                break
+        if best < 0:
+            return None
+        return not self._negated[best]
 
 
 class IgnoreSource:
@@ -122,14 +367,129 @@ class IgnoreSource:
     directory (`"sub"` for `../.gitignore` when the root is `repo/sub`).
     """
 
-    __slots__ = ("_base_slash", "_combined", "base", "prefix", "rules")
+    __slots__ = (
+        "_all_below",
+        "_base_slash",
+        "_by_directory",
+        "_dir_globs",
+        "_dirs",
+        "_files",
+        "_negated",
+        "_paths",
+        "_plain",
+        "base",
+        "globs",
+        "prefix",
+        "rules",
+    )
 
     def __init__(self, rules: tuple[IgnoreRule, ...], base: str = "", prefix: str = "") -> None:
         self.rules = rules
         self.base = base
         self.prefix = prefix
         self._base_slash = base + "/" if base else ""
-        self._combined: dict[bool, re.Pattern[str] | None] = {}
+        self._negated = tuple(rule.negated for rule in rules)
+        names: list[_Entry] = []
+        # Path patterns, by what their directory part is: a literal (`docs/`), a glob
+        # (`**/docs/`, `*/docs/`); `dir/**` (everything below); and the few that only
+        # the whole path can tell (a `**` inside the last segment).
+        self._by_directory: dict[str, list[_Entry]] = {}
+        self._dir_globs: list[tuple[_Glob, _Entry]] = []
+        self._all_below: list[tuple[str | None, _Glob, _Entry]] = []
+        self._paths: list[tuple[str, _Entry]] = []
+        for index, rule in enumerate(rules):
+            self._classify(index, rule, names)
+        # How many patterns must be tried one by one (see MAX_GLOB_PATTERNS).
+        self.globs = (
+            sum(entry[4] is not None for entry in names)
+            + sum(e[4] is not None for entries in self._by_directory.values() for e in entries)
+            + len(self._dir_globs)
+            + len(self._all_below)
+            + len(self._paths)
+        )
+        self._files = _NameTable([e for e in names if not e[1]])
+        self._dirs = _NameTable(names)
+        self._plain = _View(self._files, self._dirs, self._negated)
+
+    def _classify_plain(self, index: int, rule: IgnoreRule, names: list[_Entry]) -> bool:
+        """Most patterns: a literal name or path, or `*` and a literal, told apart without
+        tokens. False when the pattern is none of these."""
+        text = rule.text
+        wild = _WILDCARD.search(text)
+        if wild is not None and (wild.start() != 0 or text[0] != "*" or _WILDCARD.search(text, 1)):
+            return False
+        body = text[1:] if text[0] == "/" else text
+        parent, slash, name = body.rpartition("/")
+        if wild is not None:
+            if slash:
+                return False
+            names.append((index, rule.dir_only, _SUFFIX, text[1:], None))
+        elif not slash and text[0] != "/":
+            names.append((index, rule.dir_only, _EXACT, text, None))
+        elif name:
+            entry: _Entry = (index, rule.dir_only, _EXACT, name, None)
+            self._by_directory.setdefault(parent + slash, []).append(entry)
+        else:
+            return False
+        return True
+
+    def _classify(self, index: int, rule: IgnoreRule, names: list[_Entry]) -> None:
+        if self._classify_plain(index, rule, names):
+            return
+        text = rule.text
+        if "/" not in text:
+            name_tokens = tokenize(text, pathname=False)
+            if name_tokens is not None:
+                names.append(_name_entry(index, rule.dir_only, name_tokens))
+            return
+        body = text[1:] if text[0] == "/" else text
+        tokens = tokenize(body, pathname=True, wild_start=simple_length(body))
+        if tokens is None:
+            return
+        separators = [i for i, (kind, _) in enumerate(tokens) if kind in (SLASH, GLOBSTAR_SLASH)]
+        cut = separators[-1] + 1 if separators else 0
+        directory, last = tokens[:cut], tokens[cut:]
+        whole_path: _Entry = (index, rule.dir_only, _PATH, "", _Glob(tokens))
+        if not last:
+            return  # ends in `**/`: matches no name
+        glued = cut > 1 and tokens[cut - 2][0] not in (SLASH, GLOBSTAR_SLASH)
+        if glued and tokens[cut - 1][0] == GLOBSTAR_SLASH:
+            # `foo**/bar`: the `**/` may match nothing, gluing `foo` to the name.
+            self._paths.append((_literal_start(tokens), whole_path))
+            return
+        if any(kind == GLOBSTAR for kind, _ in last):
+            if len(last) == 1 and cut:
+                below = literal_text(directory)
+                every: _Entry = (index, rule.dir_only, _EVERY, "", None)
+                self._all_below.append((below, _Glob((*directory, (GLOBSTAR, ""))), every))
+            else:
+                self._paths.append((_literal_start(tokens), whole_path))
+            return
+        entry = _name_entry(index, rule.dir_only, last)
+        if directory == ((GLOBSTAR_SLASH, ""),):
+            names.append(entry)  # `**/name` is `name` at any depth
+            return
+        literal = literal_text(directory)
+        if literal is not None:
+            self._by_directory.setdefault(literal, []).append(entry)
+        else:
+            self._dir_globs.append((_Glob(directory), entry))
+
+    def view(self, key: str) -> _View:
+        """The rules for the entries of the directory `key` (below this source's own
+        directory, ending with `/`; `""` for its own). The caller keeps it: the matcher
+        asks once a directory."""
+        extra = list(self._by_directory.get(key, ()))
+        extra += [entry for glob, entry in self._dir_globs if glob(key)]
+        for below, glob, entry in self._all_below:
+            if key.startswith(below) if below is not None else glob(key):
+                extra.append(entry)
+        for start, entry in self._paths:
+            if key.startswith(start) if len(start) <= len(key) else start.startswith(key):
+                extra.append(entry)
+        if not extra:
+            return self._plain
+        return _View(self._files, self._dirs, self._negated, extra, key)
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
@@ -141,55 +501,71 @@ class IgnoreSource:
             path = rel
         if self.prefix:
             path = self.prefix + "/" + path
-        combined = self._combined.get(is_dir, _UNSET)
-        if combined is _UNSET:
-            combined = self._combined[is_dir] = _combine(self.rules, is_dir)
-        if combined is not None:
-            found = combined.match(path)
-            if found is None:
-                return None
-            return not self.rules[int(found.lastgroup[1:])].negated  # type: ignore[index]
-        for rule in reversed(self.rules):
-            if rule.matches(path, is_dir):
-                return not rule.negated
-        return None
+        directory, _, name = path.rpartition("/")
+        return self.view(directory + "/" if directory else "").decide(name, is_dir)
 
 
-_UNSET: re.Pattern[str] | None = re.compile("")
+def _literal_start(tokens: Sequence[Token]) -> str:
+    return literal_text(tokens[: _first_wild(tokens)]) or ""
 
 
-def _combine(rules: Sequence[IgnoreRule], is_dir: bool) -> re.Pattern[str] | None:
-    """One expression for all the rules that apply, the last rule tried first.
+def _first_wild(tokens: Sequence[Token]) -> int:
+    for count, (kind, _) in enumerate(tokens):
+        if kind != LITERAL and kind != SLASH:
+            return count
+    return len(tokens)
 
-    The alternative that matches names its rule (`r<index>`); as in git, the last
-    matching rule decides. None where a rule's own expression has groups of its own.
+
+def _read_regular(path: str, limit: int) -> bytes | str | None:
+    """The bytes of the regular file at `path` (at most `limit`), a reason it was not
+    read, or None when it is absent or unreadable.
+
+    Never follows a link and never waits on a FIFO or device: the type is checked
+    before opening and again on the opened descriptor.
     """
-    parts = []
-    for index in range(len(rules) - 1, -1, -1):
-        rule = rules[index]
-        if rule.dir_only and not is_dir:
-            continue
-        own = rule.own_regex()
-        if "(?P" in own:
-            return None
-        parts.append(f"(?P<r{index}>{own})")
-    return _compile("|".join(parts) or "(?!)")
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return REASON_NOT_REGULAR
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return REASON_NOT_REGULAR
+        if st.st_size > limit:
+            return REASON_TOO_LARGE
+        chunks = []
+        size = 0
+        want = st.st_size + 1  # one more byte tells a file that grew since
+        while size <= limit:
+            chunk = os.read(fd, min(want, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            want = 64 * 1024
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if size > limit:
+        return REASON_TOO_LARGE
+    return b"".join(chunks)
 
 
-def read_rules(path: str) -> tuple[IgnoreRule, ...]:
-    """Rules of the ignore file at `path`; nothing when it is absent, unreadable or a link.
+def load_rules(path: str) -> tuple[tuple[IgnoreRule, ...], str | None]:
+    """Rules of the ignore file at `path`, and why it was skipped (None when read or absent).
 
     Like git, a symbolic link in place of an ignore file is not followed.
     """
-    try:
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode):
-            return ()
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            text = handle.read()
-    except OSError:
-        return ()
-    return parse_rules(text.removeprefix("\ufeff").split("\n"))  # git skips a UTF-8 BOM
+    data = _read_regular(path, MAX_IGNORE_FILE_BYTES)
+    if data is None:
+        return (), None
+    if isinstance(data, str):
+        return (), data
+    text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")  # as git, a BOM
+    return parse_rules(text.split("\n")), None
 
 
 def find_git_top(root: str) -> str | None:
@@ -204,24 +580,24 @@ def find_git_top(root: str) -> str | None:
         current = parent
 
 
+def _first_line(path: str) -> str | None:
+    data = _read_regular(path, 64 * 1024)
+    if not isinstance(data, bytes):
+        return None
+    return data.decode("utf-8", "surrogateescape").partition("\n")[0].strip()
+
+
 def _git_common_dir(top: str) -> str | None:
     dot_git = os.path.join(top, ".git")
     if os.path.isdir(dot_git):
         git_dir = dot_git
     else:
-        try:
-            with open(dot_git, encoding="utf-8") as handle:
-                first = handle.readline().strip()
-        except OSError:
-            return None
-        if not first.startswith("gitdir:"):
+        first = _first_line(dot_git)  # a `.git` file: `gitdir: PATH`
+        if first is None or not first.startswith("gitdir:"):
             return None
         git_dir = os.path.join(top, first[len("gitdir:") :].strip())
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
-            return os.path.join(git_dir, handle.read().strip())
-    except OSError:
-        return git_dir
+    common = _first_line(os.path.join(git_dir, "commondir"))
+    return os.path.join(git_dir, common) if common is not None else git_dir
 
 
 class IgnoreMatcher:
@@ -229,6 +605,7 @@ class IgnoreMatcher:
 
     `.gitignore` files are read lazily, one per directory, and cached; a walk that
     already listed a directory passes `has_gitignore` so no extra stat is needed.
+    `problems` lists the ignore files that were found but not read.
     """
 
     def __init__(
@@ -242,18 +619,28 @@ class IgnoreMatcher:
         # link finds the repository it really is in.
         self.root = os.path.realpath(root)
         self.git_top = find_git_top(self.root) if use_gitignore else None
+        self.problems: list[IgnoreFileProblem] = []
         self._gitignores: dict[str, IgnoreSource | None] = {}
         self._chains: dict[str, tuple[IgnoreSource, ...]] = {}
-        self._sources: dict[str, tuple[IgnoreSource, ...]] = {}  # by directory
+        self._views: dict[str, tuple[_View, ...]] = {}  # by directory
+        self._directories: dict[str, bool] = {}  # directory: it or one above is ignored
         self._outer: list[IgnoreSource] = []  # least specific first
         if self.git_top is not None:
             self._load_outer(self.git_top)
         names = [README_IGNORE, *(n for n in ignore_files if n != README_IGNORE)]
         self._own = [
-            IgnoreSource(rules)
-            for name in names
-            if (rules := read_rules(os.path.join(self.root, name)))
+            source for name in names if (source := self._read(os.path.join(self.root, name)))
         ]
+
+    def _read(self, path: str, base: str = "", prefix: str = "") -> IgnoreSource | None:
+        """The ignore file at `path` as a source; None when absent, empty or skipped."""
+        rules, problem = load_rules(path)
+        source = IgnoreSource(rules, base, prefix) if rules else None
+        if source is not None and source.globs > MAX_GLOB_PATTERNS:
+            source, problem = None, REASON_TOO_MANY_GLOBS
+        if problem is not None:
+            self.problems.append(IgnoreFileProblem(path, problem))
+        return source
 
     def _load_outer(self, top: str) -> None:
         common = _git_common_dir(top)
@@ -261,16 +648,16 @@ class IgnoreMatcher:
         if prefix == ".":
             prefix = ""
         if common is not None:
-            rules = read_rules(os.path.join(common, "info", "exclude"))
-            if rules:
-                self._outer.append(IgnoreSource(rules, prefix=prefix))
+            source = self._read(os.path.join(common, "info", "exclude"), prefix=prefix)
+            if source is not None:
+                self._outer.append(source)
         # .gitignore files above the root apply to the root's contents, as in git.
         current = top
         parts = prefix.split("/") if prefix else []
         for depth in range(len(parts)):
-            rules = read_rules(os.path.join(current, GITIGNORE))
-            if rules:
-                self._outer.append(IgnoreSource(rules, prefix="/".join(parts[depth:])))
+            above = self._read(os.path.join(current, GITIGNORE), prefix="/".join(parts[depth:]))
+            if above is not None:
+                self._outer.append(above)
             current = os.path.join(current, parts[depth])
 
     def _gitignore_of(self, dir_rel: str, present: bool | None) -> IgnoreSource | None:
@@ -278,9 +665,7 @@ class IgnoreMatcher:
             return self._gitignores[dir_rel]
         source: IgnoreSource | None = None
         if present is not False:
-            rules = read_rules(os.path.join(self.root, dir_rel, GITIGNORE))
-            if rules:
-                source = IgnoreSource(rules, base=dir_rel)
+            source = self._read(os.path.join(self.root, dir_rel, GITIGNORE), base=dir_rel)
         self._gitignores[dir_rel] = source
         return source
 
@@ -300,29 +685,43 @@ class IgnoreMatcher:
 
     def is_ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether `rel` itself is ignored; its parent directories are not consulted."""
-        if self.git_top is not None and (rel == ".git" or rel.endswith("/.git")):
+        directory, _, name = rel.rpartition("/")
+        if name == ".git" and self.git_top is not None:
             return True
-        directory = rel.rpartition("/")[0]
-        sources = self._sources.get(directory)
-        if sources is None:
-            sources = self._sources[directory] = self._sources_for(directory)
-        for source in sources:
-            verdict = source.decide(rel, is_dir)
+        views = self._views.get(directory)
+        if views is None:
+            views = self._views[directory] = self._views_for(directory)
+        for view in views:
+            verdict = view.decide(name, is_dir)
             if verdict is not None:
                 return verdict
         return False
 
-    def _sources_for(self, directory: str) -> tuple[IgnoreSource, ...]:
-        """Every source that applies in `directory`, most specific first."""
-        own = tuple(reversed(self._own))
-        if self.git_top is None:
-            return own
-        return (*own, *self._chain(directory), *reversed(self._outer))
+    def _views_for(self, directory: str) -> tuple[_View, ...]:
+        """Every source that applies in `directory`, most specific first, as it applies there."""
+        here = directory + "/" if directory else ""
+        views = [source.view(here) for source in reversed(self._own)]
+        if self.git_top is not None:
+            for source in self._chain(directory):
+                base = source.base
+                views.append(source.view(here[len(base) + 1 :] if base else here))
+            for source in reversed(self._outer):
+                views.append(source.view(f"{source.prefix}/{here}" if source.prefix else here))
+        return tuple(views)
 
     def is_path_ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether `rel` or any directory above it (below the root) is ignored."""
-        parts = rel.split("/")
-        for depth in range(1, len(parts)):
-            if self.is_ignored("/".join(parts[:depth]), True):
-                return True
-        return self.is_ignored(rel, is_dir)
+        directory = rel.rpartition("/")[0]
+        return (directory != "" and self._directory_ignored(directory)) or self.is_ignored(
+            rel, is_dir
+        )
+
+    def _directory_ignored(self, directory: str) -> bool:
+        verdict = self._directories.get(directory)
+        if verdict is None:
+            parent = directory.rpartition("/")[0]
+            verdict = (parent != "" and self._directory_ignored(parent)) or self.is_ignored(
+                directory, True
+            )
+            self._directories[directory] = verdict
+        return verdict

@@ -42,7 +42,7 @@ from readmany.select.candidates import (
     Skip,
 )
 from readmany.select.excludes import DEFAULT_EXCLUDES, Excludes
-from readmany.select.ignore import GITIGNORE, IgnoreMatcher, save_pattern_cache
+from readmany.select.ignore import GITIGNORE, IgnoreMatcher
 from readmany.select.patterns import GLOBSTAR, Segment, compile_includes, glob_segment
 
 
@@ -589,7 +589,9 @@ class _Selector:
                 yield event
         for owner in sorted(self.unmatched):
             yield Skip(self.patterns[owner], REASON_NO_MATCH, failed=True)
-        save_pattern_cache()
+        for problem in self.ignores.problems:  # its rules were not applied: say so
+            where = self._relative(problem.path)
+            yield Skip(where, f"ignore file not read ({problem.reason})", failed=True)
 
     def _listed_events(self, listed: Sequence[str]) -> Iterator[Event]:
         """The `--stdin` paths in the order given (the default face): a directory means
