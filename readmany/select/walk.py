@@ -591,7 +591,7 @@ class _Selector:
             yield Skip(self.patterns[owner], REASON_NO_MATCH, failed=True)
         for problem in self.ignores.problems:  # its rules were not applied: say so
             where = self._relative(problem.path)
-            yield Skip(where, f"ignore file not read ({problem.reason})", failed=True)
+            yield Skip(where, f"ignore file not read ({problem.reason})")
 
     def _listed_events(self, listed: Sequence[str]) -> Iterator[Event]:
         """The `--stdin` paths in the order given (the default face): a directory means
