@@ -104,6 +104,16 @@ def named(path: str, names: list[str]) -> bool:
 # --- the budget --------------------------------------------------------------------------
 
 
+GIT_ALONE = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+@pytest.fixture(autouse=True)
+def _git_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """git (ours, and the one readmany runs) without this machine's configuration."""
+    for name, value in GIT_ALONE.items():
+        monkeypatch.setenv(name, value)
+
+
 @pytest.fixture(scope="module")
 def repo_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The benchmark's repository-like tree, 300 files (git is needed to build it)."""
@@ -113,7 +123,10 @@ def repo_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         sys.path.remove(str(BENCH))
     root = tmp_path_factory.mktemp("repo") / "repo"
-    build_repo_tree(root, RepoSpec(300))
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in GIT_ALONE.items():
+            patch.setenv(name, value)
+        build_repo_tree(root, RepoSpec(300))
     return root
 
 
@@ -612,8 +625,8 @@ def test_a_budget_in_markdown_and_xml_parses_back(tmp_path: Path, form: str) -> 
 
 
 def git(*args: str, cwd: Path) -> None:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=True, env=env)
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_budget_over_staged_files_shows_them_as_staged(tmp_path: Path) -> None:

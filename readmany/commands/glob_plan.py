@@ -622,9 +622,12 @@ class _CutHead:
         item = run.items[self.position]
         measured = run.entries[self.position].block
         assert isinstance(measured, Sized)
-        # Every block holds the path and a cut one the first line: when those alone
-        # cannot fit, that is known without reading the file again.
-        if measured.first_line + utf8_len(item.path) > room:
+        # The block of the first line alone is at least the frame of no line (with a
+        # notice shorter than any, naming no path) and that line: when that cannot fit,
+        # it is known without reading the file again.
+        note = cut_notice(1, 2, "readmany many :2")
+        least = run.framing.block(item.path, "", self.position + 1, note=note)
+        if utf8_len(least) + measured.first_line > room:
             return None
         result = run.text_of(self.position)
         if result is None:
