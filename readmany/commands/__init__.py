@@ -17,6 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from readmany.invoke import Options
+
 
 class FileStat(NamedTuple):
     """One file's fate, for the summary: `read`, `cut`, `omitted`, `skipped` or `error`."""
@@ -102,3 +104,28 @@ class Outcome(NamedTuple):
     advice: tuple[str, ...] = ()  # what to run next, said after the notices or the summary
     failure: str | None = None
     stats: Tally | None = None  # for the summary
+
+
+SECRETS_MODES = ("off", "warn", "skip", "redact")
+
+
+def secrets_mode(options: Options, *, redact: bool) -> str:
+    """The `--secrets` mode of a run: as given, else `warn` with `--copy` (the text goes
+    to a chat), else `off`; never anything with `--compat`. `redact`: the command can
+    change what it shows (not hashline or edit, whose bytes must stay exact)."""
+    from readmany.errors import UsageError
+
+    given = options.text("secrets")
+    if given is not None and given not in SECRETS_MODES:
+        raise UsageError(f"--secrets {given!r}: give one of {', '.join(SECRETS_MODES)}")
+    if options.flag("compat"):
+        if given not in (None, "off"):
+            raise UsageError("--compat writes the reference's text: leave out --secrets")
+        return "off"
+    if given == "redact" and not redact:
+        raise UsageError(
+            "--secrets redact would change the bytes the anchors stand for: use warn or skip"
+        )
+    if given is None:
+        return "warn" if options.flag("copy") else "off"
+    return given

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from readmany.commands import FileStat, Outcome, Tally
+from readmany.commands import FileStat, Outcome, Tally, secrets_mode
 from readmany.commands.walker import (
     GlobRequest,
     Selection,
@@ -29,7 +29,7 @@ from readmany.frame.separator import cut_notice, frame_end
 from readmany.invoke import Options, current_directory, stdin_paths
 from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
-from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, secrets_mode, secrets_warning
+from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, secrets_warning
 from readmany.select.candidates import (
     REASON_DEFAULT_EXCLUDE,
     REASON_EXCLUDED,

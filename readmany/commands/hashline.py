@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from readmany.commands import FileStat, Outcome, Tally
+from readmany.commands import FileStat, Outcome, Tally, secrets_mode
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR
@@ -27,7 +27,6 @@ from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES
 from readmany.read import images
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
-from readmany.read.secrets import secrets_mode
 from readmany.read.tool import (
     MAX_BYTES,
     WHOLE_FILE_LIMIT,

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from functools import partial
 
-from readmany.commands import FileStat, Outcome, Tally
+from readmany.commands import FileStat, Outcome, Tally, secrets_mode
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
@@ -21,7 +21,6 @@ from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES
 from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
-from readmany.read.secrets import secrets_mode
 from readmany.read.tool import Number, ReadStyle, ToolRead, read_tool, truncate_head
 from readmany.record import NamedTuple
 from readmany.tokens import estimate_tokens

@@ -23,8 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from readmany.invoke import Options
-
 # -- names: `readmany.select.boundary.is_secret_name`; files whose content decides --
 
 CREDENTIAL_FILES = (".npmrc", ".pypirc")  # names a file ends with (str.endswith)
@@ -266,33 +264,6 @@ def _without_overlaps(hits: list[_Hit]) -> list[_Hit]:
         if hit.start >= kept[-1].end:
             kept.append(hit)
     return kept
-
-
-# -- the `--secrets` option --
-
-SECRETS_MODES = ("off", "warn", "skip", "redact")
-
-
-def secrets_mode(options: Options, *, redact: bool) -> str:
-    """The `--secrets` mode of a run: as given, else `warn` with `--copy` (the text goes
-    to a chat), else `off`; never anything with `--compat`. `redact`: the command can
-    change what it shows (not hashline or edit, whose bytes must stay exact)."""
-    from readmany.errors import UsageError
-
-    given = options.text("secrets")
-    if given is not None and given not in SECRETS_MODES:
-        raise UsageError(f"--secrets {given!r}: give one of {', '.join(SECRETS_MODES)}")
-    if options.flag("compat"):
-        if given not in (None, "off"):
-            raise UsageError("--compat writes the reference's text: leave out --secrets")
-        return "off"
-    if given == "redact" and not redact:
-        raise UsageError(
-            "--secrets redact would change the bytes the anchors stand for: use warn or skip"
-        )
-    if given is None:
-        return "warn" if options.flag("copy") else "off"
-    return given
 
 
 def secrets_warning(path: str, findings: list[Finding]) -> str:
