@@ -326,3 +326,22 @@ def test_files_named_exactly_are_read_without_a_helper(tmp_path: Path) -> None:
     walked = GlobRequest(patterns=("d",), root=str(tmp_path))
     with open_selection(walked) as selection:
         assert isinstance(selection, Helper if os.cpu_count() != 1 else InProcess)
+
+
+def test_staged_files_in_one_process_and_two_agree(tmp_path: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    for n in range(80):  # more than one message's batch
+        (tmp_path / f"f{n:02d}.txt").write_text(f"staged {n}\n")
+    git("add", "-A")
+    (tmp_path / "f00.txt").write_text("changed after staging\n")
+    outputs = []
+    for processes in ("1", "2"):
+        env = {**os.environ, "READMANY_PROCESSES": processes}
+        done = run_readmany(["glob", "--staged", "--json"], cwd=tmp_path, env=env)
+        outputs.append((done.returncode, done.stdout, done.stderr))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0] == 0
+    assert b"--- f00.txt ---\\n\\nstaged 0\\n" in outputs[0][1]

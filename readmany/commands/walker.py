@@ -277,9 +277,12 @@ def _git_filter(request: GlobRequest, root: str) -> Callable[[str], bool] | None
 def open_selection(request: GlobRequest) -> Selection:
     """The files of a request: from git, or the walk in a helper process where that is
     possible and useful, else in this one."""
-    if request.staged or request.changed is not None:
+    by_git = request.staged or request.changed is not None
+    planned = request.budgeted or request.tree or request.stats
+    if by_git and (request.with_diff or planned or not _use_helper()):
+        # The diff is the main process's to write; a plan reads staged files twice.
         return FromGit(request)
-    if _use_helper() and _walks_enough(request):
+    if _use_helper() and (by_git or _walks_enough(request)):
         try:
             return Helper(request)
         except OSError:
@@ -538,14 +541,21 @@ def _walk(
     request: GlobRequest, send: Callable[[tuple[Any, ...]], None], finished: memoryview
 ) -> None:
     from readmany.select.candidates import Skip
-    from readmany.select.walk import iter_selection
 
-    root, events = iter_selection(select_request(request))
+    items_found: Iterator[Item]
+    if request.staged or request.changed is not None:
+        found = FromGit(request)  # staged files come read: from the index, here
+        root, items_found = found.root, iter(found)
+    else:
+        from readmany.select.walk import iter_selection
+
+        root, events = iter_selection(select_request(request))
+        items_found = ((event, None) for event in events)
     send(("root", root))
     reader: CandidateReader | None = None  # the read stage, imported when first needed
     absolute = request.absolute
     sent = 0
-    batch: list[Event] = []
+    batch: list[Item] = []
 
     def send_items(items: list[tuple[Any, ...]]) -> None:
         nonlocal sent
@@ -557,7 +567,7 @@ def _walk(
         items: list[tuple[Any, ...]] = []
         size = 0
         read_ahead = request.ahead and sent - finished[0] > _LAG  # the main process lags
-        for event in batch:
+        for event, done in batch:
             if size > _MESSAGE_BYTES:  # a message holds so much text at most, and one file
                 send_items(items)
                 items, size = [], 0
@@ -565,7 +575,11 @@ def _walk(
                 items.append((("s", event.rel, event.reason, event.failed),))
                 continue
             packed = ("c", *event)
-            if read_ahead:
+            if done is not None:
+                result = _pack_result(done)
+                items.append((packed, result))
+                size += _result_size(result)
+            elif read_ahead:
                 if reader is None:
                     reader = candidate_reader(request)
                 shown = shown_path(root, event.rel, absolute)
@@ -582,8 +596,8 @@ def _walk(
         send_items(items)
         batch.clear()
 
-    for event in events:
-        batch.append(event)
+    for item in items_found:
+        batch.append(item)
         if len(batch) >= _BATCH:
             flush()
     if batch:
