@@ -446,3 +446,11 @@ def test_a_procfs_file_of_size_zero_is_read_to_its_end() -> None:
     assert_clean(result, 0)
     assert result.stdout.startswith(b"--- status ---\n\nName:\t")
     assert b"\nPid:\t" in result.stdout
+
+
+def test_a_lone_surrogate_in_a_request_path_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "req.json").write_text('{"files": [{"path": "\\ud800x"}]}')
+    for face in ([], ["--compat"]):
+        result = run_readmany(["many", *face, "--request", "req.json"], cwd=tmp_path)
+        assert_clean(result, 2)
+        assert b"holds a lone surrogate" in result.stderr

@@ -58,6 +58,19 @@ class ManyRequest(NamedTuple):
     secrets: str = "off"  # --secrets: off, warn, skip or redact
 
 
+def _check_encodable(path: str, where: str) -> None:
+    """A path no file system can hold (a lone surrogate from JSON, a NUL) is a usage error."""
+    if "\0" in path:
+        raise UsageError(f"{where}: a path cannot hold a NUL character")
+    try:
+        path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise UsageError(
+            f"{where}: {path!r} holds a lone surrogate (\\ud800-\\udfff), which no file name "
+            "can: write the name's real characters"
+        ) from None
+
+
 def parse_file_spec(spec: str, cwd: str, *, literal: bool = False) -> FileRequest:
     """`PATH[:OFFSET[:LIMIT]]`; an argument naming an existing path is always literal.
 
@@ -135,6 +148,7 @@ def parse_request_object(value: Any, cwd: str, max_files: int | None = MAX_FILES
         path = item["path"]
         if not isinstance(path, str):
             raise UsageError(f"request: {where}/path: must be string")
+        _check_encodable(path, f"request: {where}/path")
         requests.append(
             FileRequest(
                 path,
