@@ -42,6 +42,7 @@ from readmany.commands.glob import (
     diff_block,
     diff_label,
     text_block,
+    text_block_size,
 )
 from readmany.commands.walker import (
     GlobRequest,
@@ -52,6 +53,7 @@ from readmany.commands.walker import (
 )
 from readmany.emit.sink import Attachment, Sink
 from readmany.frame.formats import framing_for
+from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path
 from readmany.frame.separator import cut_notice
 from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, pack_blocks
@@ -250,8 +252,8 @@ class _Run:
                 if sizes:
                     index = len(self.entries) + 1  # the most it can be
                     text = checked.text
-                    block = text_block(self.framing, report.root, item.rel, path, text, index)
-                    self._add(item, block, text.body, cuttable=True)
+                    size = text_block_size(self.framing, report.root, item.rel, path, text, index)
+                    self._add(item, size, text.body, cuttable=True)
                 elif tree:
                     self.items.append(item)
             elif isinstance(result, AssetFile):
@@ -264,7 +266,7 @@ class _Run:
                 elif sizes:
                     index = len(self.entries) + 1
                     block = self.framing.data_url(path, result.mime_type, result.data, index)
-                    self._add(item, block, "", cuttable=False)
+                    self._add(item, size_of(block), "", cuttable=False)
                 elif tree:
                     self.items.append(item)
             elif result is not None:
@@ -275,7 +277,7 @@ class _Run:
             item = Item(-1, None, label, label)
             if sizes:
                 block = diff_block(self.framing, request, self.diff, len(self.entries) + 1)
-                self._add(item, block, self.diff, cuttable=False)
+                self._add(item, size_of(block), self.diff, cuttable=False)
             else:
                 self.items.append(item)
 
@@ -294,15 +296,15 @@ class _Run:
         else:
             self.report.fail(path, result.reason, result.reason)
 
-    def _add(self, item: Item, block: str, body: str, *, cuttable: bool) -> None:
-        """Keep the size of a block, not its text."""
+    def _add(self, item: Item, size: tuple[int, int], body: str, *, cuttable: bool) -> None:
+        """Keep the size of a block (bytes, newlines), not its text."""
         first_end = body.find("\n")
         first_line = utf8_len(body[: first_end + 1] if first_end >= 0 else body)
-        measured = Sized("", utf8_len(block), block.count("\n"), first_line)
+        sized = Sized("", size[0], size[1], first_line)
         position = len(self.entries)
         self.items.append(item)
         cut = _CutHead(self, position) if cuttable else None
-        self.entries.append(Entry(position, item.path, measured, True, cut))
+        self.entries.append(Entry(position, item.path, sized, True, cut))
 
     # -- cutting --
 
