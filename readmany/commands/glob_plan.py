@@ -597,11 +597,12 @@ class _CutHead:
     """`pack`'s way to cut an entry: the longest head of whole lines whose framed block
     fits, ending with the command that shows the rest."""
 
-    __slots__ = ("position", "run")
+    __slots__ = ("least", "position", "run")
 
     def __init__(self, run: _Run, position: int) -> None:
         self.run = run
         self.position = position
+        self.least = 0  # bytes the block of one line takes at least; 0: not known yet
 
     def __call__(self, max_lines: int, max_bytes: int) -> Cut | None:
         """The longest head within `max_lines` and `max_bytes` of text, framed."""
@@ -627,9 +628,11 @@ class _CutHead:
         # The block of the first line alone is at least the frame of no line (with a
         # notice shorter than any, naming no path) and that line: when that cannot fit,
         # it is known without reading the file again.
-        note = cut_notice(1, 2, "readmany many :2")
-        least = run.framing.block(item.path, "", self.position + 1, note=note)
-        if utf8_len(least) + measured.first_line > room:
+        if not self.least:
+            note = cut_notice(1, 2, "readmany many :2")
+            frame = run.framing.block(item.path, "", self.position + 1, note=note)
+            self.least = utf8_len(frame) + measured.first_line
+        if self.least > room:
             return None
         result = run.text_of(self.position)
         if result is None:
