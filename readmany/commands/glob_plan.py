@@ -81,15 +81,6 @@ QUICK_ATTEMPTS = 3  # of those, the ones that keep just the room the last plan n
 SHOWN_NAMES = 3  # names in a notice too long to name them all
 
 
-class Sized(NamedTuple):
-    """A file's block as the planner sees it: its size, not its text."""
-
-    text: str  # empty: the block is framed again when it is written
-    bytes: int
-    lines: int  # newlines in it
-    first_line: int  # bytes of the first line of the file's text: a cut shows at least that
-
-
 class Cut(NamedTuple):
     """The head of a file, framed with the notice that says how to see the rest."""
 
@@ -300,11 +291,10 @@ class _Run:
         """Keep the size of a block (bytes, newlines), not its text."""
         first_end = body.find("\n")
         first_line = utf8_len(body[: first_end + 1] if first_end >= 0 else body)
-        sized = Sized("", size[0], size[1], first_line)
         position = len(self.entries)
+        block = _Block(self, position, size[0], size[1], first_line)
         self.items.append(item)
-        cut = _CutHead(self, position) if cuttable else None
-        self.entries.append(Entry(position, item.path, sized, True, cut))
+        self.entries.append(Entry(position, item.path, block, True, block if cuttable else None))
 
     # -- cutting --
 
@@ -593,15 +583,20 @@ class _Run:
         )
 
 
-class _CutHead:
-    """`pack`'s way to cut an entry: the longest head of whole lines whose framed block
-    fits, ending with the command that shows the rest."""
+class _Block:
+    """A file's block as the planner sees it: its size, not its text (it is framed again
+    when it is written); and `pack`'s way to cut it: the longest head of whole lines whose
+    framed block fits, ending with the command that shows the rest."""
 
-    __slots__ = ("least", "position", "run")
+    __slots__ = ("bytes", "first_line", "least", "lines", "position", "run")
+    text = ""
 
-    def __init__(self, run: _Run, position: int) -> None:
+    def __init__(self, run: _Run, position: int, size: int, lines: int, first_line: int) -> None:
         self.run = run
         self.position = position
+        self.bytes = size
+        self.lines = lines  # newlines in it
+        self.first_line = first_line  # bytes of the text's first line: a cut shows at least it
         self.least = 0  # bytes the block of one line takes at least; 0: not known yet
 
     def __call__(self, max_lines: int, max_bytes: int) -> Cut | None:
@@ -623,15 +618,13 @@ class _CutHead:
     ) -> Cut | None:
         run = self.run
         item = run.items[self.position]
-        measured = run.entries[self.position].block
-        assert isinstance(measured, Sized)
         # The block of the first line alone is at least the frame of no line (with a
         # notice shorter than any, naming no path) and that line: when that cannot fit,
         # it is known without reading the file again.
         if not self.least:
             note = cut_notice(1, 2, "readmany many :2")
             frame = run.framing.block(item.path, "", self.position + 1, note=note)
-            self.least = utf8_len(frame) + measured.first_line
+            self.least = utf8_len(frame) + self.first_line
         if self.least > room:
             return None
         result = run.text_of(self.position)
