@@ -685,3 +685,23 @@ def test_stats_measures_a_file_read_whole_as_in_chunks(data: bytes, chunk: int) 
     expected = measure_chunks(pieces, len(data), STATS_SAMPLE_BYTES)
     assert measure_for_stats([data], len(data)) == expected
     assert measure_for_stats(pieces, len(data)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    path=st.sampled_from(["a.txt", "é/b.md", "new\nline", "End of content", '"q.txt']),
+    body=bodies,
+    truncated=st.booleans(),
+    note=st.sampled_from(["", "[Showing lines 1-2 of 9. Continue with: readmany many a:3]"]),
+    form=st.sampled_from(["text", "markdown", "xml"]),
+    line_numbers=st.booleans(),
+)
+def test_a_block_size_is_the_size_of_the_block(
+    path: str, body: str, truncated: bool, note: str, form: str, line_numbers: bool
+) -> None:
+    from readmany.frame.formats import framing_for, measured
+
+    framing = framing_for(form, line_numbers=line_numbers)
+    block = framing.block(path, body, 7, truncated=truncated, note=note)
+    assert framing.size(path, body, 7, truncated=truncated, note=note) == measured(block)
+    assert measured(block) == (len(block.encode("utf-8", "surrogateescape")), block.count("\n"))

@@ -276,11 +276,24 @@ def text_block(
 ) -> str:
     """A text file's block; a text cut to its first lines ends with the command that
     shows the rest."""
-    if text.total_lines:
-        shown = text.body.count("\n")
-        notice = cut_notice(shown, text.total_lines, continue_with(root, rel, shown + 1))
-        return framing.block(path, text.body, index, note=notice)
-    return framing.block(path, text.body, index, truncated=text.truncated)
+    note = _cut_note(root, rel, text)
+    return framing.block(path, text.body, index, truncated=text.truncated and not note, note=note)
+
+
+def text_block_size(
+    framing: GlobFraming, root: str, rel: str, path: str, text: TextRead, index: int
+) -> tuple[int, int]:
+    """Bytes and newlines of `text_block(...)`."""
+    note = _cut_note(root, rel, text)
+    return framing.size(path, text.body, index, truncated=text.truncated and not note, note=note)
+
+
+def _cut_note(root: str, rel: str, text: TextRead) -> str:
+    """The notice a text cut to its first lines ends with: the command for the rest."""
+    if not text.total_lines:
+        return ""
+    shown = text.body.count("\n")
+    return cut_notice(shown, text.total_lines, continue_with(root, rel, shown + 1))
 
 
 def diff_label(request: GlobRequest) -> str:

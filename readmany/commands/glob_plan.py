@@ -42,6 +42,7 @@ from readmany.commands.glob import (
     diff_block,
     diff_label,
     text_block,
+    text_block_size,
 )
 from readmany.commands.walker import (
     GlobRequest,
@@ -52,6 +53,7 @@ from readmany.commands.walker import (
 )
 from readmany.emit.sink import Attachment, Sink
 from readmany.frame.formats import framing_for
+from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path
 from readmany.frame.separator import cut_notice
 from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, pack_blocks
@@ -77,15 +79,6 @@ NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
 QUICK_ATTEMPTS = 3  # of those, the ones that keep just the room the last plan needed
 SHOWN_NAMES = 3  # names in a notice too long to name them all
-
-
-class Sized(NamedTuple):
-    """A file's block as the planner sees it: its size, not its text."""
-
-    text: str  # empty: the block is framed again when it is written
-    bytes: int
-    lines: int  # newlines in it
-    first_line: int  # bytes of the first line of the file's text: a cut shows at least that
 
 
 class Cut(NamedTuple):
@@ -250,8 +243,8 @@ class _Run:
                 if sizes:
                     index = len(self.entries) + 1  # the most it can be
                     text = checked.text
-                    block = text_block(self.framing, report.root, item.rel, path, text, index)
-                    self._add(item, block, text.body, cuttable=True)
+                    size = text_block_size(self.framing, report.root, item.rel, path, text, index)
+                    self._add(item, size, text.body, cuttable=True)
                 elif tree:
                     self.items.append(item)
             elif isinstance(result, AssetFile):
@@ -264,7 +257,7 @@ class _Run:
                 elif sizes:
                     index = len(self.entries) + 1
                     block = self.framing.data_url(path, result.mime_type, result.data, index)
-                    self._add(item, block, "", cuttable=False)
+                    self._add(item, size_of(block), "", cuttable=False)
                 elif tree:
                     self.items.append(item)
             elif result is not None:
@@ -275,7 +268,7 @@ class _Run:
             item = Item(-1, None, label, label)
             if sizes:
                 block = diff_block(self.framing, request, self.diff, len(self.entries) + 1)
-                self._add(item, block, self.diff, cuttable=False)
+                self._add(item, size_of(block), self.diff, cuttable=False)
             else:
                 self.items.append(item)
 
@@ -294,15 +287,14 @@ class _Run:
         else:
             self.report.fail(path, result.reason, result.reason)
 
-    def _add(self, item: Item, block: str, body: str, *, cuttable: bool) -> None:
-        """Keep the size of a block, not its text."""
+    def _add(self, item: Item, size: tuple[int, int], body: str, *, cuttable: bool) -> None:
+        """Keep the size of a block (bytes, newlines), not its text."""
         first_end = body.find("\n")
         first_line = utf8_len(body[: first_end + 1] if first_end >= 0 else body)
-        measured = Sized("", utf8_len(block), block.count("\n"), first_line)
         position = len(self.entries)
+        block = _Block(self, position, size[0], size[1], first_line)
         self.items.append(item)
-        cut = _CutHead(self, position) if cuttable else None
-        self.entries.append(Entry(position, item.path, measured, True, cut))
+        self.entries.append(Entry(position, item.path, block, True, block if cuttable else None))
 
     # -- cutting --
 
@@ -591,15 +583,21 @@ class _Run:
         )
 
 
-class _CutHead:
-    """`pack`'s way to cut an entry: the longest head of whole lines whose framed block
-    fits, ending with the command that shows the rest."""
+class _Block:
+    """A file's block as the planner sees it: its size, not its text (it is framed again
+    when it is written); and `pack`'s way to cut it: the longest head of whole lines whose
+    framed block fits, ending with the command that shows the rest."""
 
-    __slots__ = ("position", "run")
+    __slots__ = ("bytes", "first_line", "least", "lines", "position", "run")
+    text = ""
 
-    def __init__(self, run: _Run, position: int) -> None:
+    def __init__(self, run: _Run, position: int, size: int, lines: int, first_line: int) -> None:
         self.run = run
         self.position = position
+        self.bytes = size
+        self.lines = lines  # newlines in it
+        self.first_line = first_line  # bytes of the text's first line: a cut shows at least it
+        self.least = 0  # bytes the block of one line takes at least; 0: not known yet
 
     def __call__(self, max_lines: int, max_bytes: int) -> Cut | None:
         """The longest head within `max_lines` and `max_bytes` of text, framed."""
@@ -620,14 +618,14 @@ class _CutHead:
     ) -> Cut | None:
         run = self.run
         item = run.items[self.position]
-        measured = run.entries[self.position].block
-        assert isinstance(measured, Sized)
         # The block of the first line alone is at least the frame of no line (with a
         # notice shorter than any, naming no path) and that line: when that cannot fit,
         # it is known without reading the file again.
-        note = cut_notice(1, 2, "readmany many :2")
-        least = run.framing.block(item.path, "", self.position + 1, note=note)
-        if utf8_len(least) + measured.first_line > room:
+        if not self.least:
+            note = cut_notice(1, 2, "readmany many :2")
+            frame = run.framing.block(item.path, "", self.position + 1, note=note)
+            self.least = utf8_len(frame) + self.first_line
+        if self.least > room:
             return None
         result = run.text_of(self.position)
         if result is None:

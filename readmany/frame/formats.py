@@ -21,11 +21,14 @@ from readmany.frame.markdown import BLOCK_SEPARATOR, frame_markdown, markdown_tr
 from readmany.frame.numbering import number_lines
 from readmany.frame.separator import (
     END_OF_CONTENT,
+    SECTION_TAIL,
     TRUNCATION_WARNING,
     frame_data_url,
     frame_separator,
+    section_head,
 )
 from readmany.frame.xml import CLOSE, frame_xml, xml_note, xml_open
+from readmany.units import utf8_len
 
 FORMATS = ("text", "markdown", "xml")
 
@@ -57,6 +60,18 @@ class GlobFraming:
         if self.line_numbers if line_numbers is None else line_numbers:
             body = number_lines(body)
         return frame_separator(path, body, truncated, note)
+
+    def size(
+        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+    ) -> tuple[int, int]:
+        """Bytes (UTF-8) and newlines of `block(...)`; here without building it."""
+        if self.line_numbers:
+            return measured(self.block(path, body, index, truncated=truncated, note=note))
+        head = section_head(path, truncated)
+        return (
+            utf8_len(head) + utf8_len(body) + utf8_len(note) + len(SECTION_TAIL),
+            head.count("\n") + body.count("\n") + note.count("\n") + SECTION_TAIL.count("\n"),
+        )
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         """An asset's block: its bytes as a `data:` URL."""
@@ -91,6 +106,11 @@ class MarkdownFraming(GlobFraming):
         numbered = self.line_numbers if line_numbers is None else line_numbers
         return frame_markdown(path, body, line_numbers=numbered, note=note)
 
+    def size(
+        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+    ) -> tuple[int, int]:
+        return measured(self.block(path, body, index, truncated=truncated, note=note))
+
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         return frame_markdown(path, f"data:{mime_type};base64,{data}")
 
@@ -119,6 +139,11 @@ class XmlFraming(GlobFraming):
         numbered = self.line_numbers if line_numbers is None else line_numbers
         return frame_xml(path, body, index, line_numbers=numbered, note=note)
 
+    def size(
+        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+    ) -> tuple[int, int]:
+        return measured(self.block(path, body, index, truncated=truncated, note=note))
+
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         return frame_xml(path, f"data:{mime_type};base64,{data}", index)
 
@@ -126,6 +151,11 @@ class XmlFraming(GlobFraming):
         if not started:
             return xml_open() + xml_note(note) + CLOSE if note else ""
         return (xml_note(note) if note else "") + CLOSE
+
+
+def measured(text: str) -> tuple[int, int]:
+    """Bytes (UTF-8, as written) and newlines of `text`."""
+    return utf8_len(text), text.count("\n")
 
 
 def framing_for(name: str, *, line_numbers: bool = False) -> GlobFraming:
