@@ -84,12 +84,9 @@ class GlobFraming:
         return f"{note}\n{END_OF_CONTENT}" if note else END_OF_CONTENT
 
 
-class MarkdownFraming(GlobFraming):
-    name = "markdown"
-    joint = BLOCK_SEPARATOR
-
-    def start(self, tree: str | None) -> str:
-        return markdown_tree(tree) + BLOCK_SEPARATOR if tree is not None else ""
+class _NotedFraming(GlobFraming):
+    """A framing whose block carries the truncation warning as its note, and numbers the
+    lines itself; sized by building the block."""
 
     def block(
         self,
@@ -104,12 +101,26 @@ class MarkdownFraming(GlobFraming):
         if truncated and not note:
             note = TRUNCATION_WARNING
         numbered = self.line_numbers if line_numbers is None else line_numbers
-        return frame_markdown(path, body, line_numbers=numbered, note=note)
+        return self._frame(path, body, index, numbered, note)
+
+    def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
+        raise NotImplementedError
 
     def size(
         self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
     ) -> tuple[int, int]:
         return measured(self.block(path, body, index, truncated=truncated, note=note))
+
+
+class MarkdownFraming(_NotedFraming):
+    name = "markdown"
+    joint = BLOCK_SEPARATOR
+
+    def start(self, tree: str | None) -> str:
+        return markdown_tree(tree) + BLOCK_SEPARATOR if tree is not None else ""
+
+    def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
+        return frame_markdown(path, body, line_numbers=numbered, note=note)
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         return frame_markdown(path, f"data:{mime_type};base64,{data}")
@@ -118,31 +129,14 @@ class MarkdownFraming(GlobFraming):
         return BLOCK_SEPARATOR + note if note and started else note  # a note is a block too
 
 
-class XmlFraming(GlobFraming):
+class XmlFraming(_NotedFraming):
     name = "xml"
 
     def start(self, tree: str | None) -> str:
         return xml_open(tree)
 
-    def block(
-        self,
-        path: str,
-        body: str,
-        index: int,
-        *,
-        truncated: bool = False,
-        note: str = "",
-        line_numbers: bool | None = None,
-    ) -> str:
-        if truncated and not note:
-            note = TRUNCATION_WARNING
-        numbered = self.line_numbers if line_numbers is None else line_numbers
+    def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
         return frame_xml(path, body, index, line_numbers=numbered, note=note)
-
-    def size(
-        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
-    ) -> tuple[int, int]:
-        return measured(self.block(path, body, index, truncated=truncated, note=note))
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         return frame_xml(path, f"data:{mime_type};base64,{data}", index)
