@@ -17,3 +17,7 @@ class StdoutClosed(Exception):
 
     Not an OSError, so that no CLI library turns EPIPE into an exit status of its own.
     """
+
+
+class OutputError(Exception):
+    """Writing the output failed (no space left, an I/O error): one line, exit 1."""

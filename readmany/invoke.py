@@ -107,17 +107,21 @@ def _is_terminal(stream: object) -> bool:
         return False
 
 
+def read_input(source: str, option: str) -> bytes:
+    """The bytes an option names: a file, or standard input for `-`."""
+    if source == "-":
+        return read_stdin(f"{option} -")
+    try:
+        with open(source, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise UsageError(f"{option} {source}: {exc.strerror}") from None
+
+
 def load_json(source: str) -> Any:
     import json
 
-    try:
-        if source == "-":
-            text = read_stdin("--request -")
-        else:
-            with open(source, "rb") as handle:
-                text = handle.read()
-    except OSError as exc:
-        raise UsageError(f"--request {source}: {exc.strerror}") from None
+    text = read_input(source, "--request")
     try:
         return json.loads(text)
     except ValueError as exc:

@@ -90,3 +90,18 @@ def select_files(request: SelectRequest) -> Selection:
         else:
             skips.append(event)
     return Selection(root, tuple(candidates), (*outside, *skips))
+
+
+def read_terminal(master: int) -> bytes:
+    """All a pseudo-terminal shows until its other side is closed; closes `master`."""
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the other side is closed
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(master)
+    return screen

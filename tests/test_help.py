@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import typer
-from helpers import readmany_command, run_readmany
+from helpers import read_terminal, readmany_command, run_readmany
 
 from readmany import __version__
 from readmany.cli import app
@@ -89,16 +89,7 @@ def test_help_on_a_terminal_is_the_same_plain_text() -> None:
         env=environment({"COLUMNS": "80", "TERM": "xterm-256color"}),
     )
     os.close(slave)
-    screen = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        screen += chunk
-    os.close(master)
+    screen = read_terminal(master)
     assert process.wait(timeout=60) == 0
     piped = run_readmany(["glob", "--help"], env=environment({"COLUMNS": "80"})).stdout
     assert screen.replace(b"\r\n", b"\n") == piped

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import readmany_command, run_readmany
+from helpers import read_terminal, readmany_command, run_readmany
 
 
 def run_with_terminal_stderr(
@@ -30,16 +30,7 @@ def run_with_terminal_stderr(
     )
     os.close(slave)
     stdout, _ = process.communicate(timeout=60)
-    screen = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        screen += chunk
-    os.close(master)
+    screen = read_terminal(master)
     return process.returncode, stdout, screen
 
 

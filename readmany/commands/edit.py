@@ -148,16 +148,9 @@ def _content_text(content: str | None, content_file: str | None) -> str | None:
         return content
     if content_file is None:
         return None
-    try:
-        if content_file == "-":
-            from readmany.invoke import read_stdin
+    from readmany.invoke import read_input
 
-            data = read_stdin("--content-file -")
-        else:
-            with open(content_file, "rb") as handle:
-                data = handle.read()
-    except OSError as exc:
-        raise UsageError(f"--content-file {content_file}: {exc.strerror}") from None
+    data = read_input(content_file, "--content-file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

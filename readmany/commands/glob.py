@@ -24,8 +24,9 @@ from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.faces import Face
+from readmany.frame import notices
 from readmany.frame.formats import FORMATS, GlobFraming, framing_for
-from readmany.frame.separator import cut_notice, frame_end
+from readmany.frame.separator import frame_end
 from readmany.invoke import Options, current_directory, stdin_paths
 from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
@@ -192,17 +193,12 @@ def _warn_if_tracked(root: str, output: str) -> None:
 
 def _refuse_output_as_input(request: GlobRequest) -> None:
     """`-o FILE` never overwrites a file the same run is asked to read by name."""
+    from readmany.emit.target import check_output, refuse_as_input
+
     assert request.output is not None
-    try:
-        target = os.stat(request.output)
-    except OSError:
-        return  # not there yet: nothing named can be it
+    plan = check_output(request.output)
     for named in (*request.patterns, *request.literal_paths):
-        try:
-            same = os.path.samestat(os.stat(os.path.join(request.root, named)), target)
-        except (OSError, ValueError):
-            continue
-        if same:
+        if refuse_as_input(plan, [os.path.join(request.root, named)]) is not None:
             raise UsageError(
                 f"-o {request.output}: that file is also named as input ({named}); "
                 "write the output elsewhere"
@@ -293,7 +289,7 @@ def _cut_note(root: str, rel: str, text: TextRead) -> str:
     if not text.total_lines:
         return ""
     shown = text.body.count("\n")
-    return cut_notice(shown, text.total_lines, continue_with(root, rel, shown + 1))
+    return notices.showing(1, shown, text.total_lines, continue_with(root, rel, shown + 1))
 
 
 def diff_label(request: GlobRequest) -> str:
@@ -312,12 +308,10 @@ def _line_count(text: str) -> int:
 
 def continue_with(root: str, rel: str, first_line: int) -> str:
     """The command that shows a file from `first_line` on, run where readmany was."""
-    import shlex
-
     path = os.path.join(root, rel)
     with contextlib.suppress(ValueError, OSError):
         path = os.path.relpath(path)
-    return f"readmany many {shlex.quote(f'{path}:{first_line}')}"
+    return notices.many_command([notices.many_spec(path, first_line)])
 
 
 class Report:

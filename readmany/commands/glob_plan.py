@@ -52,10 +52,10 @@ from readmany.commands.walker import (
     shown_path,
 )
 from readmany.emit.sink import Attachment, Sink
+from readmany.frame import notices
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path
-from readmany.frame.separator import cut_notice
 from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, pack_blocks
 from readmany.read.classify import ASSET_KINDS
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
@@ -622,7 +622,7 @@ class _Block:
         # notice shorter than any, naming no path) and that line: when that cannot fit,
         # it is known without reading the file again.
         if not self.least:
-            note = cut_notice(1, 2, "readmany many :2")
+            note = notices.showing(1, 1, 2, "readmany many :2")
             frame = run.framing.block(item.path, "", self.position + 1, note=note)
             self.least = utf8_len(frame) + self.first_line
         if self.least > room:
@@ -647,7 +647,7 @@ class _Block:
 
     def _framed(self, item: Item, head: str, count: int, total: int) -> Cut:
         run = self.run
-        note = cut_notice(count, total, continue_with(run.report.root, item.rel, count + 1))
+        note = notices.showing(1, count, total, continue_with(run.report.root, item.rel, count + 1))
         text = run.framing.block(item.path, head, self.position + 1, note=note)
         return Cut(text, utf8_len(text), text.count("\n"), head, note, count)
 

@@ -16,8 +16,7 @@ from readmany.commands import Outcome, Tally
 from readmany.emit.messages import error_line
 from readmany.emit.sink import Sink
 from readmany.emit.stdout import GatheredWriter
-from readmany.emit.target import OutputError, OutputTarget
-from readmany.errors import EXIT_FILE_ERROR, StdoutClosed, UsageError
+from readmany.errors import EXIT_FILE_ERROR, OutputError, StdoutClosed, UsageError
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
 
     from readmany.emit.clipboard import Clipboard
     from readmany.emit.sink import Writer
+    from readmany.emit.target import OutputTarget
     from readmany.invoke import Options
 
 

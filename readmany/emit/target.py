@@ -22,7 +22,7 @@ import os
 import signal
 import stat
 
-from readmany.errors import UsageError
+from readmany.errors import OutputError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,10 +36,6 @@ _HANDLED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name)
 )
 _TEMP_TRIES = 100
-
-
-class OutputError(Exception):
-    """Writing the output failed (no space left, an I/O error): one line, exit 1."""
 
 
 def _kind(mode: int) -> str:

@@ -38,12 +38,6 @@ def frame_separator(path: str, body: str, truncated: bool = False, notice: str =
     return "".join((section_head(path, truncated), body, notice, SECTION_TAIL))
 
 
-def cut_notice(shown_lines: int, total_lines: int, continue_with: str) -> str:
-    """The line that ends a text cut to its first lines: what is shown, and the command
-    that shows the rest."""
-    return f"[Showing lines 1-{shown_lines} of {total_lines}. Continue with: {continue_with}]"
-
-
 def frame_data_url(path: str, mime_type: str, data: str) -> str:
     """An asset in text output: a section whose body is a `data:` URL of the file."""
     return frame_separator(path, f"data:{mime_type};base64,{data}")

@@ -52,14 +52,6 @@ REASON_NESTED_REPOSITORY = "nested repository"
 REASON_SYMLINK = "symlink"
 REASON_UNMERGED = "unmerged"
 
-# The short form of each reason, for summaries (as `_SELECT_CATEGORIES` of `glob`).
-SKIP_CATEGORIES = {
-    REASON_DELETED: "deleted",
-    REASON_SUBMODULE: "submodule",
-    REASON_NESTED_REPOSITORY: "nested repository",
-    REASON_SYMLINK: "symlink in the index",
-    REASON_UNMERGED: "unmerged",
-}
 
 STATUS_UNTRACKED = "?"
 

@@ -188,6 +188,8 @@ class _Selector:
             self.excludes = Excludes(request.excludes, root)
             self.defaults = Excludes(DEFAULT_EXCLUDES, root)
         self.outputs = frozenset(request.outputs)
+        # A file can be the output (or its temporary file) only by one of these names.
+        self.output_names = frozenset(os.path.basename(out) for out in request.outputs)
         self.output_temps = tuple(
             (os.path.dirname(out) + "/." + os.path.basename(out) + ".", ".tmp")
             for out in request.outputs
@@ -215,7 +217,7 @@ class _Selector:
         self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
     ) -> Event:
         """A file matched and not excluded: a candidate, or a skip with its reason."""
-        if self.outputs and self._is_output(path):
+        if self.outputs and self._is_output(path, linked=is_link or via_link):
             return Skip(rel, REASON_OUTPUT)
         if not is_link and not via_link:  # the common case: no link to resolve
             if self._refused(rel):
@@ -258,9 +260,13 @@ class _Selector:
         linked = real_rel if real is not None and (is_link or real_rel != rel) else None
         return Candidate(rel, path, regular, requested, linked)
 
-    def _is_output(self, path: str) -> bool:
-        """Whether `path` is the `-o` target or the temporary file it is written to."""
-        if path in self.outputs or os.path.realpath(path) in self.outputs:
+    def _is_output(self, path: str, *, linked: bool) -> bool:
+        """Whether `path` is the `-o` target or the temporary file it is written to.
+
+        Without a link on the way (`linked`), only a file of the target's name can be it:
+        the common case costs a set lookup, not a `realpath` a file."""
+        named = linked or path.rpartition("/")[2] in self.output_names
+        if named and (path in self.outputs or os.path.realpath(path) in self.outputs):
             return True
         return any(
             path.startswith(head) and path.endswith(tail) for head, tail in self.output_temps
@@ -288,7 +294,7 @@ class _Selector:
             # Named means named: only `--exclude`, the boundary and the kind leave it out.
             if excluded:
                 return Skip(rel, REASON_EXCLUDED)
-            if self.outputs and self._is_output(path):
+            if self.outputs and self._is_output(path, linked=True):
                 return Skip(rel, REASON_OUTPUT)
         elif excluded:
             return None
