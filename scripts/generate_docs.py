@@ -464,7 +464,8 @@ def man(cmds: list[Command]) -> str:
         _roff("Gitignore syntax, at the root; always honoured by readmany glob."),
         ".SH NOTES",
         _roff(
-            "Estimated tokens are one token per four bytes of UTF-8, rounded up. " + EXIT_CODES_HELP
+            "Estimated tokens are one token per four bytes of UTF-8, rounded up (--stats weighs "
+            "what a file is made of instead, calibrated against a tokenizer). " + EXIT_CODES_HELP
         ),
         ".SH SEE ALSO",
         "\\fBgit\\fR(1), \\fBgitignore\\fR(5)",

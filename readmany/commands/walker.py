@@ -232,13 +232,10 @@ class FromGit(Selection):
             for event in self._selection.events():
                 yield event, None
             return
-        from readmany.read.matched import read_blob
         from readmany.select.git import index_blobs
-        from readmany.select.patterns import RequestedAssets
 
         request = self._request
-        requested = RequestedAssets(request.patterns)
-        limits = candidate_reader(request).limits
+        reader = candidate_reader(request)
         with index_blobs(self._selection) as batch:
             blobs = iter(batch)  # one a candidate, in the same order
             for event in self._selection.events():
@@ -247,7 +244,7 @@ class FromGit(Selection):
                     continue
                 blob = next(blobs)
                 shown = shown_path(self.root, event.rel, request.absolute)
-                yield event, read_blob(event.rel, shown, blob, requested, limits)
+                yield event, reader.blob(event.rel, shown, blob)
 
 
 def _git_filter(request: GlobRequest, root: str) -> Callable[[str], bool] | None:

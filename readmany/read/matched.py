@@ -410,6 +410,10 @@ class CandidateReader:
             real=candidate.real,
         )
 
+    def blob(self, rel: str, shown: str, blob: Blob) -> MatchedRead:
+        """`read_blob` of a staged file, by the same gate and limits as a read."""
+        return read_blob(rel, shown, blob, self._requested, self.limits)
+
     def measure(
         self, candidate: Candidate, shown: str, measure: MeasureChunks
     ) -> Measured | Skipped | Failed:
