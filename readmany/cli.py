@@ -21,10 +21,10 @@ from readmany.invoke import invoke
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 
 EXIT_CODES_HELP = (
-    "Exit status: 0 every requested file was read (or left out by a rule the details "
-    "name); 1 a file could not be read, a pattern matched nothing, a --stdin path does "
-    "not exist, or nothing was read (the rest is still written); 2 usage error (bad "
-    "arguments, a malformed pattern, -o naming an input), nothing on stdout."
+    "Exit status: 0 every requested file was read; 1 output was written but a file could "
+    "not be read, a pattern matched nothing or a --stdin path does not exist, or nothing "
+    "at all was read; 2 usage error (bad arguments, a malformed pattern, -o naming an "
+    "input), nothing on stdout."
 )
 
 app = typer.Typer(
