@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from helpers import readmany_command, run_readmany
 
+import readmany.commands.glob as glob_command
 import readmany.commands.walker as walker
 from readmany.commands.glob import GlobRequest, run_glob
 from readmany.emit.sink import Sink
@@ -120,6 +121,46 @@ def test_the_helper_gives_the_output_of_one_process(
     assert "logo.png" in alone[0]  # requested: by `*.png`, or named on the list
 
 
+@pytest.mark.parametrize("head", [1, 3, 7])
+@pytest.mark.parametrize("listed", [False, True])
+def test_a_helper_forked_during_the_walk_gives_the_output_of_one_process(
+    varied: Path, head: int, listed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("READMANY_PROCESSES", "1")
+    alone = _run(varied, json_mode=False, listed=listed)
+    monkeypatch.delenv("READMANY_PROCESSES")
+    monkeypatch.setattr(walker, "_use_helper", lambda: 1)  # as on a machine of two CPUs
+    monkeypatch.setattr(walker, "_HEAD", head)
+    monkeypatch.setattr(walker, "_BATCH", 2)
+    forked: list[walker.Selection] = []
+    real_open = walker.open_selection
+
+    def recording(request: GlobRequest) -> walker.Selection:
+        forked.append(real_open(request))
+        return forked[-1]
+
+    monkeypatch.setattr(glob_command, "open_selection", recording)
+    helped = _run(varied, json_mode=False, listed=listed)
+    assert isinstance(forked[0], walker.Helper)  # the walk went on in the helper
+    assert helped[0] == alone[0]
+    assert _summary(helped[1]) == _summary(alone[1])
+
+
+def test_a_short_walk_stays_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for index in range(walker._HEAD - 1):
+        (tmp_path / f"f{index:03d}.txt").write_text(f"{index}\n")
+    monkeypatch.delenv("READMANY_PROCESSES", raising=False)
+    monkeypatch.setattr(walker, "_use_helper", lambda: 1)
+    request = GlobRequest(patterns=("**",), root=str(tmp_path))
+    with walker.open_selection(request) as selection:
+        assert isinstance(selection, walker.InProcess)
+        assert len(list(selection)) == walker._HEAD - 1
+    (tmp_path / "one-more.txt").write_text("x\n")
+    with walker.open_selection(request) as selection:
+        assert isinstance(selection, walker.Helper)
+        assert len(list(selection)) == walker._HEAD
+
+
 def test_two_processes_are_used_where_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     request = GlobRequest(patterns=("*.nothing",))
     monkeypatch.setenv("READMANY_PROCESSES", "2")
@@ -192,7 +233,7 @@ def _run_patterns(root: Path, *patterns: str) -> Any:
 def test_an_error_in_the_helper_is_raised_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def failing(request: Any, send: Any, finished: Any) -> None:
+    def failing(request: Any, send: Any, finished: Any, started: Any) -> None:
         send(("root", str(tmp_path)))
         raise ValueError("boom")
 
@@ -205,7 +246,7 @@ def test_an_error_in_the_helper_is_raised_here(
 def test_a_helper_that_dies_is_reported_not_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def dying(request: Any, send: Any, finished: Any) -> None:
+    def dying(request: Any, send: Any, finished: Any, started: Any) -> None:
         send(("root", str(tmp_path)))
         os.kill(os.getpid(), signal.SIGKILL)
 
@@ -313,19 +354,15 @@ def test_without_a_process_or_a_pipe_the_walk_runs_here(
 
 
 def test_files_named_exactly_are_read_without_a_helper(tmp_path: Path) -> None:
-    from readmany.commands.walker import GlobRequest, Helper, InProcess, open_selection
+    from readmany.commands.walker import GlobRequest, InProcess, open_selection
 
     (tmp_path / "a.txt").write_text("a\n")
-    (tmp_path / "d").mkdir()
     named = GlobRequest(patterns=("a.txt",), root=str(tmp_path))
     with open_selection(named) as selection:
         assert isinstance(selection, InProcess)
     listed = GlobRequest(patterns=(), literal_paths=("a.txt",) * 3, root=str(tmp_path))
     with open_selection(listed) as selection:
         assert isinstance(selection, InProcess)
-    walked = GlobRequest(patterns=("d",), root=str(tmp_path))
-    with open_selection(walked) as selection:
-        assert isinstance(selection, Helper if os.cpu_count() != 1 else InProcess)
 
 
 def test_staged_files_in_one_process_and_two_agree(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 """Where `readmany glob` gets its files: the walk, in a helper process where it pays.
 
-With more than one CPU, a helper process is forked at the start. It walks the tree (the
-select stage) and sends the events down a pipe in batches, in output order; the main
-process reads, frames and writes them. When the main process falls behind (more than
+With more than one CPU, the walk starts here; once it has found `_HEAD` files (a tree
+too big to be done sooner than a second process starts), a helper process is forked and
+carries the walk on from where it stands (the fork copies its state). The helper sends
+the events down a pipe in batches, in output order; the main process reads, frames and
+writes them, the first `_HEAD` first. When the main process falls behind (more than
 `_LAG` messages sent that it has not finished), the helper reads the files of the next
 batch itself and sends the results in their place, so both processes stay busy whatever
 the mix of walking and reading a tree asks for. The output is the same either way: each
@@ -13,13 +15,15 @@ A problem in it comes down the pipe and is raised in the main process as if the 
 had run there; the main process waits for the helper before it returns, and kills it
 when it stops early (`| head`, Ctrl-C, an error).
 
-`READMANY_PROCESSES=1` keeps everything in one process.
+`READMANY_PROCESSES=1` keeps everything in one process; `READMANY_PROCESSES=2` forks
+the helper at the start, before the first file is found, whatever the size of the walk.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -174,9 +178,11 @@ class Selection:
 class InProcess(Selection):
     """The walk in this process; every file is read by the caller."""
 
-    def __init__(self, request: GlobRequest) -> None:
+    def __init__(
+        self, request: GlobRequest, started: tuple[str, Iterator[Event]] | None = None
+    ) -> None:
         self._request = request
-        self._started: tuple[str, Iterator[Event]] | None = None
+        self._started = started  # the root and the events, when the walk has begun
 
     def _start(self) -> tuple[str, Iterator[Event]]:
         if self._started is None:
@@ -279,40 +285,46 @@ def open_selection(request: GlobRequest) -> Selection:
     if by_git and (request.with_diff or planned or not _use_helper()):
         # The diff is the main process's to write; a plan reads staged files twice.
         return FromGit(request)
-    if _use_helper() and (by_git or _walks_enough(request)):
+    helper = _use_helper()
+    if helper is _AT_ONCE or (helper and by_git):
         try:
             return Helper(request)
         except OSError:
             pass  # no process or pipe to be had (EAGAIN, EMFILE …): walk here instead
-    return InProcess(request)
+    if not helper or by_git:
+        return InProcess(request)
+    # Walk here first: a small tree is done before a second process would have started.
+    from readmany.select.walk import iter_selection
+
+    root, events = iter_selection(select_request(request))
+    head = list(itertools.islice(events, _HEAD))
+    if len(head) == _HEAD:
+        try:
+            return Helper(request, started=(root, events), head=head)
+        except OSError:
+            pass
+    return InProcess(request, started=(root, itertools.chain(head, events)))
 
 
-def _walks_enough(request: GlobRequest) -> bool:
-    """Whether there is walking to overlap with reading: a short list of files named
-    exactly is read sooner than a second process starts."""
-    if len(request.literal_paths) >= _FEW_FILES:
-        return True
-    root = request.root
-    return any(not os.path.isfile(os.path.join(root, pattern)) for pattern in request.patterns)
+_HEAD = 256  # events walked here before the helper is forked to walk the rest
+_AT_ONCE = 2  # `_use_helper()`: READMANY_PROCESSES=2 asks for the helper from the start
 
 
-_FEW_FILES = 64
-
-
-def _use_helper() -> bool:
+def _use_helper() -> int:
+    """0: one process; 1: a helper where the walk proves long; `_AT_ONCE`: a helper now."""
     wanted = os.environ.get("READMANY_PROCESSES", "")
     if wanted == "1" or not hasattr(os, "fork"):
-        return False
+        return 0
     threading = sys.modules.get("threading")
     if threading is not None and threading.active_count() > 1:
-        return False  # forking a process with threads can leave a lock held in the child
+        return 0  # forking a process with threads can leave a lock held in the child
     if wanted:
-        return True
+        return _AT_ONCE
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return cpus > 1
+    return int(cpus > 1)
 
 
 # --- the messages ---------------------------------------------------------------------
@@ -377,7 +389,14 @@ def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead | Measured:
 class Helper(Selection):
     """The walk in a forked helper process (see the module's description)."""
 
-    def __init__(self, request: GlobRequest) -> None:
+    def __init__(
+        self,
+        request: GlobRequest,
+        started: tuple[str, Iterator[Event]] | None = None,
+        head: list[Event] | None = None,
+    ) -> None:
+        """`started`: the walk begun here, for the helper to go on with; `head`: the
+        events it found so far, which this process yields first."""
         import mmap
 
         # How many messages the main process has finished: shared, written by it alone.
@@ -400,11 +419,13 @@ class Helper(Selection):
             self._release()
             raise
         if pid == 0:  # the helper
-            _helper(request, read_end, write_end, self._finished)  # never returns
+            _helper(request, read_end, write_end, self._finished, started)  # never returns
         os.close(write_end)
         self._pid: int | None = pid
         self._pipe = os.fdopen(read_end, "rb", buffering=1 << 16)
-        self._root: str | None = None
+        # The walk begun here goes on in the helper alone (its state was copied).
+        self._root: str | None = started[0] if started is not None else None
+        self._head = head or []
 
     def _receive(self) -> Any:
         import marshal
@@ -440,6 +461,9 @@ class Helper(Selection):
         from readmany.select.candidates import Candidate, Skip
 
         assert self.root
+        head, self._head = self._head, []
+        for event in head:
+            yield event, None
         finished = self._finished
         while True:
             message = self._receive()
@@ -491,7 +515,13 @@ def _widen(pipe: int) -> None:
         pass  # the default size works, with less overlap
 
 
-def _helper(request: GlobRequest, read_end: int, pipe: int, finished: memoryview) -> None:
+def _helper(
+    request: GlobRequest,
+    read_end: int,
+    pipe: int,
+    finished: memoryview,
+    started: tuple[str, Iterator[Event]] | None,
+) -> None:
     """The helper process: walk, send, read ahead when the main process lags; then exit.
 
     It never returns, and never unwinds into the code that forked it.
@@ -504,14 +534,19 @@ def _helper(request: GlobRequest, read_end: int, pipe: int, finished: memoryview
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
-        _walk_and_send(request, pipe, finished)
+        _walk_and_send(request, pipe, finished, started)
     except BaseException:
         status = 1
     finally:
         os._exit(status)
 
 
-def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> None:
+def _walk_and_send(
+    request: GlobRequest,
+    pipe: int,
+    finished: memoryview,
+    started: tuple[str, Iterator[Event]] | None,
+) -> None:
     import marshal
 
     from readmany.emit.stdout import GatheredWriter
@@ -525,7 +560,7 @@ def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> Non
         out.flush()
 
     try:
-        _walk(request, send, finished)
+        _walk(request, send, finished, started)
     except UsageError as exc:
         send(("usage", str(exc)))
     except Exception as exc:
@@ -535,12 +570,18 @@ def _walk_and_send(request: GlobRequest, pipe: int, finished: memoryview) -> Non
 
 
 def _walk(
-    request: GlobRequest, send: Callable[[tuple[Any, ...]], None], finished: memoryview
+    request: GlobRequest,
+    send: Callable[[tuple[Any, ...]], None],
+    finished: memoryview,
+    started: tuple[str, Iterator[Event]] | None,
 ) -> None:
     from readmany.select.candidates import Skip
 
     items_found: Iterator[Item]
-    if request.staged or request.changed is not None:
+    if started is not None:  # begun in the main process, which knows the root
+        root, events = started
+        items_found = ((event, None) for event in events)
+    elif request.staged or request.changed is not None:
         found = FromGit(request)  # staged files come read: from the index, here
         root, items_found = found.root, iter(found)
     else:
@@ -548,7 +589,8 @@ def _walk(
 
         root, events = iter_selection(select_request(request))
         items_found = ((event, None) for event in events)
-    send(("root", root))
+    if started is None:
+        send(("root", root))
     reader: CandidateReader | None = None  # the read stage, imported when first needed
     absolute = request.absolute
     sent = 0
