@@ -11,6 +11,7 @@ wins only when it includes strictly more successful files in full.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
@@ -57,6 +58,7 @@ class Entry(NamedTuple):
     block: Block
     ok: bool
     cut_head: CutHead | None
+    least_cut: int = 0  # bytes its cut block takes at least: a smaller room is not offered
 
 
 class Plan(NamedTuple):
@@ -102,45 +104,24 @@ class Packing(NamedTuple):
         return details
 
 
-class _Usage:
-    def __init__(self, budget: Budget, joint: tuple[int, int]) -> None:
-        self.budget = budget
-        self.joint = joint
-        self.bytes = 0
-        self.lines = 0
-        self.sections = 0
-
-    def separator(self) -> tuple[int, int]:
-        return self.joint if self.sections else (0, 0)
-
-    def fits(self, block: Block) -> bool:
-        sep_bytes, sep_lines = self.separator()
-        return (
-            self.bytes + sep_bytes + block.bytes <= self.budget.max_bytes
-            and self.lines + sep_lines + block.lines <= self.budget.max_lines
-        )
-
-    def add(self, block: Block) -> None:
-        sep_bytes, sep_lines = self.separator()
-        self.bytes += sep_bytes + block.bytes
-        self.lines += sep_lines + block.lines
-        self.sections += 1
-
-
 def pack_blocks(
     entries: Sequence[Entry],
     budget: Budget | None = None,
     *,
     joint: tuple[int, int] = (SEPARATOR_BYTES, SEPARATOR_LINES),
+    least_cut: int = 0,
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
 
-    `joint` is the (bytes, lines) between two blocks.
+    `joint` is the (bytes, lines) between two blocks; `least_cut`, bytes no cut block
+    can take less of (a smaller room left is not offered to any file; each entry's own
+    `least_cut` is checked too).
     """
     budget = budget or Budget()
-    in_order = _plan("request-order", entries, entries, budget, joint, stop_at_misfit=True)
+    make_plan = functools.partial(_plan, budget=budget, joint=joint, least_cut=least_cut)
+    in_order = make_plan("request-order", entries, entries, stop_at_misfit=True)
     by_size = sorted(entries, key=lambda c: (c.block.bytes, c.block.lines, c.position))
-    smallest = _plan("smallest-first", entries, by_size, budget, joint, stop_at_misfit=False)
+    smallest = make_plan("smallest-first", entries, by_size, stop_at_misfit=False)
     switched = smallest.full_success > in_order.full_success
     plan = smallest if switched else in_order
     omitted = tuple(
@@ -155,29 +136,34 @@ def _plan(
     strategy: str,
     entries: Sequence[Entry],
     visit: Sequence[Entry],
+    *,
     budget: Budget,
     joint: tuple[int, int],
-    *,
+    least_cut: int,
     stop_at_misfit: bool,
 ) -> Plan:
-    usage = _Usage(budget, joint)
     full: set[int] = set()
     success = 0
-    for entry in visit:
-        if usage.fits(entry.block):
-            usage.add(entry.block)
+    # The room left, before the joint that comes before any block but the first.
+    room_bytes, room_lines = budget.max_bytes, budget.max_lines
+    joint_bytes, joint_lines = 0, 0  # none before the first block
+    for entry in visit:  # thousands of files: kept to plain arithmetic
+        block = entry.block
+        if block.bytes + joint_bytes <= room_bytes and block.lines + joint_lines <= room_lines:
+            room_bytes -= block.bytes + joint_bytes
+            room_lines -= block.lines + joint_lines
+            joint_bytes, joint_lines = joint
             full.add(entry.position)
             success += entry.ok
         elif stop_at_misfit:
             break
+    room_bytes -= joint_bytes
+    room_lines -= joint_lines
+    if room_bytes <= 0 or room_bytes < least_cut or room_lines <= 0:
+        return Plan(strategy, frozenset(full), success)
     for entry in entries:
-        if entry.position in full:
+        if entry.position in full or entry.least_cut > room_bytes:
             continue
-        sep_bytes, sep_lines = usage.separator()
-        room_bytes = budget.max_bytes - usage.bytes - sep_bytes
-        room_lines = budget.max_lines - usage.lines - sep_lines
-        if room_bytes <= 0 or room_lines <= 0:
-            break
         partial = cut_block(entry, room_bytes, room_lines)
         if partial is not None:
             return Plan(strategy, frozenset(full), success, entry.position, partial)

@@ -115,6 +115,19 @@ def test_stats_text_quotes_names_that_would_break_a_row() -> None:
     assert len(text.splitlines()) == 4
 
 
+def test_stats_text_keeps_the_spaces_a_name_ends_with() -> None:
+    entries = [StatsEntry("src/a.py ", 1, 1, 1), StatsEntry("docs /b.md", 2, 1, 2)]
+    rows = stats_text(build_stats(entries)).splitlines()
+    assert rows[2].endswith("├── docs /") and rows[3].endswith("└── b.md")
+    assert rows[5].endswith("└── a.py ")  # the name as it is, unmarked: nothing after it
+
+
+def test_a_path_with_empty_parts_is_placed_by_its_names() -> None:
+    root = build_stats([StatsEntry("a//b.txt", 1, 1, 1), StatsEntry("a/c.txt", 1, 1, 1)])
+    assert [child.name for child in root.children] == ["a"]
+    assert sorted(child.name for child in root.children[0].children) == ["b.txt", "c.txt"]
+
+
 def test_stats_json() -> None:
     root = build_stats(ENTRIES[:2], omitted={"src/app.py"})
     assert stats_json(root) == {

@@ -188,6 +188,9 @@ class _Run:
         self._files_in: Counter[str] | None = None  # files in each directory
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._need: tuple[int, int] | None = None
+        self._least_frame: int | None = None
+        self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
+        self._groups: dict[tuple[int, ...], list[str]] = {}  # positions -> their names
 
     # -- pass 1 --
 
@@ -294,9 +297,21 @@ class _Run:
         position = len(self.entries)
         block = _Block(self, position, size[0], size[1], first_line)
         self.items.append(item)
-        self.entries.append(Entry(position, item.path, block, True, block if cuttable else None))
+        # What a cut takes at least, known without framing: the frame of no line for
+        # an empty path, this path (shown whole, or longer when quoted) and a line.
+        least = self.least_frame() + utf8_len(item.path) + first_line if cuttable else 0
+        self.entries.append(
+            Entry(position, item.path, block, True, block if cuttable else None, least)
+        )
 
     # -- cutting --
+
+    def least_frame(self) -> int:
+        """Bytes every cut's block takes at least: the frame of no line, with the shortest
+        notice, for an empty path (a path and a larger index only make it longer)."""
+        if self._least_frame is None:
+            self._least_frame = utf8_len(self.framing.block("", "", 1, note=_LEAST_NOTE))
+        return self._least_frame
 
     def text_of(self, position: int) -> TextFile | None:
         """The text of the entry at `position`, read again (the last one is kept)."""
@@ -337,7 +352,7 @@ class _Run:
             room = Budget(limits.max_bytes - keep_bytes, limits.max_lines - keep_lines)
             if room.max_bytes < 0 or room.max_lines < 0:
                 break
-            packing = pack_blocks(entries, room, joint=joint)
+            packing = pack_blocks(entries, room, joint=joint, least_cut=self.least_frame())
             start, end = self._ends(packing, budget)
             cost_bytes = utf8_len(start) + utf8_len(end)
             cost_lines = start.count("\n") + end.count("\n") + 1
@@ -414,7 +429,7 @@ class _Run:
         highest: dict[str, str | None] = {}  # parent directory -> the highest left out whole
         names: list[str] = []
         named: set[str] = set()
-        group_parent, group = "", list[str]()
+        group_parent, group = "", list[int]()
         for position in omitted:
             item = self.items[position]
             if item.candidate is None:  # the diff
@@ -422,7 +437,7 @@ class _Run:
                 group_parent, group = "", []
                 names.append(_name(item.path))
                 continue
-            parent, _slash, name = item.rel.rpartition("/")
+            parent = item.rel.rpartition("/")[0]
             if parent not in highest:
                 highest[parent] = next((d for d in _ancestors(parent, True) if d in whole), None)
             directory = highest[parent]
@@ -434,10 +449,10 @@ class _Run:
                     names.append(f"{self._shown_dir(directory)} ({files_in[directory]} files)")
                 continue
             if group and parent == group_parent:
-                group.append(name)
+                group.append(position)
                 continue
             names.extend(self._grouped(group_parent, group))
-            group_parent, group = parent, [name]
+            group_parent, group = parent, [position]
         names.extend(self._grouped(group_parent, group))
         self._names = key, names
         return names
@@ -451,18 +466,35 @@ class _Run:
     def _shown_dir(self, directory: str) -> str:
         return _name(shown_path(self.report.root, directory + "/", self.request.absolute))
 
-    def _grouped(self, parent: str, names: list[str]) -> list[str]:
-        """Files of one directory: `dir/a.py`, or `dir/{a.py, b.py}` for more than one."""
-        if not names:
+    def _grouped(self, parent: str, positions: list[int]) -> list[str]:
+        """Files of one directory: `dir/a.py`, or `dir/{a.py, b.py}` for more than one
+        (kept: the plans made one after the other name mostly the same groups)."""
+        if not positions:
             return []
-        prefix = parent + "/" if parent else ""
-        if not parent or len(names) == 1 or any(_BRACES.intersection(n) for n in names):
-            return [
-                _name(shown_path(self.report.root, prefix + n, self.request.absolute))
-                for n in names
-            ]
-        shown = _name(shown_path(self.report.root, prefix, self.request.absolute))
-        return [f"{shown}{{{', '.join(_name(n) for n in names)}}}"]
+        key = tuple(positions)
+        grouped = self._groups.get(key)
+        if grouped is None:
+            grouped = self._groups[key] = self._group(parent, positions)
+        return grouped
+
+    def _group(self, parent: str, positions: list[int]) -> list[str]:
+        if len(positions) == 1 or not parent:
+            return [self._file_name(position) for position in positions]
+        names = [self.items[position].rel.rpartition("/")[2] for position in positions]
+        if any(_BRACES.intersection(name) for name in names):
+            return [self._file_name(position) for position in positions]
+        shown = _name(shown_path(self.report.root, parent + "/", self.request.absolute))
+        return [f"{shown}{{{', '.join(map(_name, names))}}}"]
+
+    def _file_name(self, position: int) -> str:
+        """A file's path as a notice names it (kept: every plan names most files again)."""
+        name = self._shown_names.get(position)
+        if name is None:
+            rel = self.items[position].rel
+            name = self._shown_names[position] = _name(
+                shown_path(self.report.root, rel, self.request.absolute)
+            )
+        return name
 
     def need(self) -> tuple[int, int]:
         """Bytes and lines of an output that shows every file whole."""
@@ -583,6 +615,9 @@ class _Run:
         )
 
 
+_LEAST_NOTE = notices.showing(1, 1, 2, "readmany many :2")  # shorter than any cut's notice
+
+
 class _Block:
     """A file's block as the planner sees it: its size, not its text (it is framed again
     when it is written); and `pack`'s way to cut it: the longest head of whole lines whose
@@ -622,8 +657,7 @@ class _Block:
         # notice shorter than any, naming no path) and that line: when that cannot fit,
         # it is known without reading the file again.
         if not self.least:
-            note = notices.showing(1, 1, 2, "readmany many :2")
-            frame = run.framing.block(item.path, "", self.position + 1, note=note)
+            frame = run.framing.block(item.path, "", self.position + 1, note=_LEAST_NOTE)
             self.least = utf8_len(frame) + self.first_line
         if self.least > room:
             return None
@@ -632,7 +666,7 @@ class _Block:
             return None
         body = result.text.body
         total = result.text.total_lines or body.count("\n") + (not body.endswith("\n"))
-        ends, byte_ends = _line_ends(body)
+        ends, byte_ends = _line_ends(body, max_bytes)
         most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
         best = None
         low, high = 1, most  # the block grows with the lines it shows: search for the last
@@ -683,13 +717,14 @@ def _asset_cost(result: AssetFile) -> Cost:
     return Measure(result.size, 0, tokens)
 
 
-def _line_ends(body: str) -> tuple[list[int], list[int]]:
-    """Where each line ends (after its newline), in characters and in bytes."""
+def _line_ends(body: str, max_bytes: int) -> tuple[list[int], list[int]]:
+    """Where each line ends (after its newline), in characters and in bytes: the lines
+    within the first `max_bytes` bytes, and the one after them."""
     ends = [0]
     byte_ends = [0]
     at = body.find("\n")
     ascii_text = body.isascii()
-    while at >= 0:
+    while at >= 0 and byte_ends[-1] <= max_bytes:
         ends.append(at + 1)
         if ascii_text:
             byte_ends.append(at + 1)

@@ -132,11 +132,20 @@ def build_stats(
 ) -> StatsNode:
     """The tree of `entries`: per-directory sums, biggest first, budget marks applied."""
     top = _Building()
+    folders = {"": top}  # each directory's node, by its path: most files share one
     for entry in entries:
-        *directories, name = [part for part in entry.path.split("/") if part] or [entry.path]
-        node = top
-        for directory in directories:
-            node = node.children.setdefault(directory, _Building())
+        parent, _, name = entry.path.rpartition("/")
+        node = folders.get(parent)
+        if node is None or not name:
+            *directories, name = [part for part in entry.path.split("/") if part] or [entry.path]
+            node = top
+            for directory in directories:
+                child = node.children.get(directory)
+                if child is None:
+                    child = node.children[directory] = _Building()
+                node = child
+            if parent == "/".join(directories):
+                folders[parent] = node
         node.files.append((name, entry))
     return _finish(top, frozenset(omitted), cut)
 
@@ -162,20 +171,19 @@ def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNo
             for file_name, entry in node.files
         ]  # fmt: skip
         children += [done.pop(id(child)) for child in node.children.values()]
-        children.sort(key=lambda child: (-child.tokens, -child.bytes))  # stable: ties keep order
+        children.sort(key=_biggest_first)  # stable: ties keep the order given
+        # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
+        sums = [sum(column) for column in itertools.islice(zip(*children, strict=True), 3, 9)]
+        sums = sums or [0] * 6  # an empty root
+        sizes, lines, tokens, files, left_out, cuts = sums
         done[id(node)] = StatsNode(
-            name,
-            path,
-            True,
-            sum(child.bytes for child in children),
-            sum(child.lines for child in children),
-            sum(child.tokens for child in children),
-            sum(child.files for child in children),
-            sum(child.omitted for child in children),
-            sum(child.cut for child in children),
-            tuple(children),
+            name, path, True, sizes, lines, tokens, files, left_out, cuts, tuple(children)
         )
     return done[id(top)]
+
+
+def _biggest_first(node: StatsNode) -> tuple[int, int]:
+    return -node.tokens, -node.bytes
 
 
 def mark(node: StatsNode) -> str:
@@ -215,17 +223,17 @@ def stats_text(root: StatsNode) -> str:
     """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended."""
     from readmany.emit.summary import human_size
 
-    table = [("size", "lines", "tokens", "path", "")]
-    for node, label in _rows(root):
-        table.append(
-            (human_size(node.bytes), f"{node.lines:,}", f"~{node.tokens:,}", label, mark(node))
-        )
-    sizes, counts, tokens = (max(len(row[column]) for row in table) for column in range(3))
-    lines = [
-        f"{size:>{sizes}}  {shown:>{counts}}  {estimate:>{tokens}}  {label}  {marked}".rstrip()
-        for size, shown, estimate, label, marked in table
-    ]
-    return "\n".join(lines) + "\n"
+    rows = _rows(root)
+    sizes = ["size", *(human_size(node.bytes) for node, _ in rows)]
+    counts = ["lines", *(f"{node.lines:,}" for node, _ in rows)]
+    tokens = ["tokens", *(f"~{node.tokens:,}" for node, _ in rows)]
+    labels = ["path", *(label for _, label in rows)]
+    marks = ["", *(mark(node) if node.omitted or node.cut else "" for node, _ in rows)]
+    widths = tuple(max(map(len, column)) for column in (sizes, counts, tokens))
+    row = "{:>%d}  {:>%d}  {:>%d}  {}  {}" % widths  # noqa: UP031 - one format, made once
+    lines = map(row.format, sizes, counts, tokens, labels, marks)
+    # An unmarked row ends with its label: the two spaces before the empty mark go.
+    return "\n".join(lines).replace("  \n", "\n").removesuffix("  ") + "\n"
 
 
 def stats_json(root: StatsNode) -> dict[str, object]:
