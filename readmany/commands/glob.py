@@ -27,7 +27,7 @@ from readmany.faces import Face
 from readmany.frame import notices
 from readmany.frame.formats import FORMATS, GlobFraming, framing_for
 from readmany.frame.separator import frame_end
-from readmany.invoke import Options, current_directory, stdin_paths
+from readmany.invoke import Options, StdinPaths, current_directory
 from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
 from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, secrets_warning
@@ -99,7 +99,7 @@ def main(options: Options) -> int:
         recursive=not options.flag("no_recursive"),
         root=root,
         absolute=options.flag("absolute"),
-        literal_paths=tuple(stdin_paths(options.flag("null"))) if stdin else (),
+        literal_paths=StdinPaths(options.flag("null")) if stdin else (),
     )
     if not value.patterns and not stdin and not by_git:
         raise UsageError(
@@ -197,17 +197,28 @@ def _refuse_output_as_input(request: GlobRequest) -> None:
 
     assert request.output is not None
     plan = check_output(request.output)
-    for named in (*request.patterns, *request.literal_paths):
+
+    def check(named: str) -> None:
         if refuse_as_input(plan, [os.path.join(request.root, named)]) is not None:
             raise UsageError(
                 f"-o {request.output}: that file is also named as input ({named}); "
                 "write the output elsewhere"
             )
 
+    for named in request.patterns:
+        check(named)
+    listed = request.literal_paths
+    if isinstance(listed, StdinPaths):
+        listed.check = check  # each path as it comes: the list is not read yet
+    else:
+        for named in listed:
+            check(named)
+
 
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """Select, read, frame and write; `selection` is the walk if it was started already."""
     with selection or open_selection(request) as selection:
+        selection.when_waiting(sink.flush)
         compat = request.face.compat
         framing = framing_for(request.format, line_numbers=request.line_numbers)
         joint = framing.joint

@@ -83,6 +83,10 @@ class Sink:
         self.bytes_written += size
         return size
 
+    def flush(self) -> None:
+        """Let what was written so far go out now (the run is about to wait for input)."""
+        self._stream.flush()
+
     def file_done(self, path: str, total: int | None = None) -> None:
         """Tell the progress display that one more file (of `total`, where known) is done."""
         if self._on_file is not None:

@@ -25,6 +25,7 @@ from readmany.select.boundary import (
     blocked_name,
     inside,
     is_secret_name,
+    join_clean,
     rel_parts,
     stat_mode,
 )
@@ -43,7 +44,13 @@ from readmany.select.candidates import (
 )
 from readmany.select.excludes import DEFAULT_EXCLUDES, Excludes
 from readmany.select.ignore import GITIGNORE, IgnoreMatcher
-from readmany.select.patterns import GLOBSTAR, Segment, compile_includes, glob_segment
+from readmany.select.patterns import (
+    GLOBSTAR,
+    Segment,
+    check_listed,
+    compile_includes,
+    glob_segment,
+)
 
 
 class SelectRequest(NamedTuple):
@@ -51,7 +58,8 @@ class SelectRequest(NamedTuple):
 
     root: str
     patterns: tuple[str, ...]
-    literal_paths: tuple[str, ...] = ()  # exact paths (from stdin), never globs
+    # Exact paths (from stdin), never globs: any iterable, read once, as the walk goes.
+    literal_paths: Iterable[str] = ()
     excludes: tuple[str, ...] = ()
     use_default_excludes: bool = True
     use_gitignore: bool = True
@@ -599,11 +607,16 @@ class _Selector:
             where = self._relative(problem.path)
             yield Skip(where, f"ignore file not read ({problem.reason})")
 
-    def _listed_events(self, listed: Sequence[str]) -> Iterator[Event]:
+    def _listed_events(self, listed: Iterable[str]) -> Iterator[Event]:
         """The `--stdin` paths in the order given (the default face): a directory means
         the files below it, in output order, where it stands in the list."""
         relative = self._relative
-        for path in listed:
+        root = self.root
+        for raw in listed:
+            check_listed(raw)
+            if not raw:
+                continue
+            path = join_clean(root, raw)
             own_mode = stat_mode(path, follow=False)
             is_link = own_mode is not None and stat.S_ISLNK(own_mode)
             mode = stat_mode(path) if is_link else own_mode
