@@ -171,7 +171,9 @@ class StdinPaths:
             if self._fd is not None:
                 chunk = os.read(self._fd, _CHUNK)
             else:
-                chunk = self._stream.buffer.read1(_CHUNK)
+                buffer = self._stream.buffer
+                read1 = getattr(buffer, "read1", buffer.read)  # a pause shows as a short read
+                chunk = read1(_CHUNK)
         except (OSError, ValueError) as exc:
             raise UsageError(
                 f"standard input cannot be read ({exc}), and --stdin reads from it"

@@ -333,7 +333,8 @@ def _use_helper() -> bool:
 
 # --- the messages ---------------------------------------------------------------------
 # Plain tuples, written with marshal: ("root", root), ("items", [item, ...]), ("end",),
-# ("usage", message), ("error", message) or ("wait",) (the walk waits for `--stdin`). An item is (event,) or (event, result):
+# ("usage", message), ("error", message) or ("wait",) (the walk waits for `--stdin`).
+# An item is (event,) or (event, result):
 # ("s", rel, reason, failed) is a skip, ("c", *candidate) a candidate (its fields).
 
 
