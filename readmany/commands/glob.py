@@ -3,7 +3,8 @@
 The walk, the reads and the output advance together: each file is read and its section
 written as the walk reaches it, in output order (the walk may run in a helper process
 that also reads ahead: see `walker`). Memory does not grow with the number of
-files, except for the per-file records of `--json` details.
+files: the per-file records of `--json` details are kept as text, in a temporary file
+once they are long (`emit.jsonarray`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from readmany.commands.walker import (
     open_selection,
     shown_path,
 )
+from readmany.emit.jsonarray import JoinedArrays, JsonArray
 from readmany.emit.messages import error_line
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
@@ -328,8 +330,9 @@ def continue_with(root: str, rel: str, first_line: int) -> str:
 class Report:
     """What became of each matched file: details, the tally and stderr lines.
 
-    Per-file records are kept only for `--json` details (`keep_records`); otherwise
-    memory does not grow with the number of files.
+    Per-file records are kept only for `--json` details (`keep_records`), as JSON text
+    that goes to a temporary file once it is long; otherwise memory does not grow with the
+    number of files.
     """
 
     def __init__(self, root: str, *, keep_records: bool, compat: bool = True) -> None:
@@ -340,10 +343,11 @@ class Report:
         self.diff: str | None = None
         self.found_secrets: list[dict[str, Any]] = []
         self.warnings: list[str] = []  # said on stderr, the exit status unchanged
-        self.files: list[str] = []
-        self.read: list[dict[str, Any]] = []
-        self.outside: list[dict[str, str]] = []  # listed first, as the reference does
-        self.skipped: list[dict[str, str]] = []
+        # The records of `--json`, kept as their JSON text: a run can name many files.
+        self.files = JsonArray()
+        self.read = JsonArray()
+        self.outside = JsonArray()  # listed first, as the reference does
+        self.skipped = JsonArray()
         self.attachments: list[Attachment] = []
         self.problems: list[str] = []
         self.tally = Tally()
@@ -475,7 +479,8 @@ class Report:
     def outcome(self, content_bytes: int) -> Outcome:
         details: dict[str, Any] = {"root": self.root}
         if self.keep_records:
-            details.update(files=self.files, skipped=[*self.outside, *self.skipped], read=self.read)
+            skipped = JoinedArrays(self.outside, self.skipped)
+            details.update(files=self.files, skipped=skipped, read=self.read)
             if not self.compat:
                 details.update(unmatched=self.unmatched_patterns)
             if self.diff is not None:

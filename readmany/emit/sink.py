@@ -96,15 +96,29 @@ class Sink:
         if self.json_mode:
             if not self._started:
                 self._put('{"content": "')
-            tail = {
-                "details": details,
-                "attachments": [a.as_json() for a in attachments or []],
-            }
-            rest = _escape_surrogates(_json_dumps(tail))
-            self._put('", ' + rest[1:] + "\n")
+            # Written a value at a time: an array of a record per file (`JsonArray`)
+            # is copied from its text, never built into one string.
+            write = self._stream.write
+            write(b'", "details": {')
+            for index, (key, value) in enumerate(details.items()):
+                write(json_text(key) + b": " if not index else b", " + json_text(key) + b": ")
+                pieces = getattr(value, "pieces", None)
+                if pieces is not None:
+                    for piece in pieces():
+                        write(piece)
+                else:
+                    write(json_text(value))
+            write(b'}, "attachments": ')
+            write(json_text([a.as_json() for a in attachments or []]))
+            write(b"}\n")
         elif self.bytes_written:
             self._put("\n")  # no content, no line: an empty result is an empty stdout
         self._stream.flush()
+
+
+def json_text(value: object) -> bytes:
+    """`value` as JSON, as the document writes it (UTF-8, lone surrogates escaped)."""
+    return encode_output(_escape_surrogates(_json_dumps(value)))
 
 
 def _json_string_body(text: str) -> str:
