@@ -172,8 +172,8 @@ class StdinPaths:
                 chunk = os.read(self._fd, _CHUNK)
             else:
                 buffer = self._stream.buffer
-                read1 = getattr(buffer, "read1", buffer.read)  # a pause shows as a short read
-                chunk = read1(_CHUNK)
+                read1 = getattr(buffer, "read1", None)  # a pause shows as a short read
+                chunk = read1(_CHUNK) if read1 is not None else buffer.read(_CHUNK)
         except (OSError, ValueError) as exc:
             raise UsageError(
                 f"standard input cannot be read ({exc}), and --stdin reads from it"

@@ -57,7 +57,7 @@ class JsonArray:
             if self._file is None:
                 import tempfile
 
-                self._file = tempfile.TemporaryFile()
+                self._file = tempfile.TemporaryFile()  # noqa: SIM115 (open for the run)
             self._file.writelines(self._text)
         except OSError:
             return  # no room for a temporary file: the text stays in memory

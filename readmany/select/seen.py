@@ -2,11 +2,11 @@
 
 A `set` of path strings costs about 135 bytes a path (the string object and its share
 of the table): 13 MiB for the 100,000 paths of a `git ls-files` list. Here a path costs
-one slot of 4 bytes (a table at most two thirds full), its hash and its end in a log (8
-bytes each); the log holds the path's bytes, in memory up to `_SPILL` bytes and then in
-an anonymous temporary file, read back only when two hashes agree. So the answer is
-exact (two paths are the same only when their bytes are), and memory grows by about 25
-bytes a path.
+a slot of 4 bytes (the table is at most two thirds full), its hash and where it ends in a
+log (8 bytes each); the log holds the paths' bytes, in memory up to `_SPILL` bytes and
+then in an anonymous temporary file, read back only when two hashes agree. The answer is
+exact (two paths are the same only when their bytes are), and a path costs about 30
+bytes, for about 1 µs.
 """
 
 from __future__ import annotations
