@@ -3,7 +3,8 @@
 The walk, the reads and the output advance together: each file is read and its section
 written as the walk reaches it, in output order (the walk may run in a helper process
 that also reads ahead: see `walker`). Memory does not grow with the number of
-files, except for the per-file records of `--json` details.
+files: the per-file records of `--json` details are kept as text, in a temporary file
+once they are long (`emit.jsonarray`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from readmany.commands.walker import (
     open_selection,
     shown_path,
 )
+from readmany.emit.jsonarray import JoinedArrays, JsonArray
 from readmany.emit.messages import error_line
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
@@ -27,7 +29,7 @@ from readmany.faces import Face
 from readmany.frame import notices
 from readmany.frame.formats import FORMATS, GlobFraming, framing_for
 from readmany.frame.separator import frame_end
-from readmany.invoke import Options, current_directory, stdin_paths
+from readmany.invoke import Options, StdinPaths, current_directory
 from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
 from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, secrets_warning
@@ -99,7 +101,7 @@ def main(options: Options) -> int:
         recursive=not options.flag("no_recursive"),
         root=root,
         absolute=options.flag("absolute"),
-        literal_paths=tuple(stdin_paths(options.flag("null"))) if stdin else (),
+        literal_paths=StdinPaths(options.flag("null")) if stdin else (),
     )
     if not value.patterns and not stdin and not by_git:
         raise UsageError(
@@ -197,17 +199,28 @@ def _refuse_output_as_input(request: GlobRequest) -> None:
 
     assert request.output is not None
     plan = check_output(request.output)
-    for named in (*request.patterns, *request.literal_paths):
+
+    def check(named: str) -> None:
         if refuse_as_input(plan, [os.path.join(request.root, named)]) is not None:
             raise UsageError(
                 f"-o {request.output}: that file is also named as input ({named}); "
                 "write the output elsewhere"
             )
 
+    for named in request.patterns:
+        check(named)
+    listed = request.literal_paths
+    if isinstance(listed, StdinPaths):
+        listed.check = check  # each path as it comes: the list is not read yet
+    else:
+        for named in listed:
+            check(named)
+
 
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """Select, read, frame and write; `selection` is the walk if it was started already."""
     with selection or open_selection(request) as selection:
+        selection.when_waiting(sink.flush)
         compat = request.face.compat
         framing = framing_for(request.format, line_numbers=request.line_numbers)
         joint = framing.joint
@@ -317,8 +330,9 @@ def continue_with(root: str, rel: str, first_line: int) -> str:
 class Report:
     """What became of each matched file: details, the tally and stderr lines.
 
-    Per-file records are kept only for `--json` details (`keep_records`); otherwise
-    memory does not grow with the number of files.
+    Per-file records are kept only for `--json` details (`keep_records`), as JSON text
+    that goes to a temporary file once it is long; otherwise memory does not grow with the
+    number of files.
     """
 
     def __init__(self, root: str, *, keep_records: bool, compat: bool = True) -> None:
@@ -329,10 +343,11 @@ class Report:
         self.diff: str | None = None
         self.found_secrets: list[dict[str, Any]] = []
         self.warnings: list[str] = []  # said on stderr, the exit status unchanged
-        self.files: list[str] = []
-        self.read: list[dict[str, Any]] = []
-        self.outside: list[dict[str, str]] = []  # listed first, as the reference does
-        self.skipped: list[dict[str, str]] = []
+        # The records of `--json`, kept as their JSON text: a run can name many files.
+        self.files = JsonArray()
+        self.read = JsonArray()
+        self.outside = JsonArray()  # listed first, as the reference does
+        self.skipped = JsonArray()
         self.attachments: list[Attachment] = []
         self.problems: list[str] = []
         self.tally = Tally()
@@ -464,7 +479,8 @@ class Report:
     def outcome(self, content_bytes: int) -> Outcome:
         details: dict[str, Any] = {"root": self.root}
         if self.keep_records:
-            details.update(files=self.files, skipped=[*self.outside, *self.skipped], read=self.read)
+            skipped = JoinedArrays(self.outside, self.skipped)
+            details.update(files=self.files, skipped=skipped, read=self.read)
             if not self.compat:
                 details.update(unmatched=self.unmatched_patterns)
             if self.diff is not None:

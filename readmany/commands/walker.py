@@ -26,7 +26,7 @@ import functools
 import itertools
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from readmany.errors import UsageError
 from readmany.faces import Face
@@ -68,7 +68,8 @@ class GlobRequest(NamedTuple):
     recursive: bool = True
     root: str = "."
     absolute: bool = False
-    literal_paths: tuple[str, ...] = ()  # from --stdin: exact paths, never globs
+    # From --stdin: exact paths, never globs; a list, or `StdinPaths` read as the walk goes.
+    literal_paths: Iterable[str] = ()
     face: Face = Face.reference()
     output: str | None = None  # the -o target: never read as input
     staged: bool = False  # the files staged for the next commit, as staged (git's index)
@@ -174,6 +175,10 @@ class Selection:
     def close(self) -> None:
         """Stop the walk (if it still runs) and release what it holds."""
 
+    def when_waiting(self, flush: Callable[[], None]) -> None:
+        """Call `flush` whenever the walk is about to wait for more `--stdin` paths, so
+        that what was written so far goes out before the list ends."""
+
 
 class InProcess(Selection):
     """The walk in this process; every file is read by the caller."""
@@ -198,6 +203,12 @@ class InProcess(Selection):
     def __iter__(self) -> Iterator[Item]:
         for event in self._start()[1]:
             yield event, None
+
+    def when_waiting(self, flush: Callable[[], None]) -> None:
+        from readmany.invoke import StdinPaths
+
+        if isinstance(self._request.literal_paths, StdinPaths):
+            self._request.literal_paths.on_wait = flush
 
 
 class FromGit(Selection):
@@ -293,6 +304,15 @@ def open_selection(request: GlobRequest) -> Selection:
             pass  # no process or pipe to be had (EAGAIN, EMFILE …): walk here instead
     if not helper or by_git:
         return InProcess(request)
+    from readmany.invoke import StdinPaths
+
+    if isinstance(request.literal_paths, StdinPaths):  # a list that may come slowly
+        if _walks_enough(request):
+            try:
+                return Helper(request)
+            except OSError:
+                pass
+        return InProcess(request)
     # Walk here first: a small tree is done before a second process would have started.
     from readmany.select.walk import iter_selection
 
@@ -308,6 +328,24 @@ def open_selection(request: GlobRequest) -> Selection:
 
 _HEAD = 256  # events walked here before the helper is forked to walk the rest
 _AT_ONCE = 2  # `_use_helper()`: READMANY_PROCESSES=2 asks for the helper from the start
+
+
+def _walks_enough(request: GlobRequest) -> bool:
+    """Whether a `--stdin` list (with its patterns) has walking to overlap with reading:
+    a short list of files named exactly is read sooner than a second process starts.
+    The list is not walked ahead here: its paths may come slowly, and the first files
+    are written as they come."""
+    from readmany.invoke import StdinPaths
+
+    root = request.root
+    if any(not os.path.isfile(os.path.join(root, pattern)) for pattern in request.patterns):
+        return True
+    paths = request.literal_paths
+    assert isinstance(paths, StdinPaths)
+    return not paths.few(_FEW_FILES)  # reads the start of the list (the rest waits)
+
+
+_FEW_FILES = 64
 
 
 def _use_helper() -> int:
@@ -329,7 +367,8 @@ def _use_helper() -> int:
 
 # --- the messages ---------------------------------------------------------------------
 # Plain tuples, written with marshal: ("root", root), ("items", [item, ...]), ("end",),
-# ("usage", message) or ("error", message). An item is (event,) or (event, result):
+# ("usage", message), ("error", message) or ("wait",) (the walk waits for `--stdin`).
+# An item is (event,) or (event, result):
 # ("s", rel, reason, failed) is a skip, ("c", *candidate) a candidate (its fields).
 
 
@@ -426,6 +465,7 @@ class Helper(Selection):
         # The walk begun here goes on in the helper alone (its state was copied).
         self._root: str | None = started[0] if started is not None else None
         self._head = head or []
+        self._on_wait: Callable[[], None] | None = None
 
     def _receive(self) -> Any:
         import marshal
@@ -469,6 +509,10 @@ class Helper(Selection):
             message = self._receive()
             if message[0] == "end":
                 break
+            if message[0] == "wait":
+                if self._on_wait is not None:
+                    self._on_wait()
+                continue
             for packed in message[1]:
                 event = packed[0]
                 if event[0] == "s":
@@ -479,6 +523,9 @@ class Helper(Selection):
                     yield Candidate(*event[1:]), _unpack_result(packed[1])
             finished[0] += 1
         self._reap()
+
+    def when_waiting(self, flush: Callable[[], None]) -> None:
+        self._on_wait = flush
 
     def _reap(self) -> str:
         """Wait for the helper; describe how it ended."""
@@ -531,6 +578,10 @@ def _helper(
         # Ctrl-C (KeyboardInterrupt) or the main process gone (BrokenPipeError) end it
         # below, at once and quietly.
         os.close(read_end)
+        from readmany.invoke import StdinPaths
+
+        if isinstance(request.literal_paths, StdinPaths):
+            request.literal_paths.own_descriptor()  # the list is read here, not in the caller
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
@@ -635,9 +686,25 @@ def _walk(
         send_items(items)
         batch.clear()
 
-    for item in items_found:
-        batch.append(item)
-        if len(batch) >= _BATCH:
-            flush()
+    from readmany.invoke import StdinPaths
+
+    if isinstance(request.literal_paths, StdinPaths):
+
+        def wait() -> None:
+            # The main process writes what it has before the walk waits for more paths.
+            if batch:
+                flush()
+            send(("wait",))
+
+        request.literal_paths.on_wait = wait
+    try:
+        for item in items_found:
+            batch.append(item)
+            if len(batch) >= _BATCH:
+                flush()
+    except UsageError:
+        if batch:
+            flush()  # the paths before a bad one are written, as in one process
+        raise
     if batch:
         flush()

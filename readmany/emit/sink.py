@@ -83,6 +83,10 @@ class Sink:
         self.bytes_written += size
         return size
 
+    def flush(self) -> None:
+        """Let what was written so far go out now (the run is about to wait for input)."""
+        self._stream.flush()
+
     def file_done(self, path: str, total: int | None = None) -> None:
         """Tell the progress display that one more file (of `total`, where known) is done."""
         if self._on_file is not None:
@@ -92,15 +96,29 @@ class Sink:
         if self.json_mode:
             if not self._started:
                 self._put('{"content": "')
-            tail = {
-                "details": details,
-                "attachments": [a.as_json() for a in attachments or []],
-            }
-            rest = _escape_surrogates(_json_dumps(tail))
-            self._put('", ' + rest[1:] + "\n")
+            # Written a value at a time: an array of a record per file (`JsonArray`)
+            # is copied from its text, never built into one string.
+            write = self._stream.write
+            write(b'", "details": {')
+            for index, (key, value) in enumerate(details.items()):
+                write(json_text(key) + b": " if not index else b", " + json_text(key) + b": ")
+                pieces = getattr(value, "pieces", None)
+                if pieces is not None:
+                    for piece in pieces():
+                        write(piece)
+                else:
+                    write(json_text(value))
+            write(b'}, "attachments": ')
+            write(json_text([a.as_json() for a in attachments or []]))
+            write(b"}\n")
         elif self.bytes_written:
             self._put("\n")  # no content, no line: an empty result is an empty stdout
         self._stream.flush()
+
+
+def json_text(value: object) -> bytes:
+    """`value` as JSON, as the document writes it (UTF-8, lone surrogates escaped)."""
+    return encode_output(_escape_surrogates(_json_dumps(value)))
 
 
 def _json_string_body(text: str) -> str:

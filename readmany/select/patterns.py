@@ -105,9 +105,10 @@ class Includes(NamedTuple):
     # Files named exactly: (absolute normalised path, a regular file, a symbolic link);
     # None, None for a path from `--stdin`, looked at only when the stream reaches it.
     literals: list[tuple[str, bool | None, bool | None]]
-    # The `--stdin` paths, in the order given, when they keep it (the default face);
-    # with `--compat` they are among `literals`, sorted with them.
-    listed: list[str]
+    # The `--stdin` paths as given (not yet joined to the root), read as the walk reaches
+    # them when they keep their order (the default face); with `--compat` they are among
+    # `literals`, sorted with them.
+    listed: Iterable[str]
     # Command-line patterns that named an existing file: matched, whatever the walks find.
     matched: frozenset[int]
 
@@ -117,7 +118,7 @@ _AddWalk = Callable[[str, Sequence[Segment]], None]
 
 def compile_includes(
     patterns: Sequence[str],
-    literal_paths: Sequence[str],
+    literal_paths: Iterable[str],
     root: str,
     recursive: bool,
     *,
@@ -126,7 +127,6 @@ def compile_includes(
     walks: dict[str, list[tuple[Segment, ...]]] = {}
     owners: dict[str, list[int]] = {}
     literals: list[tuple[str, bool | None, bool | None]] = []
-    listed: list[str] = []
     matched: set[int] = set()
     below_dir = GLOBSTAR if recursive else glob_segment("*")
 
@@ -161,14 +161,13 @@ def compile_includes(
             return True
         return False
 
-    for raw in literal_paths:
-        if "\0" in raw:
-            raise UsageError(f"path contains a NUL character: {raw!r}")
-        if raw:
-            # Not looked at yet: a long list (`git ls-files`) starts streaming at once.
-            if keep_listed_order:
-                listed.append(join_clean(root, raw))
-            else:
+    # In the order given, a path is looked at only when the stream reaches it: a long list
+    # (`git ls-files`) starts streaming at once, and is never held whole. Sorted, it is.
+    listed: Iterable[str] = literal_paths if keep_listed_order else ()
+    if not keep_listed_order:
+        for raw in literal_paths:
+            check_listed(raw)
+            if raw:
                 literals.append((join_clean(root, raw), None, None))
 
     for owner, raw in enumerate(patterns):
@@ -186,6 +185,12 @@ def compile_includes(
                 continue
             _add_glob(expansion, root, add_walks_of(owner))
     return Includes(walks, owners, literals, listed, frozenset(matched))
+
+
+def check_listed(raw: str) -> None:
+    """A usage error for a listed path that no file can have."""
+    if "\0" in raw:
+        raise UsageError(f"path contains a NUL character: {raw!r}")
 
 
 def check_balanced(pattern: str) -> None:

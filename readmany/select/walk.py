@@ -25,6 +25,7 @@ from readmany.select.boundary import (
     blocked_name,
     inside,
     is_secret_name,
+    join_clean,
     rel_parts,
     stat_mode,
 )
@@ -43,7 +44,14 @@ from readmany.select.candidates import (
 )
 from readmany.select.excludes import DEFAULT_EXCLUDES, Excludes
 from readmany.select.ignore import GITIGNORE, IgnoreMatcher
-from readmany.select.patterns import GLOBSTAR, Segment, compile_includes, glob_segment
+from readmany.select.patterns import (
+    GLOBSTAR,
+    Segment,
+    check_listed,
+    compile_includes,
+    glob_segment,
+)
+from readmany.select.seen import SeenPaths
 
 
 class SelectRequest(NamedTuple):
@@ -51,7 +59,8 @@ class SelectRequest(NamedTuple):
 
     root: str
     patterns: tuple[str, ...]
-    literal_paths: tuple[str, ...] = ()  # exact paths (from stdin), never globs
+    # Exact paths (from stdin), never globs: any iterable, read once, as the walk goes.
+    literal_paths: Iterable[str] = ()
     excludes: tuple[str, ...] = ()
     use_default_excludes: bool = True
     use_gitignore: bool = True
@@ -582,28 +591,43 @@ class _Selector:
         )
         previous: str | None = None
         listed = self.includes.listed
-        seen: set[str] = set()  # what the listed paths must not repeat
-        for event in merged:
-            if event.rel != previous:  # the same path from two patterns: the first wins
-                previous = event.rel
-                if listed:
-                    seen.add(event.rel)
-                yield event
-        for event in self._listed_events(listed):
-            if event.rel not in seen:
-                seen.add(event.rel)
-                yield event
+        # What the listed paths must not repeat: a compact set, for a list can be long.
+        seen = SeenPaths()
+        try:
+            for event in merged:
+                if event.rel != previous:  # the same path from two patterns: the first wins
+                    previous = event.rel
+                    if listed:
+                        seen.add(event.rel)
+                    yield event
+            for event in self._listed_events(listed):
+                if seen.add(event.rel):
+                    yield event
+        finally:
+            seen.close()
         for owner in sorted(self.unmatched):
             yield Skip(self.patterns[owner], REASON_NO_MATCH, failed=True)
         for problem in self.ignores.problems:  # its rules were not applied: say so
             where = self._relative(problem.path)
             yield Skip(where, f"ignore file not read ({problem.reason})")
 
-    def _listed_events(self, listed: Sequence[str]) -> Iterator[Event]:
+    def _listed_events(self, listed: Iterable[str]) -> Iterator[Event]:
         """The `--stdin` paths in the order given (the default face): a directory means
         the files below it, in output order, where it stands in the list."""
         relative = self._relative
-        for path in listed:
+        root = self.root
+        memos = (self._blocked_dirs, self._pruned, self._ignored, self._real_directories)
+        for raw in listed:
+            check_listed(raw)
+            if not raw:
+                continue
+            if len(self._real_directories) > _DIRECTORY_MEMO:
+                # A list is as long as it is: what is known of its directories is
+                # forgotten now and then (a list from git names a directory's files
+                # together, so little is looked at twice).
+                for memo in memos:
+                    memo.clear()
+            path = join_clean(root, raw)
             own_mode = stat_mode(path, follow=False)
             is_link = own_mode is not None and stat.S_ISLNK(own_mode)
             mode = stat_mode(path) if is_link else own_mode
@@ -615,6 +639,8 @@ class _Selector:
             if event is not None:
                 yield event
 
+
+_DIRECTORY_MEMO = 4096  # directories known at most, while a `--stdin` list is read
 
 _FILE, _DIRECTORY, _LINKED_DIRECTORY = range(3)
 

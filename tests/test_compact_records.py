@@ -1,0 +1,75 @@
+"""Records held compactly: `SeenPaths` (exact, however hashes fall) and `JsonArray` (the
+same JSON text as `json.dumps`, in memory or from its temporary file)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from readmany.emit import jsonarray
+from readmany.emit.jsonarray import JoinedArrays, JsonArray
+from readmany.emit.sink import Sink
+from readmany.select import seen
+from readmany.select.seen import SeenPaths
+
+
+class _SameHash(str):
+    """A path whose hash is the same as every other's: only its bytes tell it apart."""
+
+    def __hash__(self) -> int:
+        return 7
+
+
+@pytest.mark.parametrize("spill", [1 << 16, 8])
+def test_seen_paths_drop_repeats_only(monkeypatch: pytest.MonkeyPatch, spill: int) -> None:
+    monkeypatch.setattr(seen, "_SPILL", spill)  # 8: the log goes to its file at once
+    paths = [f"dir{i % 13}/file{i}.txt" for i in range(5000)] + ["caf\udce9", "café"]
+    known = SeenPaths()
+    assert [known.add(path) for path in paths] == [True] * len(paths)
+    assert [known.add(path) for path in reversed(paths)] == [False] * len(paths)
+    assert len(known) == len(paths) and "dir0/file0.txt" in known and "dir0" not in known
+    known.close()
+
+
+def test_seen_paths_with_equal_hashes_are_told_apart_by_their_bytes() -> None:
+    known = SeenPaths()
+    paths = [_SameHash(f"p{i}") for i in range(40)]
+    assert all(known.add(path) for path in paths)
+    assert not any(known.add(_SameHash(f"p{i}")) for i in range(40))
+    assert known.add(_SameHash("p40"))
+
+
+@pytest.mark.parametrize("in_memory", [1 << 18, 10])
+def test_json_array_text_is_json_dumps(monkeypatch: pytest.MonkeyPatch, in_memory: int) -> None:
+    monkeypatch.setattr(jsonarray, "_IN_MEMORY", in_memory)
+    monkeypatch.setattr(jsonarray, "_BATCH", 3)
+    monkeypatch.setattr(jsonarray, "_READ", 5)  # pieces cut anywhere, even in a character
+    items = [{"path": f"é/{i}", "bytes": i, "lossy": i % 2 == 0} for i in range(10)]
+    items.append({"path": "bad\udcff", "reason": "x"})
+    array = JsonArray()
+    for item in items:
+        array.append(item)
+    expected = json.dumps(items, ensure_ascii=False).replace("\udcff", "\\udcff").encode()
+    assert b"".join(array.pieces()) == expected
+    assert list(array) == items and array == items and len(array) == len(items)
+    empty = JsonArray()
+    joined = JoinedArrays(empty, array, empty, array)
+    assert b"".join(joined.pieces()) == b"[" + expected[1:-1] + b", " + expected[1:-1] + b"]"
+    assert joined == [*items, *items]
+    assert b"".join(JoinedArrays(empty, empty).pieces()) == b"[]"
+
+
+def test_the_details_are_written_as_one_json_dumps_would() -> None:
+    array = JsonArray()
+    for i in range(600):
+        array.append({"path": f"f{i}", "n": i})
+    details = {"root": "/r", "files": array, "skipped": JoinedArrays(JsonArray(), array), "x": {}}
+    stream = io.BytesIO()
+    sink = Sink(stream, json_mode=True)
+    sink.write("text\n")
+    sink.finish(details, [])
+    plain = {**details, "files": list(array), "skipped": list(array)}
+    tail = json.dumps({"details": plain, "attachments": []}, ensure_ascii=False)
+    assert stream.getvalue().decode() == '{"content": "text\\n", ' + tail[1:] + "\n"
