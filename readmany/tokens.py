@@ -116,6 +116,9 @@ WEIGHTS = {
     "four_byte": 0.0,  # emoji, rare CJK: about one token each, as a word
 }
 _WEIGHT_VALUES = tuple(WEIGHTS.values())
+(
+    _WORD, _CASE_CHANGE, _DIGIT, _NUMBER, _PUNCTUATION, _NEWLINE, _SPACE_BEFORE_PUNCTUATION,
+) = _WEIGHT_VALUES[:7]  # fmt: skip
 SAMPLE_BYTES = 1 << 13  # a larger input is weighed by evenly spaced windows
 WINDOWS = 8
 
@@ -147,14 +150,19 @@ def sample_of(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> bytes:
     return b"".join(data[start:end] for start, end in sample_spans(len(data), sample_bytes))
 
 
-def _counts(data: bytes) -> list[int]:
+def _classes_and_markers(data: bytes) -> tuple[bytes, bytes]:
+    """Each byte's class, and the marker of what it starts (`_pair_marker`)."""
     to_class, to_marker = _tables or _translations()
     classes = data.translate(to_class)
     # One byte per position holding its class and its predecessor's (START before the
     # first): the pairs that start a word, a number … become a marker each, counted in C.
     joined = int.from_bytes(classes, "little")
     pairs = ((joined << 8) | (joined << 4)).to_bytes(len(data) + 1, "little")
-    markers = pairs.translate(to_marker)
+    return classes, pairs.translate(to_marker)
+
+
+def _counts(data: bytes) -> list[int]:
+    classes, markers = _classes_and_markers(data)
     count = classes.count
     counts = [
         markers.count(b"w"),
@@ -176,8 +184,25 @@ def token_weight(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> float:
 
 
 def weight_of_sample(sample: bytes, size: int) -> float:
-    """The unrounded estimate of `size` bytes of which `sample` was taken."""
-    weight = sum([w * c for w, c in zip(_WEIGHT_VALUES, _counts(sample), strict=True)])
+    """The unrounded estimate of `size` bytes of which `sample` was taken.
+
+    The weights times `_counts(sample)`, summed in their order, written out: this runs
+    once a file of `--stats`, and an ASCII sample's non-ASCII counts add nothing.
+    """
+    classes, markers = _classes_and_markers(sample)
+    marked, count = markers.count, classes.count
+    weight = (
+        _WORD * marked(b"w")
+        + _CASE_CHANGE * marked(b"c")
+        + _DIGIT * count(DIGIT)
+        + _NUMBER * marked(b"n")
+        + _PUNCTUATION * count(PUNCTUATION)
+        + _NEWLINE * count(NEWLINE)
+        + _SPACE_BEFORE_PUNCTUATION * marked(b"s")
+    )
+    if not sample.isascii():
+        for weight_of, name in zip(_WEIGHT_VALUES[7:], _NON_ASCII_COUNTED, strict=True):
+            weight += weight_of * count(name)
     return weight * size / len(sample) if sample and size != len(sample) else weight
 
 

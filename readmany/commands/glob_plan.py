@@ -190,6 +190,7 @@ class _Run:
         self.diff: str | None = None
         self._last_text: tuple[int, TextFile | None] | None = None  # the last text cut
         self._files_in: Counter[str] | None = None  # files in each directory
+        self._parent_of: list[str | None] | None = None  # each item's directory
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._need: tuple[int, int] | None = None
         self._least_frame: int | None = None
@@ -448,23 +449,23 @@ class _Run:
         key = tuple(omitted)
         if self._names is not None and self._names[0] == key:
             return self._names[1]
+        parents = self._parents()
         if self._files_in is None:
-            self._files_in = _files_in(_parent(item.rel) for item in self._files())
+            self._files_in = _files_in(parent for parent in parents if parent is not None)
         files_in = self._files_in
-        left_in = _files_in(_parent(self.items[i].rel) for i in omitted if self._is_file(i))
+        left_in = _files_in(parent for i in omitted if (parent := parents[i]) is not None)
         whole = {d for d, count in left_in.items() if count == files_in[d] and count > 1}
         highest: dict[str, str | None] = {}  # parent directory -> the highest left out whole
         names: list[str] = []
         named: set[str] = set()
         group_parent, group = "", list[int]()
         for position in omitted:
-            item = self.items[position]
-            if item.candidate is None:  # the diff
+            parent = parents[position]
+            if parent is None:  # the diff
                 names.extend(self._grouped(group_parent, group))
                 group_parent, group = "", []
-                names.append(_name(item.path))
+                names.append(_name(self.items[position].path))
                 continue
-            parent = item.rel.rpartition("/")[0]
             if parent not in highest:
                 highest[parent] = next((d for d in _ancestors(parent, True) if d in whole), None)
             directory = highest[parent]
@@ -484,11 +485,14 @@ class _Run:
         self._names = key, names
         return names
 
-    def _files(self) -> list[Item]:
-        return [item for item in self.items if item.candidate is not None]
-
-    def _is_file(self, position: int) -> bool:
-        return self.items[position].candidate is not None
+    def _parents(self) -> list[str | None]:
+        """Each item's directory ("" at the root); None for the diff."""
+        if self._parent_of is None:
+            self._parent_of = [
+                item.rel.rpartition("/")[0] if item.candidate is not None else None
+                for item in self.items
+            ]
+        return self._parent_of
 
     def _shown_dir(self, directory: str) -> str:
         return _name(shown_path(self.report.root, directory + "/", self.request.absolute))
@@ -775,10 +779,6 @@ def _none() -> Any:
 
 
 _BRACES = frozenset("{},")
-
-
-def _parent(rel: str) -> str:
-    return rel.rpartition("/")[0]
 
 
 def _ancestors(directory: str, highest_first: bool = False) -> list[str]:

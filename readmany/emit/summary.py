@@ -21,12 +21,16 @@ PROGRESS_AFTER_FILES = 500
 
 
 def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
+    """`812 B`, `13.4 KB`, `2.0 MB`, `1.5 GB` (a row of `--stats` each: no loop)."""
+    if size < 1024:
+        return f"{size} B"
+    value = size / 1024
+    if value < 1024:
+        return f"{value:.1f} KB"
+    value /= 1024
+    if value < 1024:
+        return f"{value:.1f} MB"
+    return f"{value / 1024:.1f} GB"
 
 
 def summary_lines(tally: Tally, content_bytes: int) -> list[str]:
