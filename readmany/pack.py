@@ -110,26 +110,32 @@ def pack_blocks(
     *,
     joint: tuple[int, int] = (SEPARATOR_BYTES, SEPARATOR_LINES),
     least_cut: int = 0,
+    smallest: Sequence[Entry] | None = None,
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
 
     `joint` is the (bytes, lines) between two blocks; `least_cut`, bytes no cut block
     can take less of (a smaller room left is not offered to any file; each entry's own
-    `least_cut` is checked too).
+    `least_cut` is checked too); `smallest`, `by_size(entries)` if it is known already.
     """
     budget = budget or Budget()
     make_plan = functools.partial(_plan, budget=budget, joint=joint, least_cut=least_cut)
     in_order = make_plan("request-order", entries, entries, stop_at_misfit=True)
-    by_size = sorted(entries, key=lambda c: (c.block.bytes, c.block.lines, c.position))
-    smallest = make_plan("smallest-first", entries, by_size, stop_at_misfit=False)
-    switched = smallest.full_success > in_order.full_success
-    plan = smallest if switched else in_order
+    visit = smallest if smallest is not None else by_size(entries)
+    smallest_first = make_plan("smallest-first", entries, visit, stop_at_misfit=False)
+    switched = smallest_first.full_success > in_order.full_success
+    plan = smallest_first if switched else in_order
     omitted = tuple(
         c.position
         for c in entries
         if c.position not in plan.full and c.position != plan.partial_index
     )
     return Packing(plan, switched, omitted)
+
+
+def by_size(entries: Sequence[Entry]) -> list[Entry]:
+    """The entries the smallest first (bytes, then lines); of two alike, the first first."""
+    return sorted(entries, key=lambda c: (c.block.bytes, c.block.lines, c.position))
 
 
 def _plan(

@@ -59,7 +59,7 @@ from readmany.frame import notices
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path
-from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, pack_blocks
+from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, by_size, pack_blocks
 from readmany.read.classify import ASSET_KINDS
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
@@ -196,6 +196,8 @@ class _Run:
         self._least_frame: int | None = None
         self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
         self._groups: dict[tuple[int, ...], list[str]] = {}  # positions -> their names
+        self._base_names: dict[int, str | None] = {}  # position -> its name in a group
+        self._by_size: list[Entry] | None = None  # the entries, the smallest first
         # Texts of the first pass kept for the second, the smallest first, within the
         # budget and `KEEP_BYTES`: the files a plan shows are mostly small or first.
         self._kept: dict[int, TextFile] = {}
@@ -380,7 +382,11 @@ class _Run:
             room = Budget(limits.max_bytes - keep_bytes, limits.max_lines - keep_lines)
             if room.max_bytes < 0 or room.max_lines < 0:
                 break
-            packing = pack_blocks(entries, room, joint=joint, least_cut=self.least_frame())
+            if self._by_size is None:
+                self._by_size = by_size(entries)
+            packing = pack_blocks(
+                entries, room, joint=joint, least_cut=self.least_frame(), smallest=self._by_size
+            )
             start, end = self._ends(packing, budget)
             cost_bytes = utf8_len(start) + utf8_len(end)
             cost_lines = start.count("\n") + end.count("\n") + 1
@@ -511,11 +517,18 @@ class _Run:
     def _group(self, parent: str, positions: list[int]) -> list[str]:
         if len(positions) == 1 or not parent:
             return [self._file_name(position) for position in positions]
-        names = [self.items[position].rel.rpartition("/")[2] for position in positions]
-        if any(_BRACES.intersection(name) for name in names):
+        names = [name for position in positions if (name := self._base_name(position))]
+        if len(names) < len(positions):  # a brace or a comma in a name would blur the group
             return [self._file_name(position) for position in positions]
         shown = _name(shown_path(self.report.root, parent + "/", self.request.absolute))
-        return [f"{shown}{{{', '.join(map(_name, names))}}}"]
+        return [f"{shown}{{{', '.join(names)}}}"]
+
+    def _base_name(self, position: int) -> str | None:
+        """A file's own name as a group names it; None if it cannot be in a group."""
+        if position not in self._base_names:
+            name = self.items[position].rel.rpartition("/")[2]
+            self._base_names[position] = None if _BRACES.intersection(name) else _name(name)
+        return self._base_names[position]
 
     def _file_name(self, position: int) -> str:
         """A file's path as a notice names it (kept: every plan names most files again)."""
