@@ -250,6 +250,17 @@ def test_one_more_line_of_the_cut_file_would_not_have_fit(tmp_path: Path) -> Non
         assert len(cut_to(shown).encode()) <= budget < len(cut_to(shown + 1).encode())
 
 
+def test_nothing_fits_names_the_smallest_by_bytes_then_lines(tmp_path: Path) -> None:
+    # Without a budget of lines the first pass counts no newlines: the notice still does.
+    make(tmp_path, {"a.txt": "x\nx\nx\nx\nx\n", "b.txt": "xxxxxxxxx\n"})  # 10 bytes each
+    result = run_readmany(["glob", ".", "--max-bytes", "20"], cwd=tmp_path)
+    smallest = frame_separator("b.txt", "xxxxxxxxx\n")
+    assert stderr_lines(result)[0] == (
+        f"readmany: no file fits the budget: the smallest, b.txt, takes {len(smallest)} bytes, "
+        f"{smallest.count(chr(10)) + 1} lines (~{-(-len(smallest) // 4)} tokens) as framed"
+    )
+
+
 def test_nothing_fits_the_budget(tmp_path: Path) -> None:
     make(tmp_path, {"a.txt": lines_of("a", 30), "b.txt": lines_of("b", 30)})
     result = run_readmany(["glob", ".", "--max-bytes", "40"], cwd=tmp_path)

@@ -290,11 +290,19 @@ def text_block(
 
 
 def text_block_size(
-    framing: GlobFraming, root: str, rel: str, path: str, text: TextRead, index: int
+    framing: GlobFraming,
+    root: str,
+    rel: str,
+    path: str,
+    text: TextRead,
+    index: int,
+    *,
+    lines: bool = True,
 ) -> tuple[int, int]:
-    """Bytes and newlines of `text_block(...)`."""
+    """Bytes and newlines of `text_block(...)` (newlines 0 without `lines`)."""
     note = _cut_note(root, rel, text)
-    return framing.size(path, text.body, index, truncated=text.truncated and not note, note=note)
+    truncated = text.truncated and not note
+    return framing.size(path, text.body, index, truncated=truncated, note=note, lines=lines)
 
 
 def _cut_note(root: str, rel: str, text: TextRead) -> str:

@@ -205,6 +205,9 @@ class _Run:
         self._kept_bytes = 0
         budget = budget_of(request)
         self._keep_bytes = min(budget.limits.max_bytes, KEEP_BYTES) if budget else 0
+        # Newlines are counted only for a budget of lines (counting them costs more than
+        # framing a block): without one, a block's `lines` is 0.
+        self.lines = request.max_lines is not None
 
     # -- pass 1 --
 
@@ -260,7 +263,9 @@ class _Run:
                 if sizes:
                     index = len(self.entries) + 1  # the most it can be
                     text = checked.text
-                    size = text_block_size(self.framing, report.root, item.rel, path, text, index)
+                    size = text_block_size(
+                        self.framing, report.root, item.rel, path, text, index, lines=self.lines
+                    )
                     self._keep(len(self.entries), checked, size[0])
                     self._add(item, size, text.body, cuttable=True)
                 elif tree:
@@ -639,7 +644,7 @@ class _Run:
         if not self.entries:
             return block, result
         planned = self.entries[position].block
-        if utf8_len(block) > planned.bytes or block.count("\n") > planned.lines:
+        if utf8_len(block) > planned.bytes or (self.lines and block.count("\n") > planned.lines):
             return None, None  # it grew since it was measured
         return block, result
 
@@ -651,13 +656,30 @@ class _Run:
         return self.framing.end(started, note)
 
     def _nothing_fits(self) -> str:
-        smallest = min(self.entries, key=lambda e: (e.block.bytes, e.block.lines))
+        least = min(entry.block.bytes for entry in self.entries)
+        smallest = min(
+            (entry for entry in self.entries if entry.block.bytes == least),
+            key=lambda entry: (entry.block.bytes, self._newlines(entry)),
+        )
         size = smallest.block
         tokens = -(-size.bytes // BYTES_PER_TOKEN)
         return (
             f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
-            f"bytes, {size.lines + 1} lines (~{tokens} tokens) as framed"
+            f"bytes, {self._newlines(smallest) + 1} lines (~{tokens} tokens) as framed"
         )
+
+    def _newlines(self, entry: Entry) -> int:
+        """The newlines of an entry's block: counted now if the first pass did not."""
+        if self.lines or entry.cut_head is None:
+            return entry.block.lines
+        text = self.text_of(entry.position)
+        if text is None:
+            return entry.block.lines
+        item = self.items[entry.position]
+        block = text_block(
+            self.framing, self.report.root, item.rel, item.path, text.text, entry.position + 1
+        )
+        return block.count("\n")
 
 
 _LEAST_NOTE = notices.showing(1, 1, 2, "readmany many :2")  # shorter than any cut's notice

@@ -62,14 +62,26 @@ class GlobFraming:
         return frame_separator(path, body, truncated, note)
 
     def size(
-        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+        self,
+        path: str,
+        body: str,
+        index: int,
+        *,
+        truncated: bool = False,
+        note: str = "",
+        lines: bool = True,
     ) -> tuple[int, int]:
-        """Bytes (UTF-8) and newlines of `block(...)`; here without building it."""
+        """Bytes (UTF-8) and newlines of `block(...)`; here without building it.
+        Without `lines`, the newlines are not counted (0): no budget of lines needs them."""
         if self.line_numbers:
-            return measured(self.block(path, body, index, truncated=truncated, note=note))
+            block = self.block(path, body, index, truncated=truncated, note=note)
+            return measured(block) if lines else (utf8_len(block), 0)
         head = section_head(path, truncated)
+        size = utf8_len(head) + utf8_len(body) + utf8_len(note) + len(SECTION_TAIL)
+        if not lines:
+            return size, 0
         return (
-            utf8_len(head) + utf8_len(body) + utf8_len(note) + len(SECTION_TAIL),
+            size,
             head.count("\n") + body.count("\n") + note.count("\n") + SECTION_TAIL.count("\n"),
         )
 
@@ -107,9 +119,17 @@ class _NotedFraming(GlobFraming):
         raise NotImplementedError
 
     def size(
-        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+        self,
+        path: str,
+        body: str,
+        index: int,
+        *,
+        truncated: bool = False,
+        note: str = "",
+        lines: bool = True,
     ) -> tuple[int, int]:
-        return measured(self.block(path, body, index, truncated=truncated, note=note))
+        block = self.block(path, body, index, truncated=truncated, note=note)
+        return measured(block) if lines else (utf8_len(block), 0)
 
 
 class MarkdownFraming(_NotedFraming):
