@@ -40,6 +40,8 @@ from readmany.read.safe import (
 from readmany.read.text import TextRead, decode_whole, exact_text, read_text, text_of_bytes
 from readmany.record import NamedTuple
 
+Kinds = tuple[Kind | None, Kind]  # what `kinds_by_name` says of a name
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
@@ -157,7 +159,8 @@ def read_matched(
     link between the walk and the read is refused, never read.
     """
     name = os.path.basename(path)
-    unrequested = _unrequested_by_name(name, requested, limits)
+    kinds = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
+    unrequested = _unrequested_by_name(name, kinds, requested)
     if unrequested is not None:
         return unrequested
     try:
@@ -169,7 +172,7 @@ def read_matched(
         return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
     try:
         source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
-        return _read_kind(name, rel, shown, requested, limits, source)
+        return _read_kind(name, rel, shown, requested, limits, source, kinds)
     except OSError as exc:
         return Failed(f"Read error: {exc.strerror or exc}: {shown}")
     finally:
@@ -186,21 +189,22 @@ def read_blob(
     """Read a file whose bytes come from elsewhere than the file system (git's index),
     by the same rules as `read_matched`."""
     name = rel.rpartition("/")[2]
-    unrequested = _unrequested_by_name(name, requested, limits)
+    kinds = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
+    unrequested = _unrequested_by_name(name, kinds, requested)
     if unrequested is not None:
         return unrequested
     if blob.missing:
         return Failed(f"Read error: not in the repository: {shown}")
-    return _read_kind(name, rel, shown, requested, limits, blob)
+    return _read_kind(name, rel, shown, requested, limits, blob, kinds)
 
 
 def _unrequested_by_name(
-    name: str, requested: Callable[[str], bool], limits: MatchedLimits
+    name: str, kinds: Kinds, requested: Callable[[str], bool]
 ) -> Skipped | None:
     """The asset gate, first of all (the reference's order): an image no pattern asked
-    for is reported as such even when it is huge or cannot be opened."""
-    by_name = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)[0]
-    if by_name in ASSET_KINDS and not requested(name):
+    for is reported as such even when it is huge or cannot be opened. `kinds`: what
+    `kinds_by_name` says of `name`."""
+    if kinds[0] in ASSET_KINDS and not requested(name):
         return Skipped(REASON_ASSET, "asset not requested")
     return None
 
@@ -241,9 +245,10 @@ def _read_kind(
     requested: Callable[[str], bool],
     limits: MatchedLimits,
     source: _OpenFile | Blob,
+    kinds: Kinds,
 ) -> MatchedRead:
     """Classify by name and content, gate assets, check the size, and read."""
-    kind = _shown_kind(name, shown, requested, limits, source)
+    kind = _shown_kind(name, shown, requested, limits, source, kinds)
     if isinstance(kind, Skipped):
         return kind
     size = source.size
@@ -272,10 +277,11 @@ def _shown_kind(
     requested: Callable[[str], bool],
     limits: MatchedLimits,
     source: _OpenFile | Blob | _Head,
+    kinds: Kinds,
 ) -> Kind | Skipped:
-    """The kind of a file that is shown, or why it is not: by name and first bytes, the
-    asset gate, the size limit, binary content."""
-    by_name, binary_kind = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
+    """The kind of a file that is shown, or why it is not: by name (`kinds`) and first
+    bytes, the asset gate, the size limit, binary content."""
+    by_name, binary_kind = kinds
     size = source.size
     kind = by_name or (binary_kind if is_binary(source.head(SNIFF_BYTES)) else "text")
     if kind in ASSET_KINDS and not requested(name):
@@ -345,7 +351,8 @@ def measure_matched(
     """`read_matched`'s decision, with the file measured instead of decoded (`--stats`):
     `measure` is given the file's chunks and its size (`emit.stats.measure_chunks`)."""
     name = os.path.basename(path)
-    unrequested = _unrequested_by_name(name, requested, limits)
+    kinds = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
+    unrequested = _unrequested_by_name(name, kinds, requested)
     if unrequested is not None:
         return unrequested
     try:
@@ -354,7 +361,7 @@ def measure_matched(
         return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
     try:
         source = _Head(fd, st.st_size)
-        kind = _shown_kind(name, shown, requested, limits, source)
+        kind = _shown_kind(name, shown, requested, limits, source, kinds)
         if isinstance(kind, Skipped):
             return kind
         if kind in ASSET_KINDS:
