@@ -71,12 +71,13 @@ def measure_chunks(chunks: Iterable[bytes], size: int, sample_bytes: int = SAMPL
     return Measure(offset, lines, max(1, round(weight_of_sample(b"".join(kept), offset))))
 
 
-# What `--stats` weighs of each file for its tokens: 8 windows of 128 bytes over 1 KiB.
-# The estimate of a file then differs from that of all of it by 3.4% on average (readmany's
-# own sources: 12% at most; a directory's sum by under 1%), and on the recorded samples
-# (tests/fixtures/token_counts.json) is off by 4.4% instead of 4.0%, where the estimate
-# takes most of the time `--stats` spends on a file.
-STATS_SAMPLE_BYTES = 1 << 10
+# What `--stats` weighs of each file for its tokens: 8 windows of 64 bytes over 512. The
+# estimate of a file then differs from that of all of it by 4.2% on average (readmany's
+# own sources: 18% at most; a directory's sum by about 1%), and on the recorded samples
+# (tests/fixtures/token_counts.json) is off by 6.1% instead of 4.0%. The estimate is most
+# of the time `--stats` spends on a file, and its time goes with the bytes weighed: 1 KiB
+# (4.4% on the samples) made `--stats` 5% slower on the benchmark's repo tree.
+STATS_SAMPLE_BYTES = 1 << 9
 
 
 def measure_for_stats(chunks: Iterable[bytes], size: int) -> Measure:
