@@ -343,3 +343,42 @@ def test_glob_reads_nothing_swapped_in_after_the_walk(
     assert b"SECRET" not in written.getvalue()
     assert outcome.exit_code == 1
     assert len(outcome.problems) == 1 and "dir/f0.txt" in outcome.problems[0]
+
+
+def test_stats_measure_nothing_swapped_in_after_the_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from readmany.commands import glob_plan, walker
+    from readmany.emit.sink import Sink
+    from readmany.faces import Face
+    from readmany.select.candidates import Candidate
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (tmp_path / "secret.txt").write_text("SECRET\n" * 1000)
+    for n in range(3):
+        (root / f"f{n}.txt").write_text(f"plain {n}\n")
+    walked = walker.InProcess.__iter__
+
+    def swapping(self: walker.InProcess) -> Iterator[walker.Item]:
+        for event, done in walked(self):
+            if isinstance(event, Candidate) and event.rel == "f1.txt":
+                os.unlink(event.path)
+                os.symlink(tmp_path / "secret.txt", event.path)
+            yield event, done
+
+    monkeypatch.setattr(walker.InProcess, "__iter__", swapping)
+    request = walker.GlobRequest(
+        patterns=("**",), root=str(root), face=Face.people(), stats=True, ahead=""
+    )
+    written = io.BytesIO()
+    outcome = glob_plan.run_stats(
+        request, Sink(written, json_mode=False), walker.InProcess(request)
+    )
+    text = written.getvalue().decode()
+    assert "f0.txt" in text and "f2.txt" in text
+    assert "7,000" not in text and "1,000" not in text  # the outside file was not measured
+    assert outcome.exit_code == 1
+    assert len(outcome.problems) == 1 and "f1.txt" in outcome.problems[0]

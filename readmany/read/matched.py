@@ -341,22 +341,29 @@ class _Head:
 
 def measure_matched(
     path: str,
+    rel: str,
     shown: str,
     requested: Callable[[str], bool],
     measure: MeasureChunks,
     *,
     listed_regular: bool = False,
     limits: MatchedLimits = _REFERENCE,
+    boundary: Boundary | None = None,
+    real: str | None = None,
 ) -> Measured | Skipped | Failed:
     """`read_matched`'s decision, with the file measured instead of decoded (`--stats`):
-    `measure` is given the file's chunks and its size (`emit.stats.measure_chunks`)."""
+    `measure` is given the file's chunks and its size (`emit.stats.measure_chunks`).
+    `boundary` and `real` as `read_matched` takes them: nothing outside is opened."""
     name = os.path.basename(path)
     kinds = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
     unrequested = _unrequested_by_name(name, kinds, requested)
     if unrequested is not None:
         return unrequested
     try:
-        fd, st = open_regular(path, listed_regular=listed_regular)
+        if boundary is not None:
+            fd, st = boundary.open(rel, real=real)
+        else:
+            fd, st = open_regular(path, listed_regular=listed_regular)
     except OpenFailure as failure:
         return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
     try:
@@ -399,13 +406,17 @@ class CandidateReader:
         self._root = root
         self._boundary: Boundary | None = None  # opened on the first file inside the root
 
+    def _boundary_of(self, candidate: Candidate) -> Boundary | None:
+        """The root held open, for a candidate inside it (opened on the first)."""
+        if self._root is None or candidate.rel.startswith("../"):
+            return None
+        if self._boundary is None:
+            self._boundary = Boundary(self._root)
+        return self._boundary
+
     def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
         gate = _named if candidate.named else self._requested
-        boundary = None
-        if self._root is not None and not candidate.rel.startswith("../"):
-            if self._boundary is None:
-                self._boundary = Boundary(self._root)
-            boundary = self._boundary
+        boundary = self._boundary_of(candidate)
         return read_matched(
             candidate.path,
             candidate.rel,
@@ -428,11 +439,14 @@ class CandidateReader:
         gate = _named if candidate.named else self._requested
         return measure_matched(
             candidate.path,
+            candidate.rel,
             shown,
             gate,
             measure,
             listed_regular=candidate.regular,
             limits=self.limits,
+            boundary=self._boundary_of(candidate),
+            real=candidate.real,
         )
 
 
