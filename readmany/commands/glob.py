@@ -111,13 +111,13 @@ def main(options: Options) -> int:
         _warn_if_tracked(root, value.output)
     if value.output and not value.face.compat:
         _refuse_output_as_input(value)
-    run = run_glob
-    if value.stats or value.budgeted or value.tree:
-        from readmany.commands import glob_plan
-
-        run = glob_plan.run_stats if value.stats else glob_plan.run_planned
     # The walk starts first: in a helper process, it goes on while the rest is set up.
     with open_selection(value) as selection:
+        run = run_glob
+        if value.stats or value.budgeted or value.tree:
+            from readmany.commands import glob_plan
+
+            run = glob_plan.run_stats if value.stats else glob_plan.run_planned
         return present(lambda sink: run(value, sink, selection), Presentation.of(options))
 
 

@@ -17,6 +17,7 @@ UTF-8 as U+FFFD, and text may be cut to the line limits.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Collection, Iterable
 
 from readmany.frame.paths import header_path
@@ -164,15 +165,27 @@ def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNo
                     (child, directory, f"{path}/{directory}" if path else directory, False)
                 )
             continue
-        children = [
-            StatsNode(
-                file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens, 1,
-                int(entry.path in omitted), int(entry.path == cut),
-            )
-            for file_name, entry in node.files
-        ]  # fmt: skip
+        # Thousands of files: their nodes are made as tuples, no marks looked up unless
+        # there are marks; sorted by tokens, then bytes, biggest first (reverse keeps the
+        # sort stable: ties keep the order given).
+        if omitted or cut is not None:
+            children = [
+                _node(StatsNode, (
+                    file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens, 1,
+                    int(entry.path in omitted), int(entry.path == cut), (),
+                ))
+                for file_name, entry in node.files
+            ]  # fmt: skip
+        else:
+            children = [
+                _node(StatsNode, (
+                    file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens,
+                    1, 0, 0, (),
+                ))
+                for file_name, entry in node.files
+            ]  # fmt: skip
         children += [done.pop(id(child)) for child in node.children.values()]
-        children.sort(key=_biggest_first)  # stable: ties keep the order given
+        children.sort(key=_BIGGEST_FIRST, reverse=True)
         # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
         sums = [sum(column) for column in itertools.islice(zip(*children, strict=True), 3, 9)]
         sums = sums or [0] * 6  # an empty root
@@ -183,8 +196,8 @@ def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNo
     return done[id(top)]
 
 
-def _biggest_first(node: StatsNode) -> tuple[int, int]:
-    return -node.tokens, -node.bytes
+_node = tuple.__new__  # a record from its fields in order, without `__new__`'s keywords
+_BIGGEST_FIRST = operator.itemgetter(5, 3)  # tokens, bytes
 
 
 def mark(node: StatsNode) -> str:
@@ -204,19 +217,26 @@ def mark(node: StatsNode) -> str:
 def _rows(root: StatsNode) -> list[tuple[StatsNode, str]]:
     """Every node with its tree-drawn name, depth first, biggest first."""
     rows = [(root, f". ({root.files} {'file' if root.files == 1 else 'files'})")]
-    stack = [("", root.children, 0)]
+    add = rows.append
+    # (indent, children, next index): a directory's place is kept while one below is drawn.
+    stack: list[tuple[str, tuple[StatsNode, ...], int]] = [("", root.children, 0)]
     while stack:
-        indent, children, position = stack.pop()
-        if position == len(children):
-            continue
-        stack.append((indent, children, position + 1))
-        child = children[position]
-        last = position == len(children) - 1
-        branch, more = (LAST_BRANCH, GAP) if last else (BRANCH, PIPE)
-        label = header_path(child.name) + ("/" if child.is_directory else "")
-        rows.append((child, f"{indent}{branch}{label}"))
-        if child.is_directory:
-            stack.append((indent + more, child.children, 0))
+        indent, children, index = stack.pop()
+        count = len(children)
+        while index < count:
+            child = children[index]
+            index += 1
+            branch, more = (LAST_BRANCH, GAP) if index == count else (BRANCH, PIPE)
+            name = child.name
+            if not (name.isascii() and name.isprintable()) or name.startswith('"'):
+                name = header_path(name)
+            if child.is_directory:
+                add((child, f"{indent}{branch}{name}/"))
+                if index < count:
+                    stack.append((indent, children, index))
+                stack.append((indent + more, child.children, 0))
+                break
+            add((child, indent + branch + name))
     return rows
 
 
