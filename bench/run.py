@@ -389,9 +389,11 @@ def tree_cases(
     readmany: tuple[str, ...],
     peers: Sequence[Peer] = (),
     chat: bool = False,
+    with_json: bool = False,
 ) -> list[Case]:
     """The rows of one tree; `chat`: also `--stats` and a budgeted `glob` (context for a
-    chat), timed against `readmany glob '**'`."""
+    chat), timed against `readmany glob '**'`; `with_json`: also `glob '**' --json`, for its
+    peak memory against the text run's."""
     python = (sys.executable, str(MINIMAL_CAT))
     cases = [
         Case(
@@ -432,6 +434,18 @@ def tree_cases(
             ok_exits=frozenset({0, 1}),
         ),
     ]
+    if with_json:
+        cases.append(
+            Case(
+                group,
+                "glob-json",
+                "readmany glob '**' --json",
+                READMANY,
+                (*readmany, "glob", "**", "--json"),
+                root,
+                ok_exits=frozenset({0, 1}),
+            )
+        )
     if chat:
         cases += [
             Case(
@@ -468,8 +482,15 @@ def tree_cases(
 
 
 def one_file_cases(
-    group: str, root: Path, name: str, readmany: tuple[str, ...], peers: Sequence[Peer]
+    group: str,
+    root: Path,
+    name: str,
+    readmany: tuple[str, ...],
+    peers: Sequence[Peer],
+    alone: Path | None = None,
 ) -> list[Case]:
+    """The rows of one small file; `alone`: a directory holding that file alone, where
+    `readmany glob '**'` is timed (a walk, start-up included)."""
     cases = [
         Case(group, "floor", f"cat {name}", FLOOR, ("cat", name), root),
         Case(
@@ -482,6 +503,17 @@ def one_file_cases(
         ),
         Case(group, "many", f"readmany many {name}", READMANY, (*readmany, "many", name), root),
     ]
+    if alone is not None:
+        cases.append(
+            Case(
+                group,
+                "glob",
+                "readmany glob '**' (the file alone in a directory)",
+                READMANY,
+                (*readmany, "glob", "**"),
+                alone,
+            )
+        )
     for peer in peers:
         if peer.name == FILES_TO_PROMPT:
             argv: tuple[str, ...] = (name,)
@@ -659,6 +691,35 @@ def _matching_target(report: Report) -> tuple[float | None, str, str]:
     return largest.readmany_us, f"{largest.readmany_us:.2f} µs ({largest.patterns} patterns)", ""
 
 
+def _rss_ratio_target(
+    group: str, key: str, ref_key: str
+) -> Callable[[Report], tuple[float | None, str, str]]:
+    def value_of(report: Report) -> tuple[float | None, str, str]:
+        mine, why = _rss_of(report, group, key)
+        theirs, why_ref = _rss_of(report, group, ref_key)
+        if mine is None or theirs is None or theirs <= 0:
+            return None, "—", why or why_ref
+        return mine / theirs, f"{mine / theirs:.2f}x ({mine:.1f} vs {theirs:.1f} MiB)", ""
+
+    return value_of
+
+
+def _over_target(
+    group: str, key: str, ref_group: str, ref_key: str
+) -> Callable[[Report], tuple[float | None, str, str]]:
+    """How many milliseconds the row's median is over another group's row's."""
+
+    def value_of(report: Report) -> tuple[float | None, str, str]:
+        mine, why = _median_of(report, group, key)
+        theirs, why_ref = _median_of(report, ref_group, ref_key)
+        if mine is None or theirs is None:
+            return None, "—", why or why_ref
+        over = (mine - theirs) * 1000
+        return over, f"{over:.1f} ms ({_secs(mine)} s against {_secs(theirs)} s)", ""
+
+    return value_of
+
+
 def _at_most(limit: float) -> Callable[[float], bool]:
     return lambda value: value <= limit
 
@@ -705,6 +766,30 @@ def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[T
             "≤ 2x",
             _ratio_target(mono, "glob-stdin", "floor"),
             lambda v: v <= 2,
+        ),
+        Target(
+            f"{mono}: `readmany glob --stdin -0` vs minimal Python",
+            "≤ 1.5x",
+            _ratio_target(mono, "glob-stdin", "python"),
+            lambda v: v <= 1.5,
+        ),
+        Target(
+            f"{mono}: peak RSS of `--stdin -0` vs the walk's",
+            "≤ 1.2x",
+            _rss_ratio_target(mono, "glob-stdin", "glob"),
+            lambda v: v <= 1.2,
+        ),
+        Target(
+            f"{mono}: peak RSS of `glob '**' --json` vs the text run's",
+            "≤ 2x",
+            _rss_ratio_target(mono, "glob-json", "glob"),
+            lambda v: v <= 2,
+        ),
+        Target(
+            f"{one}: `readmany glob '**'` over `python -c pass` ({startup})",
+            "≤ 12 ms",
+            _over_target(one, "glob", startup, "floor"),
+            lambda v: v <= 12,
         ),
         Target(
             f"{one}: `readmany many` vs files-to-prompt",
@@ -812,6 +897,15 @@ def render(report: Report, wanted: Sequence[Target], header: Sequence[str]) -> s
 # ---------------------------------------------------------------------------- main
 
 
+def _alone(file: Path, directory: Path) -> Path:
+    """`directory` holding a copy of `file` and nothing else (made again each run)."""
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    shutil.copyfile(file, directory / file.name)
+    return directory
+
+
 def _progress(text: str) -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
@@ -905,8 +999,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = [
         *tree_cases(repo_group, repo_root, readmany, peers, chat=True),
         *tree_cases(repo10_group, repo10_root, readmany),
-        *tree_cases(mono_group, mono_root, readmany),
-        *one_file_cases(one_group, repo_root, infos[0].one_file, readmany, peers),
+        *tree_cases(mono_group, mono_root, readmany, with_json=True),
+        *one_file_cases(
+            one_group,
+            repo_root,
+            infos[0].one_file,
+            readmany,
+            peers,
+            _alone(repo_root / infos[0].one_file, out / ".trees" / scale_name / "one-file"),
+        ),
         *startup_cases(startup_group, repo_root, readmany),
     ]
     group_started: dict[str, float] = {}
