@@ -600,15 +600,11 @@ def _walk_and_send(
 ) -> None:
     import marshal
 
-    from readmany.emit.stdout import GatheredWriter
-
-    out = GatheredWriter(pipe, limit=1 << 62)  # written out message by message
-
     def send(message: tuple[Any, ...]) -> None:
         body = marshal.dumps(message)
-        out.write(len(body).to_bytes(_HEADER, "little"))
-        out.write(body)
-        out.flush()
+        pending = memoryview(len(body).to_bytes(_HEADER, "little") + body)
+        while pending:  # a pipe takes a large message in parts
+            pending = pending[os.write(pipe, pending) :]
 
     try:
         _walk(request, send, finished, started)

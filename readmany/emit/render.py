@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import sys
 from collections.abc import Callable
 
 from readmany.commands import Outcome, Tally
 from readmany.emit.messages import error_line
 from readmany.emit.sink import Sink
-from readmany.emit.stdout import GatheredWriter
 from readmany.errors import EXIT_FILE_ERROR, OutputError, StdoutClosed, UsageError
 from readmany.record import NamedTuple
 
@@ -68,7 +66,7 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
             raise UsageError(f"-o {how.output}: {exc.strerror}") from None
     captured = io.BytesIO() if clipboard is not None else None
     outputs = [s for s in (target.stream if target else None, captured) if s is not None]
-    stdout: GatheredWriter | IO[bytes] | None = None
+    stdout: IO[bytes] | None = None
     stream: Writer
     if outputs:
         stream = _Tee(outputs)
@@ -129,7 +127,7 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     return outcome.exit_code
 
 
-def _standard_output() -> GatheredWriter | IO[bytes]:
+def _standard_output() -> IO[bytes]:
     """Standard output, written in large pieces: one system call a section would be
     thousands. A stdout the program was started without is a usage error."""
     if sys.stdout is None:
@@ -139,8 +137,6 @@ def _standard_output() -> GatheredWriter | IO[bytes]:
     except (AttributeError, OSError, ValueError):
         return sys.stdout.buffer  # not a file (a test's capture): as it is
     sys.stdout.flush()
-    if hasattr(os, "writev"):
-        return GatheredWriter(descriptor, _STDOUT_BUFFER)
     return open(descriptor, "wb", buffering=_STDOUT_BUFFER, closefd=False)
 
 
