@@ -44,11 +44,11 @@ class Options:
 
 def invoke(command: str, values: Mapping[str, object]) -> int:
     """Run `readmany COMMAND` with its parsed options; return the exit status."""
-    from importlib import import_module
-
     from readmany.emit.messages import error_line
 
-    module = import_module(f"readmany.commands.{command}")
+    name = f"readmany.commands.{command}"
+    __import__(name)  # `importlib.import_module` would import `importlib` (and `warnings`)
+    module = sys.modules[name]
     try:
         code: int = module.main(Options(values))
     except UsageError as exc:

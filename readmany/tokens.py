@@ -23,12 +23,8 @@ bounded, a few microseconds a kilobyte up to that size (`sample_bytes` sets the 
 
 from __future__ import annotations
 
-BYTES_PER_TOKEN = 4
-
-
-def estimate_tokens(byte_count: int) -> int:
-    return -(-byte_count // BYTES_PER_TOKEN)
-
+from readmany.units import BYTES_PER_TOKEN as BYTES_PER_TOKEN
+from readmany.units import estimate_tokens as estimate_tokens
 
 # Each byte gets a class, a number below 16. Non-ASCII bytes are classed by UTF-8 lead
 # byte: Greek/Cyrillic/Armenian/Hebrew/Arabic (CE-DF), Indic and Thai (E0), general

@@ -20,6 +20,14 @@ def encode_output(text: str) -> bytes:
         return re.sub(_LONE_SURROGATE, "\ufffd", text).encode("utf-8", "surrogateescape")
 
 
+BYTES_PER_TOKEN = 4  # the rule of thumb (see `readmany.tokens`)
+
+
+def estimate_tokens(byte_count: int) -> int:
+    """The rule of thumb's tokens for `byte_count` bytes: one a four, rounded up."""
+    return -(-byte_count // BYTES_PER_TOKEN)
+
+
 def utf8_len(text: str) -> int:
     """Bytes of `text` as written (see `encode_output`)."""
     return len(text) if text.isascii() else len(encode_output(text))

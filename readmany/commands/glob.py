@@ -30,9 +30,9 @@ from readmany.frame import notices
 from readmany.frame.formats import FORMATS, GlobFraming, framing_for
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
+from readmany.read.classify import CREDENTIAL_FILES
 from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
-from readmany.read.secrets import CREDENTIAL_FILES, holds_credentials, secrets_warning
 from readmany.select.candidates import (
     REASON_DEFAULT_EXCLUDE,
     REASON_EXCLUDED,
@@ -44,8 +44,7 @@ from readmany.select.candidates import (
     REASON_SECRET_FILE,
     Skip,
 )
-from readmany.tokens import estimate_tokens
-from readmany.units import parse_size
+from readmany.units import estimate_tokens, parse_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -377,7 +376,7 @@ class Report:
     def checked(self, rel: str, path: str, result: TextFile, mode: str) -> TextFile | None:
         """The text as it may be shown: None for a credentials file or, with `--secrets
         skip`, a file that holds a secret (each reported); redacted with `redact`."""
-        if rel.endswith(CREDENTIAL_FILES) and holds_credentials(rel, result.text.body):
+        if rel.endswith(CREDENTIAL_FILES) and _holds_credentials(rel, result.text.body):
             self.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
             return None
         if mode != "off":
@@ -449,6 +448,8 @@ class Report:
             self.skip(path, "secret", "secret")
             return None
         if mode == "warn":
+            from readmany.read.secrets import secrets_warning
+
             self.warnings.append(secrets_warning(path, findings))
         return result
 
@@ -505,3 +506,10 @@ class Report:
             notices=tuple(self.notices()),
             stats=self.tally,
         )
+
+
+def _holds_credentials(rel: str, text: str) -> bool:
+    """`read.secrets.holds_credentials`, imported by the runs that meet such a file."""
+    from readmany.read.secrets import holds_credentials
+
+    return holds_credentials(rel, text)

@@ -60,10 +60,9 @@ from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path
 from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, by_size, pack_blocks
-from readmany.read.classify import ASSET_KINDS
+from readmany.read.classify import ASSET_KINDS, CREDENTIAL_FILES
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
-from readmany.read.secrets import CREDENTIAL_FILES
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip
 from readmany.tokens import BYTES_PER_TOKEN

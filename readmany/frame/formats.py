@@ -17,7 +17,6 @@ rest; text puts it after the body, markdown between heading and fence, xml in `<
 
 from __future__ import annotations
 
-from readmany.frame.markdown import BLOCK_SEPARATOR, frame_markdown, markdown_tree
 from readmany.frame.numbering import number_lines
 from readmany.frame.separator import (
     END_OF_CONTENT,
@@ -27,7 +26,6 @@ from readmany.frame.separator import (
     frame_separator,
     section_head,
 )
-from readmany.frame.xml import CLOSE, frame_xml, xml_note, xml_open
 from readmany.units import utf8_len
 
 FORMATS = ("text", "markdown", "xml")
@@ -132,36 +130,53 @@ class _NotedFraming(GlobFraming):
         return measured(block) if lines else (utf8_len(block), 0)
 
 
+# The markdown and xml framers are imported by the runs that use them: most use text.
+
+
 class MarkdownFraming(_NotedFraming):
     name = "markdown"
-    joint = BLOCK_SEPARATOR
+
+    def __init__(self, *, line_numbers: bool = False) -> None:
+        from readmany.frame import markdown
+
+        super().__init__(line_numbers=line_numbers)
+        self._markdown = markdown
+        self.joint = markdown.BLOCK_SEPARATOR
 
     def start(self, tree: str | None) -> str:
-        return markdown_tree(tree) + BLOCK_SEPARATOR if tree is not None else ""
+        return self._markdown.markdown_tree(tree) + self.joint if tree is not None else ""
 
     def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
-        return frame_markdown(path, body, line_numbers=numbered, note=note)
+        return self._markdown.frame_markdown(path, body, line_numbers=numbered, note=note)
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
-        return frame_markdown(path, f"data:{mime_type};base64,{data}")
+        return self._markdown.frame_markdown(path, f"data:{mime_type};base64,{data}")
 
     def end(self, started: bool, note: str = "") -> str:
-        return BLOCK_SEPARATOR + note if note and started else note  # a note is a block too
+        return self.joint + note if note and started else note  # a note is a block too
 
 
 class XmlFraming(_NotedFraming):
     name = "xml"
 
+    def __init__(self, *, line_numbers: bool = False) -> None:
+        from readmany.frame import xml
+
+        super().__init__(line_numbers=line_numbers)
+        self._xml = xml
+
     def start(self, tree: str | None) -> str:
-        return xml_open(tree)
+        return self._xml.xml_open(tree)
 
     def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
-        return frame_xml(path, body, index, line_numbers=numbered, note=note)
+        return self._xml.frame_xml(path, body, index, line_numbers=numbered, note=note)
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
-        return frame_xml(path, f"data:{mime_type};base64,{data}", index)
+        return self._xml.frame_xml(path, f"data:{mime_type};base64,{data}", index)
 
     def end(self, started: bool, note: str = "") -> str:
+        from readmany.frame.xml import CLOSE, xml_note, xml_open
+
         if not started:
             return xml_open() + xml_note(note) + CLOSE if note else ""
         return (xml_note(note) if note else "") + CLOSE

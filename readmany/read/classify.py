@@ -21,6 +21,10 @@ ASSET_KINDS: frozenset[Kind] = frozenset(("image", "pdf", "audio", "video"))
 
 SNIFF_BYTES = 8000  # git's window for telling binary from text
 
+# Files whose text decides whether they are secret (`read.secrets.holds_credentials`):
+# names a file ends with, for `str.endswith`.
+CREDENTIAL_FILES = (".npmrc", ".pypirc")
+
 _TYPESCRIPT = frozenset((".ts", ".mts", ".cts"))  # not MPEG transport streams
 _AUDIO_EXTENSIONS = frozenset((".mp3", ".wav", ".aiff", ".aif", ".aac", ".ogg", ".flac"))
 BINARY_EXTENSIONS = frozenset(

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import re
 
+from readmany.read.classify import CREDENTIAL_FILES as CREDENTIAL_FILES
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# -- names: `readmany.select.boundary.is_secret_name`; files whose content decides --
-
-CREDENTIAL_FILES = (".npmrc", ".pypirc")  # names a file ends with (str.endswith)
+# -- names: `readmany.select.boundary.is_secret_name`; files whose content decides:
+# `read.classify.CREDENTIAL_FILES` --
 
 
 _NPM_CREDENTIAL = r"(?m)^[^#;\n]*?(?:_authToken|_auth|_password)\s*=\s*(?!\$\{)\S"

@@ -15,7 +15,6 @@ import itertools
 import os
 import re
 import stat
-import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from readmany.errors import UsageError
@@ -51,7 +50,6 @@ from readmany.select.patterns import (
     compile_includes,
     glob_segment,
 )
-from readmany.select.seen import SeenPaths
 
 
 class SelectRequest(NamedTuple):
@@ -85,6 +83,8 @@ def sort_key(rel: str) -> str:
     """
     if rel.isascii() or re.search(_ASTRAL, rel) is None:
         return rel
+    import struct
+
     units = rel.encode("utf-16-le", "surrogatepass")
     return "".join(map(chr, struct.unpack(f"<{len(units) // 2}H", units)))
 
@@ -592,6 +592,8 @@ class _Selector:
         previous: str | None = None
         listed = self.includes.listed
         # What the listed paths must not repeat: a compact set, for a list can be long.
+        from readmany.select.seen import SeenPaths
+
         seen = SeenPaths()
         try:
             for event in merged:
