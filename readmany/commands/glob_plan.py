@@ -65,8 +65,7 @@ from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip
-from readmany.tokens import BYTES_PER_TOKEN
-from readmany.units import utf8_len
+from readmany.units import BYTES_PER_TOKEN, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

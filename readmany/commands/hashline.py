@@ -38,7 +38,7 @@ from readmany.read.tool import (
     resolve_path,
 )
 from readmany.record import NamedTuple
-from readmany.tokens import estimate_tokens
+from readmany.units import estimate_tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

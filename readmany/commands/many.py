@@ -23,7 +23,7 @@ from readmany.limits import MANY_MAX_FILES
 from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
 from readmany.read.tool import Number, ReadStyle, ToolRead, read_tool, truncate_head
 from readmany.record import NamedTuple
-from readmany.tokens import estimate_tokens
+from readmany.units import estimate_tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -24,8 +24,7 @@ from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
 from readmany.read.tool import ReadStyle, ToolRead, format_size, js_number, read_tool
 from readmany.record import NamedTuple
-from readmany.tokens import BYTES_PER_TOKEN, estimate_tokens
-from readmany.units import parse_size, utf8_len
+from readmany.units import BYTES_PER_TOKEN, estimate_tokens, parse_size, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -142,7 +142,7 @@ def _standard_output() -> IO[bytes]:
 
 def _copy(clipboard: Clipboard, data: bytes, content_bytes: int) -> int:
     from readmany.emit.clipboard import ClipboardError
-    from readmany.tokens import estimate_tokens
+    from readmany.units import estimate_tokens
 
     try:
         used = clipboard.copy(data)

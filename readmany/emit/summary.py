@@ -10,7 +10,7 @@ import time
 
 from readmany.commands import Tally
 from readmany.emit.quote import escape_controls
-from readmany.tokens import estimate_tokens
+from readmany.units import estimate_tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
