@@ -56,3 +56,16 @@ def parse_size(text: str, option: str, *, base: int = 1024) -> int:
     if value < 1:
         raise UsageError(f"{option} {text!r}: give a number of at least 1")
     return value
+
+
+def human_size(size: int) -> str:
+    """`812 B`, `13.4 KB`, `2.0 MB`, `1.5 GB` (a row of `--stats` each: no loop)."""
+    if size < 1024:
+        return f"{size} B"
+    value = size / 1024
+    if value < 1024:
+        return f"{value:.1f} KB"
+    value /= 1024
+    if value < 1024:
+        return f"{value:.1f} MB"
+    return f"{value / 1024:.1f} GB"

@@ -30,6 +30,7 @@ from readmany.tokens import (
     sample_spans,
     weight_of_sample,
 )
+from readmany.units import human_size
 
 
 class Measure(NamedTuple):
@@ -242,8 +243,6 @@ def _rows(root: StatsNode) -> list[tuple[StatsNode, str]]:
 
 def stats_text(root: StatsNode) -> str:
     """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended."""
-    from readmany.emit.summary import human_size
-
     rows = _rows(root)
     sizes = ["size", *(human_size(node.bytes) for node, _ in rows)]
     counts = ["lines", *(f"{node.lines:,}" for node, _ in rows)]

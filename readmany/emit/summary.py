@@ -10,7 +10,7 @@ import time
 
 from readmany.commands import Tally
 from readmany.emit.quote import escape_controls
-from readmany.units import estimate_tokens
+from readmany.units import estimate_tokens, human_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,19 +18,6 @@ if TYPE_CHECKING:
 
 PROGRESS_AFTER_SECONDS = 1.0
 PROGRESS_AFTER_FILES = 500
-
-
-def human_size(size: int) -> str:
-    """`812 B`, `13.4 KB`, `2.0 MB`, `1.5 GB` (a row of `--stats` each: no loop)."""
-    if size < 1024:
-        return f"{size} B"
-    value = size / 1024
-    if value < 1024:
-        return f"{value:.1f} KB"
-    value /= 1024
-    if value < 1024:
-        return f"{value:.1f} MB"
-    return f"{value / 1024:.1f} GB"
 
 
 def summary_lines(tally: Tally, content_bytes: int) -> list[str]:
