@@ -20,7 +20,6 @@ from readmany.commands.walker import (
     open_selection,
     shown_path,
 )
-from readmany.emit.jsonarray import JoinedArrays, JsonArray
 from readmany.emit.messages import error_line
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
@@ -351,10 +350,13 @@ class Report:
         self.found_secrets: list[dict[str, Any]] = []
         self.warnings: list[str] = []  # said on stderr, the exit status unchanged
         # The records of `--json`, kept as their JSON text: a run can name many files.
-        self.files = JsonArray()
-        self.read = JsonArray()
-        self.outside = JsonArray()  # listed first, as the reference does
-        self.skipped = JsonArray()
+        if keep_records:
+            from readmany.emit.jsonarray import JsonArray
+
+            self.files = JsonArray()
+            self.read = JsonArray()
+            self.outside = JsonArray()  # listed first, as the reference does
+            self.skipped = JsonArray()
         self.attachments: list[Attachment] = []
         self.problems: list[str] = []
         self.tally = Tally()
@@ -488,6 +490,8 @@ class Report:
     def outcome(self, content_bytes: int) -> Outcome:
         details: dict[str, Any] = {"root": self.root}
         if self.keep_records:
+            from readmany.emit.jsonarray import JoinedArrays
+
             skipped = JoinedArrays(self.outside, self.skipped)
             details.update(files=self.files, skipped=skipped, read=self.read)
             if not self.compat:

@@ -10,7 +10,6 @@ by exclude patterns, which are dropped silently.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import os
 import re
@@ -363,6 +362,8 @@ class _Selector:
         A path from `--stdin` is looked at when its turn comes; a directory then means
         the files below it, walked and merged into the stream in order.
         """
+        import heapq  # here: a walk by patterns alone needs no heap
+
         relative = self._relative
         ordered = sorted(
             (
@@ -584,11 +585,13 @@ class _Selector:
         sources = [self._literal_events()] if self.includes.literals else []
         for anchor, patterns in sorted(self.includes.walks.items()):
             sources.append(self._walk_events(anchor, patterns, self.includes.owners[anchor]))
-        merged = (
-            heapq.merge(*sources, key=_event_key)
-            if len(sources) > 1
-            else iter(sources[0] if sources else ())
-        )
+        merged: Iterator[Event]
+        if len(sources) > 1:
+            import heapq
+
+            merged = heapq.merge(*sources, key=_event_key)
+        else:
+            merged = sources[0] if sources else iter(())
         previous: str | None = None
         listed = self.includes.listed
         # What the listed paths must not repeat: a compact set, for a list can be long.
