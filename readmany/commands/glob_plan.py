@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from readmany.read.matched import CandidateReader, Cost, MatchedRead
 
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
+_record = tuple.__new__  # a record from all its fields in order, without `__new__`'s keywords
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
 NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
@@ -230,7 +231,7 @@ class _Run:
                 continue
             path = shown_path(report.root, event.rel, True) if absolute else event.rel
             self.sink.file_done(path)
-            item = Item(ordinal, event, event.rel, path)
+            item = _record(Item, (ordinal, event, event.rel, path))
             cost: MeasuredFile | None = None
             if isinstance(done, MeasuredFile):  # measured by the helper process
                 cost, done = done, None
@@ -328,12 +329,16 @@ class _Run:
         position = len(self.entries)
         block = _Block(self, position, size[0], size[1], first_line)
         self.items.append(item)
-        # What a cut takes at least, known without framing: the frame of no line for
-        # an empty path, this path (shown whole, or longer when quoted) and a line.
-        least = self.least_frame() + utf8_len(item.path) + first_line if cuttable else 0
-        self.entries.append(
-            Entry(position, item.path, block, True, block if cuttable else None, least)
-        )
+        path = item.path
+        entry: tuple[int, str, _Block, bool, _Block | None, int]
+        if cuttable:
+            # What a cut takes at least, known without framing: the frame of no line for
+            # an empty path, this path (shown whole, or longer when quoted) and a line.
+            least = self.least_frame() + utf8_len(path) + first_line
+            entry = (position, path, block, True, block, least)
+        else:
+            entry = (position, path, block, True, None, 0)
+        self.entries.append(_record(Entry, entry))  # thousands of files: no `__new__` call
 
     # -- cutting --
 
