@@ -166,12 +166,12 @@ def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNo
                     (child, directory, f"{path}/{directory}" if path else directory, False)
                 )
             continue
-        # Thousands of files: their nodes are made as tuples, no marks looked up unless
-        # there are marks; sorted by tokens, then bytes, biggest first (reverse keeps the
-        # sort stable: ties keep the order given).
+        # Thousands of files: their nodes are made from their fields in order, no marks
+        # looked up unless there are marks; sorted by tokens, then bytes, biggest first
+        # (reverse keeps the sort stable: ties keep the order given).
         if omitted or cut is not None:
             children = [
-                _node(StatsNode, (
+                StatsNode._make((
                     file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens, 1,
                     int(entry.path in omitted), int(entry.path == cut), (),
                 ))
@@ -179,7 +179,7 @@ def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNo
             ]  # fmt: skip
         else:
             children = [
-                _node(StatsNode, (
+                StatsNode._make((
                     file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens,
                     1, 0, 0, (),
                 ))
@@ -197,7 +197,6 @@ def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNo
     return done[id(top)]
 
 
-_node = tuple.__new__  # a record from its fields in order, without `__new__`'s keywords
 _BIGGEST_FIRST = operator.itemgetter(5, 3)  # tokens, bytes
 
 
