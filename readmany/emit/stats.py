@@ -166,26 +166,16 @@ def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNo
                     (child, directory, f"{path}/{directory}" if path else directory, False)
                 )
             continue
-        # Thousands of files: their nodes are made from their fields in order, no marks
-        # looked up unless there are marks; sorted by tokens, then bytes, biggest first
-        # (reverse keeps the sort stable: ties keep the order given).
-        if omitted or cut is not None:
-            children = [
-                StatsNode._make((
-                    file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens, 1,
-                    int(entry.path in omitted), int(entry.path == cut), (),
-                ))
-                for file_name, entry in node.files
-            ]  # fmt: skip
-        else:
-            children = [
-                StatsNode._make((
-                    file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens,
-                    1, 0, 0, (),
-                ))
-                for file_name, entry in node.files
-            ]  # fmt: skip
+        children = [
+            StatsNode(
+                file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens, 1,
+                int(entry.path in omitted), int(entry.path == cut),
+            )
+            for file_name, entry in node.files
+        ]  # fmt: skip
         children += [done.pop(id(child)) for child in node.children.values()]
+        # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties keep
+        # the order given).
         children.sort(key=_BIGGEST_FIRST, reverse=True)
         # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
         sums = [sum(column) for column in itertools.islice(zip(*children, strict=True), 3, 9)]
