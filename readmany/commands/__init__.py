@@ -61,6 +61,16 @@ class Tally:
         if stat.bytes and stat.status in ("read", "cut"):
             self._consider(stat.bytes, stat.path)
 
+    def add_many(self, paths: list[str], status: str, reason: str) -> None:
+        """`add(FileStat(path, status, 0, reason))` for each path, at once (thousands of
+        files a budget leaves out); `status` is "skipped" or "omitted"."""
+        if not paths:
+            return
+        self.counts[status] += len(paths)
+        self.reasons[reason] += len(paths)
+        examples = self.examples.setdefault(reason, [])
+        examples.extend(paths[: self.EXAMPLES - len(examples)])
+
     def add_read(self, path: str, size: int) -> None:
         """`add(FileStat(path, "read", size))`, for the common case, without the record."""
         self.counts["read"] += 1

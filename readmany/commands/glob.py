@@ -401,9 +401,9 @@ class Report:
         self.budget_notes.append(f"{path}: lines 1-{shown} of {total} shown, {CUT_BY_BUDGET}")
         self._record(path, result, size, truncated=True, lossy=result.text.lossy)
 
-    def left_out(self, path: str) -> None:
-        """A file the budget left out (named in one of `budget_notes`)."""
-        self.tally.add(FileStat(path, "omitted", 0, LEFT_OUT))
+    def left_out(self, paths: list[str]) -> None:
+        """Files the budget left out (named in one of `budget_notes`)."""
+        self.tally.add_many(paths, "omitted", LEFT_OUT)
 
     def asset(self, path: str, result: AssetFile, size: int) -> None:
         self.tally.add(FileStat(path, "read", size))

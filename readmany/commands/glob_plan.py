@@ -541,6 +541,7 @@ class _Run:
         sink, report, framing = self.sink, self.report, self.framing
         plan = packing.plan
         late: list[int] = []
+        left_out: list[str] = []
         index = 0
         for position, item in enumerate(self.items):
             if position in plan.full:
@@ -553,7 +554,7 @@ class _Run:
                 block = framing.block(item.path, cut.head, index + 1, note=cut.note)
                 result = self.text_of(position)
             else:
-                report.left_out(item.path)
+                left_out.append(item.path)
                 continue
             index += 1
             size = sink.write((start if index == 1 else framing.joint) + block)
@@ -566,11 +567,11 @@ class _Run:
                     report.text(item.path, result, size)
             elif isinstance(result, AssetFile):
                 report.asset(item.path, result, size)
+        report.left_out(left_out)
         if not self.entries:  # --tree alone
             sink.write(end)
             return
-        for position in late:
-            report.left_out(self.items[position].path)
+        report.left_out([self.items[position].path for position in late])
         if late:
             end = self._late_end(packing, late, bool(index))
         sink.write(end)
