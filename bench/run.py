@@ -262,25 +262,29 @@ def _kill_group(process: subprocess.Popen[bytes]) -> int:
     return process.wait()
 
 
-def measure_case(case: Case, runs: int, scratch: Path, timeout: float) -> Row:
-    """One untimed run for the peak RSS (it also warms the page cache), then `runs` timed."""
-    row = Row(case)
-    if case.skip is not None:
-        row.status, row.reason = "skipped", case.skip
-        return row
+def measure_group(cases: Sequence[Case], runs: int, scratch: Path, timeout: float) -> list[Row]:
+    """The commands of one tree: each runs once untimed for its peak RSS (that run also
+    warms the page cache), then `runs` timed runs that take turns (A B C A B C …), so a
+    drift in the machine's speed touches every command of the tree alike."""
+    rows = [Row(case) for case in cases]
+    for row in rows:
+        if row.case.skip is not None:
+            row.status, row.reason = "skipped", row.case.skip
     for index in range(1 + runs):
-        result = run_once(case, scratch, timeout, rss=index == 0)
-        if result.failure is not None:
-            row.status, row.reason, row.exit_code = "failed", result.failure, result.exit_code
-            row.times.clear()
-            return row
-        if result.rss_kib is not None:
-            row.rss_kib = result.rss_kib
-        else:
-            row.times.append(result.seconds)
-            row.out_bytes = result.out_bytes
-            row.exit_code = result.exit_code
-    return row
+        for row in rows:
+            if row.status != "ok":
+                continue
+            result = run_once(row.case, scratch, timeout, rss=index == 0)
+            if result.failure is not None:
+                row.status, row.reason, row.exit_code = "failed", result.failure, result.exit_code
+                row.times.clear()
+            elif result.rss_kib is not None:
+                row.rss_kib = result.rss_kib
+            else:
+                row.times.append(result.seconds)
+                row.out_bytes = result.out_bytes
+                row.exit_code = result.exit_code
+    return rows
 
 
 # ---------------------------------------------------------------------------- set-up
@@ -1010,20 +1014,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         *startup_cases(startup_group, repo_root, readmany),
     ]
-    group_started: dict[str, float] = {}
+    groups: dict[str, list[Case]] = {}
     for case in cases:
+        groups.setdefault(case.group, []).append(case)
+    for group, members in groups.items():
+        _progress(f"[{group}] {len(members)} commands, {runs} timed runs each, taking turns …")
         started = time.perf_counter()
-        row = measure_case(case, runs, scratch, args.timeout)
-        group_started[case.group] = group_started.get(case.group, 0.0) + (
-            time.perf_counter() - started
+        rows = measure_group(members, runs, scratch, args.timeout)
+        seconds = time.perf_counter() - started
+        report.rows.extend(rows)
+        for row in rows:
+            shown = (
+                f"{_secs(row.median)} s"
+                if row.median is not None
+                else f"{row.status}: {row.reason}"
+            )
+            _progress(f"[{group}] {row.case.label}: {shown}")
+        report.phases.append(
+            (f"measure {group}", seconds, f"1 RSS run + {runs} timed runs each, taking turns")
         )
-        report.rows.append(row)
-        shown = (
-            f"{_secs(row.median)} s" if row.median is not None else f"{row.status}: {row.reason}"
-        )
-        _progress(f"[{case.group}] {case.label}: {shown}")
-    for group, seconds in group_started.items():
-        report.phases.append((f"measure {group}", seconds, f"1 RSS run + {runs} timed runs each"))
     _progress("ignore matching: measuring …")
     started = time.perf_counter()
     report.matching_tree = repo_group
@@ -1045,7 +1054,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Scale `{scale_name}`. Each command runs once untimed under "
         f"`{shlex.join(rss_wrapper(Path('FILE')))}` for its peak RSS (that run also warms "
         f"the page cache), then {runs} timed run(s) as a whole process or pipeline, with "
-        "stdout to a file. `median s` is wall-clock from spawn to the last exit; "
+        "stdout to a file, the commands of a tree taking turns (A B C A B C …). "
+        "`median s` is wall-clock from spawn to the last exit; "
         "`peak RSS` is that of the pipeline's last command; `vs X` is the row's median "
         "divided by the median of row X of the same tree.",
     ]
