@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from readmany.record import NamedTuple
 from readmany.select.candidates import REASON_OUTSIDE, Candidate, Skip
@@ -105,3 +107,18 @@ def read_terminal(master: int) -> bytes:
         screen += chunk
     os.close(master)
     return screen
+
+
+def make(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Files under `root`, their directories made: text as UTF-8, bytes as they are."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return root
+
+
+def details(result: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
+    """The details of a `--json` run's output."""
+    value: dict[str, Any] = json.loads(result.stdout)["details"]
+    return value

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import run_readmany
+from helpers import details, make, run_readmany
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,21 +36,8 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 END = "\n--- End of content ---"
 
 
-def make(root: Path, files: dict[str, str | bytes]) -> Path:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    return root
-
-
 def lines_of(prefix: str, count: int) -> str:
     return "".join(f"{prefix} {n}\n" for n in range(1, count + 1))
-
-
-def details(result: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
-    value: dict[str, Any] = json.loads(result.stdout)["details"]
-    return value
 
 
 def content(result: subprocess.CompletedProcess[bytes]) -> str:

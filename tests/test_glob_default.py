@@ -7,29 +7,15 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from helpers import run_readmany
+from helpers import details, make, run_readmany
 
 BIG_LINES = 3624
 
 
-def make(root: Path, files: dict[str, str | bytes]) -> Path:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    return root
-
-
 def big_file() -> str:
     return "".join(f"line {n}\n" for n in range(1, BIG_LINES + 1))
-
-
-def details(result: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
-    value: dict[str, Any] = json.loads(result.stdout)["details"]
-    return value
 
 
 def skipped(result: subprocess.CompletedProcess[bytes]) -> dict[str, str]:

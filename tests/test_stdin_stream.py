@@ -139,60 +139,49 @@ def _read_until(stream: int, wanted: bytes, got: bytes = b"") -> bytes:
     return got
 
 
+def _fed_in_two_parts(tmp_path: Path, processes: str, second: bytes) -> tuple[bytes, int, bytes]:
+    """`readmany glob --stdin` fed `a.txt` first; once its section is out, `second` and
+    the end of the list. What it wrote (all of it), its exit status and its stderr."""
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    env = {**os.environ, "READMANY_PROCESSES": processes}
+    with subprocess.Popen(
+        [*readmany_command(), "glob", "--stdin"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        assert process.stderr is not None
+        process.stdin.write(b"a.txt\n")
+        process.stdin.flush()
+        # Read while stdin is still open: the first section is out before the list ends.
+        first = _read_until(process.stdout.fileno(), b"--- a.txt ---\n\na\n")
+        process.stdin.write(second)
+        process.stdin.close()
+        rest = process.stdout.read()
+        status = process.wait(60)
+        return first + rest, status, process.stderr.read()
+
+
 @pytest.mark.parametrize("processes", ["1", ""])
 def test_the_first_file_is_written_while_stdin_is_still_open(
     tmp_path: Path, processes: str
 ) -> None:
-    (tmp_path / "a.txt").write_text("a\n")
-    (tmp_path / "b.txt").write_text("b\n")
-    env = {**os.environ, "READMANY_PROCESSES": processes}
-    with subprocess.Popen(
-        [*readmany_command(), "glob", "--stdin"],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    ) as process:
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(b"a.txt\n")
-        process.stdin.flush()
-        first = _read_until(process.stdout.fileno(), b"--- a.txt ---\n\na\n")
-        process.stdin.write(b"b.txt\n")
-        process.stdin.close()
-        rest = process.stdout.read()
-        assert process.wait(60) == 0
-        assert process.stderr is not None and process.stderr.read() == b""
-    assert (
-        first + rest
-        == b"--- a.txt ---\n\na\n\n\n--- b.txt ---\n\nb\n\n\n\n--- End of content ---\n"
-    )
+    written, status, stderr = _fed_in_two_parts(tmp_path, processes, b"b.txt\n")
+    assert status == 0
+    assert stderr == b""
+    assert written == b"--- a.txt ---\n\na\n\n\n--- b.txt ---\n\nb\n\n\n\n--- End of content ---\n"
 
 
 @pytest.mark.parametrize("processes", ["1", ""])
 def test_a_late_nul_stops_the_run_after_what_was_written(tmp_path: Path, processes: str) -> None:
-    (tmp_path / "a.txt").write_text("a\n")
-    (tmp_path / "b.txt").write_text("b\n")
-    env = {**os.environ, "READMANY_PROCESSES": processes}
-    with subprocess.Popen(
-        [*readmany_command(), "glob", "--stdin"],
-        cwd=tmp_path,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    ) as process:
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(b"a.txt\n")
-        process.stdin.flush()
-        first = _read_until(process.stdout.fileno(), b"--- a.txt ---\n\na\n")
-        process.stdin.write(b"b.txt\0c.txt\n")
-        process.stdin.close()
-        rest = process.stdout.read()
-        assert process.wait(60) == 2
-        assert process.stderr is not None
-        assert process.stderr.read() == f"readmany: {NUL_MESSAGE}\n".encode()
-    assert first + rest == b"--- a.txt ---\n\na\n\n\n"  # written already: the sections before
+    written, status, stderr = _fed_in_two_parts(tmp_path, processes, b"b.txt\0c.txt\n")
+    assert status == 2
+    assert stderr == f"readmany: {NUL_MESSAGE}\n".encode()
+    assert written == b"--- a.txt ---\n\na\n\n\n"  # written already: the sections before
 
 
 def test_a_late_nul_leaves_no_output_file(tmp_path: Path) -> None:

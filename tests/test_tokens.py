@@ -6,14 +6,19 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from readmany.tokens import (
     SAMPLE_BYTES,
     WEIGHTS,
     estimate_tokens,
     estimate_tokens_for,
+    sample_of,
+    sample_spans,
     token_features,
     token_weight,
+    weight_of_sample,
 )
 
 FIXTURE = Path(__file__).parent / "fixtures" / "token_counts.json"
@@ -98,6 +103,21 @@ def test_the_estimate_is_the_weighted_sum_rounded() -> None:
     assert estimate_tokens_for(data) == round(expected)
     assert estimate_tokens_for(b"") == 0
     assert estimate_tokens_for(b" ") == 1  # anything costs at least a token
+
+
+def test_the_written_out_weight_is_the_weighted_counts_exactly() -> None:
+    # `weight_of_sample` spells out `WEIGHTS` times `token_features` for speed: the two
+    # must not drift apart, in ASCII or in any script.
+    for sample in SAMPLES:
+        data = sample["text"].encode("utf-8")
+        weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
+        assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
+
+
+@given(data=st.binary(max_size=3000), sample_bytes=st.sampled_from([1, 3, 8, 64, 512, 8192]))
+def test_the_sample_is_the_windows_of_the_spans(data: bytes, sample_bytes: int) -> None:
+    spans = sample_spans(len(data), sample_bytes)
+    assert sample_of(data, sample_bytes) == b"".join(data[a:b] for a, b in spans)
 
 
 def test_invalid_utf8_is_weighed_without_decoding() -> None:

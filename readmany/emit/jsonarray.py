@@ -20,7 +20,28 @@ _IN_MEMORY = 1 << 18  # bytes of text kept in memory before the rest goes to a f
 _READ = 1 << 16  # bytes a piece, when the text is written out
 
 
-class JsonArray:
+class _Array:
+    """What both arrays share: `pieces()`, their JSON text; equal to a list of the same
+    items (tests compare details with lists); shown by their items."""
+
+    def pieces(self) -> Iterator[bytes]:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (_Array, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+
+class JsonArray(_Array):
     """An append-only array, kept as JSON text (`pieces()`); reads back as its items."""
 
     def __init__(self) -> None:
@@ -85,23 +106,8 @@ class JsonArray:
 
         return iter(json.loads(b"".join(self.pieces())))
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (JsonArray, JoinedArrays, list)):
-            return list(self) == list(other)
-        return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"JsonArray({list(self)!r})"
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
-class JoinedArrays:
+class JoinedArrays(_Array):
     """Arrays written as one, one after the other (`[*a, *b]`), without copying them."""
 
     def __init__(self, *arrays: JsonArray) -> None:
@@ -125,13 +131,3 @@ class JoinedArrays:
     def __iter__(self) -> Iterator[Any]:
         for array in self._arrays:
             yield from array
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (JsonArray, JoinedArrays, list)):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"JoinedArrays({list(self)!r})"

@@ -217,9 +217,7 @@ def _rows(root: StatsNode) -> list[tuple[StatsNode, str]]:
             child = children[index]
             index += 1
             branch, more = (LAST_BRANCH, GAP) if index == count else (BRANCH, PIPE)
-            name = child.name
-            if not (name.isascii() and name.isprintable()) or name.startswith('"'):
-                name = header_path(name)
+            name = header_path(child.name)
             if child.is_directory:
                 add((child, f"{indent}{branch}{name}/"))
                 if index < count:

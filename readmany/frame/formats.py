@@ -73,7 +73,7 @@ class GlobFraming:
         Without `lines`, the newlines are not counted (0): no budget of lines needs them."""
         if self.line_numbers:
             block = self.block(path, body, index, truncated=truncated, note=note)
-            return measured(block) if lines else (utf8_len(block), 0)
+            return measured(block, lines=lines)
         head = section_head(path, truncated)
         size = utf8_len(head) + utf8_len(body) + utf8_len(note) + len(SECTION_TAIL)
         if not lines:
@@ -127,7 +127,7 @@ class _NotedFraming(GlobFraming):
         lines: bool = True,
     ) -> tuple[int, int]:
         block = self.block(path, body, index, truncated=truncated, note=note)
-        return measured(block) if lines else (utf8_len(block), 0)
+        return measured(block, lines=lines)
 
 
 # The markdown and xml framers are imported by the runs that use them: most use text.
@@ -182,9 +182,9 @@ class XmlFraming(_NotedFraming):
         return (xml_note(note) if note else "") + CLOSE
 
 
-def measured(text: str) -> tuple[int, int]:
-    """Bytes (UTF-8, as written) and newlines of `text`."""
-    return utf8_len(text), text.count("\n")
+def measured(text: str, *, lines: bool = True) -> tuple[int, int]:
+    """Bytes (UTF-8, as written) and newlines of `text` (0 without `lines`)."""
+    return utf8_len(text), text.count("\n") if lines else 0
 
 
 def framing_for(name: str, *, line_numbers: bool = False) -> GlobFraming:

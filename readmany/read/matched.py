@@ -158,6 +158,32 @@ def read_matched(
     link the walk did not follow to `real` (see `Boundary.open`), so a file swapped for a
     link between the walk and the read is refused, never read.
     """
+    opened = _gate_and_open(path, rel, shown, requested, limits, listed_regular, boundary, real)
+    if isinstance(opened, (Skipped, Failed)):
+        return opened
+    name, kinds, fd, st = opened
+    try:
+        source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
+        return _read_kind(name, rel, shown, requested, limits, source, kinds)
+    except OSError as exc:
+        return Failed(f"Read error: {exc.strerror or exc}: {shown}")
+    finally:
+        os.close(fd)
+
+
+def _gate_and_open(
+    path: str,
+    rel: str,
+    shown: str,
+    requested: Callable[[str], bool],
+    limits: MatchedLimits,
+    listed_regular: bool,
+    boundary: Boundary | None,
+    real: str | None,
+) -> tuple[str, Kinds, int, os.stat_result] | Skipped | Failed:
+    """The first steps of a read and of a measure: the asset gate by name, then the file
+    opened (beneath `boundary` where there is one). Its name, its kinds by name, the open
+    descriptor (the caller closes it) and its stat; or why it is not read."""
     name = os.path.basename(path)
     kinds = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
     unrequested = _unrequested_by_name(name, kinds, requested)
@@ -170,13 +196,7 @@ def read_matched(
             fd, st = open_regular(path, listed_regular=listed_regular)
     except OpenFailure as failure:
         return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
-    try:
-        source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
-        return _read_kind(name, rel, shown, requested, limits, source, kinds)
-    except OSError as exc:
-        return Failed(f"Read error: {exc.strerror or exc}: {shown}")
-    finally:
-        os.close(fd)
+    return name, kinds, fd, st
 
 
 def read_blob(
@@ -354,18 +374,10 @@ def measure_matched(
     """`read_matched`'s decision, with the file measured instead of decoded (`--stats`):
     `measure` is given the file's chunks and its size (`emit.stats.measure_chunks`).
     `boundary` and `real` as `read_matched` takes them: nothing outside is opened."""
-    name = os.path.basename(path)
-    kinds = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
-    unrequested = _unrequested_by_name(name, kinds, requested)
-    if unrequested is not None:
-        return unrequested
-    try:
-        if boundary is not None:
-            fd, st = boundary.open(rel, real=real)
-        else:
-            fd, st = open_regular(path, listed_regular=listed_regular)
-    except OpenFailure as failure:
-        return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
+    opened = _gate_and_open(path, rel, shown, requested, limits, listed_regular, boundary, real)
+    if isinstance(opened, (Skipped, Failed)):
+        return opened
+    name, kinds, fd, st = opened
     try:
         source = _Head(fd, st.st_size)
         kind = _shown_kind(name, shown, requested, limits, source, kinds)
