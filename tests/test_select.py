@@ -591,6 +591,21 @@ def test_simple_exclude_shapes_agree_with_wcmatch(pattern: str) -> None:
         assert fast.dir_pruned(path) == pruned, path
 
 
+@pytest.mark.parametrize(
+    "patterns",
+    [(), DEFAULT_EXCLUDES, ("**/*.tar.gz", "**/GEMINI.md"), ("docs/*.md", "src/**/gen_*")],
+)
+def test_walked_file_excluded_is_file_excluded_below_walked_directories(
+    patterns: tuple[str, ...],
+) -> None:
+    excludes = Excludes(patterns, "/nowhere")
+    assert excludes.empty == (not patterns)
+    for path in (*SAMPLE_PATHS, "docs/a.md", "src/x/gen_y.py", "A/B.TAR.GZ", "a/.DS_Store"):
+        name = path.rpartition("/")[2]
+        expected = excludes.file_excluded(path, parents_checked=True)
+        assert excludes.walked_file_excluded(path, name) == expected, path
+
+
 @settings(max_examples=500, deadline=None)
 @given(
     st.lists(

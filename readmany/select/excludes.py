@@ -93,6 +93,8 @@ class Excludes:
         self._suffixes = tuple(suffixes)
         self._files = compile_paths(files) if files else None
         self._prune = compile_paths(prune) if prune else None
+        # No pattern at all (no `--exclude`): the walk asks nothing of it.
+        self.empty = not (self._dir_names or self._names or suffixes or files)
 
     def file_excluded(self, rel: str, *, parents_checked: bool = False) -> bool:
         """Whether an exclude drops the file `rel`.
@@ -105,6 +107,14 @@ class Excludes:
             return True
         checks_parents = self._dir_names and parent and not parents_checked
         if checks_parents and not self._dir_names.isdisjoint(parent.split("/")):
+            return True
+        return self._files is not None and self._files.match(rel)
+
+    def walked_file_excluded(self, rel: str, name: str) -> bool:
+        """`file_excluded(rel, parents_checked=True)` for a file the walk found, `name`
+        being the last component of `rel`."""
+        lower = name.lower()
+        if lower in self._names or (self._suffixes and lower.endswith(self._suffixes)):
             return True
         return self._files is not None and self._files.match(rel)
 

@@ -494,6 +494,9 @@ class _Selector:
             if is_link and step.below_link:
                 keyed.append((sort_key(entry.name + "/"), _LINKED_DIRECTORY, entry, step))
         keyed.sort(key=lambda item: item[0])
+        # Most files: in the root's tree, no link on the way (`_plain_file`).
+        plain = in_root and not via_link
+        parent_refused: bool | None = None  # whether a directory above refuses its files
         for _key, what, entry, step in keyed:
             if in_root:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
@@ -509,9 +512,16 @@ class _Selector:
             elif what == _FILE:
                 is_link = entry.is_symlink()
                 regular = not is_link and entry.is_file(follow_symlinks=False)
-                event = self._leaf(
-                    rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
-                )
+                if plain and not is_link:
+                    if parent_refused is None:
+                        parent_refused = _self_or_above(
+                            self._blocked_dirs, rel_dir, _blocked_directory
+                        )
+                    event = self._plain_file(rel, entry.name, entry.path, regular, parent_refused)
+                else:
+                    event = self._leaf(
+                        rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
+                    )
                 if event is not None:
                     yield event
             elif entry.is_dir():
@@ -546,7 +556,7 @@ class _Selector:
         self, rel: str, inside: bool, *, is_dir: bool, quiet: bool = False
     ) -> bool | Skip:
         """True to walk into a directory; False or a skip record (ignored) not to."""
-        if self.excludes.dir_pruned(rel):
+        if not self.excludes.empty and self.excludes.dir_pruned(rel):
             return False
         if self.defaults is not None and self.defaults.dir_pruned(rel):
             # `.git` is the repository's own store, never a file of the project.
@@ -570,7 +580,7 @@ class _Selector:
         via_link: bool,
         regular: bool = False,
     ) -> Event | None:
-        if self.excludes.file_excluded(rel, parents_checked=inside):
+        if not self.excludes.empty and self.excludes.file_excluded(rel, parents_checked=inside):
             return None
         if self.defaults is not None and self.defaults.file_excluded(rel, parents_checked=inside):
             return Skip(rel, REASON_DEFAULT_EXCLUDE)
@@ -579,6 +589,28 @@ class _Selector:
         if self.ignores.is_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
         return self._accept(rel, path, is_link=is_link, via_link=via_link, regular=regular)
+
+    def _plain_file(
+        self, rel: str, name: str, path: str, regular: bool, parent_refused: bool
+    ) -> Event | None:
+        """`_leaf` for a file of the root's tree that is no link, found by no link, the
+        directories above it walked (so not pruned) and `parent_refused` judged once for
+        them all: the same decisions, in the same order, each name split once."""
+        excludes = self.excludes
+        if not excludes.empty and excludes.walked_file_excluded(rel, name):
+            return None
+        defaults = self.defaults
+        if defaults is not None and defaults.walked_file_excluded(rel, name):
+            return Skip(rel, REASON_DEFAULT_EXCLUDE)
+        if self.ignores.is_ignored(rel, False):
+            return Skip(rel, REASON_IGNORED)
+        if self.outputs and self._is_output(path, linked=False):
+            return Skip(rel, REASON_OUTPUT)
+        if parent_refused or blocked_name(name):
+            return Skip(rel, REASON_OUTSIDE)
+        if is_secret_name(name):
+            return Skip(rel, REASON_SECRET_FILE)
+        return Candidate(rel, path, regular)
 
     def events(self) -> Iterator[Event]:
         """Every matched file once, as a candidate or a skip, in output order."""
@@ -594,22 +626,27 @@ class _Selector:
             merged = sources[0] if sources else iter(())
         previous: str | None = None
         listed = self.includes.listed
-        # What the listed paths must not repeat: a compact set, for a list can be long.
-        from readmany.select.seen import SeenPaths
-
-        seen = SeenPaths()
-        try:
+        if not listed:
             for event in merged:
                 if event.rel != previous:  # the same path from two patterns: the first wins
                     previous = event.rel
-                    if listed:
+                    yield event
+        else:
+            # What the listed paths must not repeat: a compact set, for a list can be long.
+            from readmany.select.seen import SeenPaths
+
+            seen = SeenPaths()
+            try:
+                for event in merged:
+                    if event.rel != previous:
+                        previous = event.rel
                         seen.add(event.rel)
-                    yield event
-            for event in self._listed_events(listed):
-                if seen.add(event.rel):
-                    yield event
-        finally:
-            seen.close()
+                        yield event
+                for event in self._listed_events(listed):
+                    if seen.add(event.rel):
+                        yield event
+            finally:
+                seen.close()
         for owner in sorted(self.unmatched):
             yield Skip(self.patterns[owner], REASON_NO_MATCH, failed=True)
         for problem in self.ignores.problems:  # its rules were not applied: say so
