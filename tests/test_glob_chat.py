@@ -660,14 +660,77 @@ def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     return run, (packing, start, end), report, stream
 
 
-def test_a_file_that_grows_between_the_passes_is_left_out_and_named(tmp_path: Path) -> None:
+def test_a_file_read_again_that_grew_between_the_passes_is_left_out_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import readmany.commands.glob_plan as glob_plan
+
+    monkeypatch.setattr(glob_plan, "KEEP_BYTES", 0)  # no text kept: each is read again
     run, plan, report, stream = _planned(tmp_path)
+    assert run._kept == {}
     (tmp_path / "b.txt").write_text("b has grown since it was measured\n")
     run.write(*plan)
     assert stream.getvalue().decode() == (
         "--- a.txt ---\n\na\n\n\n--- c.txt ---\n\nc\n\n\n[Left out by the budget: b.txt.]\n" + END
     )
     assert report.budget_notes == ["left out by the budget (1 of 3): b.txt"]
+
+
+def test_a_text_kept_from_the_first_pass_is_written_as_it_was_measured(tmp_path: Path) -> None:
+    run, plan, report, stream = _planned(tmp_path)
+    (tmp_path / "b.txt").write_text("b has grown since it was measured\n")
+    (tmp_path / "c.txt").unlink()
+    run.write(*plan)
+    assert stream.getvalue().decode() == (
+        "--- a.txt ---\n\na\n\n\n--- b.txt ---\n\nb\n\n\n--- c.txt ---\n\nc\n\n\n" + END
+    )
+    assert report.budget_notes == []
+
+
+@pytest.mark.parametrize("max_bytes", [1, 150, 400, 10_000])
+def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_bytes: int) -> None:
+    from readmany.commands.glob import Report
+    from readmany.commands.glob_plan import _Run
+    from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.emit.sink import Sink
+    from readmany.faces import Face
+
+    # Sizes out of order, so that the kept ones are not simply the first.
+    make(tmp_path, {f"f{i}.txt": "x" * (40 * ((i * 5) % 8 + 1)) + "\n" for i in range(8)})
+    request = GlobRequest(
+        patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=max_bytes
+    )
+    selection = InProcess(request)
+    report = Report(selection.root, keep_records=False, compat=False)
+    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
+    run.gather(selection, sizes=True, stats=False)
+    kept = set(run._kept)
+    sizes = {entry.position: entry.block.bytes for entry in run.entries}
+    assert sum(sizes[p] for p in kept) <= max_bytes
+    left = [sizes[p] for p in sizes if p not in kept]
+    if kept and left:  # the smallest are kept: none left out is smaller than one kept
+        assert max(sizes[p] for p in kept) <= min(left)
+    # As much as fits is kept: the smallest left out would not have fitted beside them.
+    assert not left or sum(sizes[p] for p in kept) + min(left) > max_bytes
+    assert (len(kept) == 8) is (max_bytes == 10_000)
+
+
+def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
+    from readmany.commands.glob import Report
+    from readmany.commands.glob_plan import _Run
+    from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.emit.sink import Sink
+    from readmany.faces import Face
+
+    make(tmp_path, {"a.txt": "a\n", "b.txt": "b\n"})
+    request = GlobRequest(
+        patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=1000, stats=True
+    )
+    selection = InProcess(request)
+    report = Report(selection.root, keep_records=False, compat=False)
+    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
+    run.gather(selection, sizes=True, stats=True)
+    assert len(run.entries) == 2 and run._kept == {}
 
 
 def test_stats_of_staged_files_counts_what_is_staged(tmp_path: Path) -> None:

@@ -14,9 +14,12 @@ written, so the run has two passes over the selection:
    the tree of them first; a closing notice names the files left out. The tree and the
    notice are output too: the plan is made again with room kept for them until they fit.
 
-A file that changes between the passes is written only while it stays within the size it
-was planned with; a bigger one is left out then, and named with the others. Files from
-git's index (`--staged`) are read again from the index.
+The texts of the first pass are kept for the second while they fit in the budget (and
+`KEEP_BYTES`), the smallest first: memory holds at most a budget's worth of text, and the
+files a plan shows are mostly those. They are written as they were measured. Any other
+file shown is read again: one that changed between the passes is written only while it
+stays within the size it was planned with; a bigger one is left out then, and named with
+the others. Files from git's index (`--staged`) are read again from the index.
 
 `--tree` alone needs no sizes: its first pass only finds which files are shown, by their
 name and first bytes (the text too where `--secrets` or a credentials file needs it).
@@ -29,6 +32,7 @@ the files and directories the plan leaves out or cuts are marked.
 from __future__ import annotations
 
 import functools
+import heapq
 import sys
 from bisect import bisect_right
 from collections import Counter
@@ -72,6 +76,7 @@ if TYPE_CHECKING:
     from readmany.read.matched import CandidateReader, Cost, MatchedRead
 
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
+KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
 NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
@@ -192,6 +197,15 @@ class _Run:
         self._groups: dict[tuple[int, ...], list[str]] = {}  # positions -> their names
         self._base_names: dict[int, str | None] = {}  # position -> its name in a group
         self._by_size: list[Entry] | None = None  # the entries, the smallest first
+        # Texts of the first pass kept for the second, the smallest first, within the
+        # budget and `KEEP_BYTES`.
+        self._kept: dict[int, TextFile] = {}
+        self._kept_sizes: list[tuple[int, int]] = []  # a heap of (-bytes, position)
+        self._kept_bytes = 0
+        budget = budget_of(request)
+        self._keep_bytes = 0
+        if budget is not None and not request.stats:  # --stats writes no text
+            self._keep_bytes = min(budget.limits.max_bytes, KEEP_BYTES)
         # Newlines are counted only for a budget of lines (counting them costs more than
         # framing a block): without one, a block's `lines` is 0.
         self.lines = request.max_lines is not None
@@ -253,6 +267,8 @@ class _Run:
                     size = text_block_size(
                         self.framing, report.root, item.rel, path, text, index, lines=self.lines
                     )
+                    if size[0] <= self._keep_bytes:
+                        self._keep(len(self.entries), checked, size[0])
                     self._add(item, size, text.body, cuttable=True)
                 elif tree:
                     self.items.append(item)
@@ -280,6 +296,17 @@ class _Run:
                 self._add(item, size_of(block), self.diff, cuttable=False)
             else:
                 self.items.append(item)
+
+    def _keep(self, position: int, text: TextFile, size: int) -> None:
+        """Keep the text at `position` for the second pass while there is room: the
+        largest kept goes when a smaller one needs its place."""
+        self._kept[position] = text
+        heapq.heappush(self._kept_sizes, (-size, position))
+        self._kept_bytes += size
+        while self._kept_bytes > self._keep_bytes:
+            negative, dropped = heapq.heappop(self._kept_sizes)
+            del self._kept[dropped]
+            self._kept_bytes += negative
 
     def _needs_text(self, rel: str) -> bool:
         """Whether the first pass must read a file's text: to know whether it is shown,
@@ -320,12 +347,14 @@ class _Run:
         return self._least_frame
 
     def text_of(self, position: int) -> TextFile | None:
-        """The text of the entry at `position`, read again (the last one is kept)."""
+        """The text of the entry at `position`: kept, or read again (the last one is kept)."""
         if self._last_text is not None and self._last_text[0] == position:
             return self._last_text[1]
-        item = self.items[position]
-        result = self.source.read(item)
-        text = self._recheck(item, result) if isinstance(result, TextFile) else None
+        text = self._kept.get(position)
+        if text is None:
+            item = self.items[position]
+            result = self.source.read(item)
+            text = self._recheck(item, result) if isinstance(result, TextFile) else None
         self._last_text = (position, text)
         return text
 
@@ -597,9 +626,10 @@ class _Run:
         if item.candidate is None:
             assert self.diff is not None
             return diff_block(self.framing, self.request, self.diff, index), None
-        result = self.source.read(item)
+        kept = self._kept.pop(position, None)  # as checked and measured: written as it was
+        result = kept or self.source.read(item)
         if isinstance(result, TextFile):
-            checked = self._recheck(item, result)
+            checked = kept or self._recheck(item, result)
             if checked is None:
                 return None, None
             block = text_block(
