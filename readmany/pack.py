@@ -122,7 +122,9 @@ def pack_blocks(
     make_plan = functools.partial(_plan, budget=budget, joint=joint, least_cut=least_cut)
     in_order = make_plan("request-order", entries, entries, stop_at_misfit=True)
     visit = smallest if smallest is not None else by_size(entries)
-    smallest_first = make_plan("smallest-first", entries, visit, stop_at_misfit=False)
+    smallest_first = make_plan(
+        "smallest-first", entries, visit, stop_at_misfit=False, ascending=True
+    )
     switched = smallest_first.full_success > in_order.full_success
     plan = smallest_first if switched else in_order
     omitted = tuple(
@@ -147,7 +149,12 @@ def _plan(
     joint: tuple[int, int],
     least_cut: int,
     stop_at_misfit: bool,
+    ascending: bool = False,
 ) -> Plan:
+    """The files `visit` takes whole while they fit (all of them, or up to the first that
+    does not with `stop_at_misfit`), then the first file of `entries` that can be cut to
+    fill the rest. `ascending`: `visit` is sorted by bytes, so none after a file too big
+    for the room can fit either."""
     full: set[int] = set()
     success = 0
     # The room left, before the joint that comes before any block but the first.
@@ -161,7 +168,7 @@ def _plan(
             joint_bytes, joint_lines = joint
             full.add(entry.position)
             success += entry.ok
-        elif stop_at_misfit:
+        elif stop_at_misfit or (ascending and block.bytes + joint_bytes > room_bytes):
             break
     room_bytes -= joint_bytes
     room_lines -= joint_lines

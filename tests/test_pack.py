@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from functools import partial
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from readmany.commands.many import cut_heredoc_head
 from readmany.frame.heredoc import frame_heredoc
 from readmany.pack import Budget, Entry, cut_block, pack_blocks
+from readmany.record import NamedTuple
 
 
 def candidate(index: int, body: str, ok: bool = True, path: str | None = None) -> Entry:
@@ -14,6 +18,14 @@ def candidate(index: int, body: str, ok: bool = True, path: str | None = None) -
     text = body if ok else f"[Error: {body}]"
     cut = partial(cut_heredoc_head, name, index + 1, text) if ok else None
     return Entry(index, name, frame_heredoc(name, text, index + 1), ok, cut)
+
+
+class Sized(NamedTuple):
+    """A block known by its size alone."""
+
+    text: str
+    bytes: int
+    lines: int
 
 
 def lines(count: int, width: int = 9) -> str:
@@ -110,3 +122,31 @@ def test_line_budget_counts_separators() -> None:
     items = [candidate(0, "a\nb"), candidate(1, "c\nd")]
     assert pack_blocks(items, Budget(max_lines=11)).plan.full == {0, 1}
     assert pack_blocks(items, Budget(max_lines=10)).plan.full == {0}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    sizes=st.lists(st.tuples(st.integers(1, 60), st.integers(0, 4)), max_size=12),
+    max_bytes=st.integers(0, 300),
+    max_lines=st.integers(0, 20),
+)
+def test_smallest_first_stops_at_the_first_file_too_big_as_a_full_visit_would(
+    sizes: list[tuple[int, int]], max_bytes: int, max_lines: int
+) -> None:
+    from readmany.pack import _plan, by_size
+
+    entries = [
+        Entry(i, f"f{i}", Sized(f"{i}", size, lines), True, None)
+        for i, (size, lines) in enumerate(sizes)
+    ]
+    plan = partial(
+        _plan,
+        "smallest-first",
+        entries,
+        by_size(entries),
+        budget=Budget(max_bytes, max_lines),
+        joint=(2, 1),
+        least_cut=0,
+        stop_at_misfit=False,
+    )
+    assert plan(ascending=True) == plan(ascending=False)

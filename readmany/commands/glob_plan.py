@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 import sys
 from bisect import bisect_right
 from collections import Counter
@@ -470,12 +471,13 @@ class _Run:
         names: list[str] = []
         named: set[str] = set()
         group_parent, group = "", list[int]()
-        for position in omitted:
-            parent = parents[position]
+        # Files next to each other in one directory come as one run: each run is judged
+        # once, as its first file would be, and the others follow it.
+        for parent, run in itertools.groupby(omitted, parents.__getitem__):
             if parent is None:  # the diff
                 names.extend(self._grouped(group_parent, group))
                 group_parent, group = "", []
-                names.append(_name(self.items[position].path))
+                names.extend(_name(self.items[position].path) for position in run)
                 continue
             if parent not in highest:
                 highest[parent] = next((d for d in _ancestors(parent, True) if d in whole), None)
@@ -488,10 +490,10 @@ class _Run:
                     names.append(f"{self._shown_dir(directory)} ({files_in[directory]} files)")
                 continue
             if group and parent == group_parent:
-                group.append(position)
+                group.extend(run)
                 continue
             names.extend(self._grouped(group_parent, group))
-            group_parent, group = parent, [position]
+            group_parent, group = parent, list(run)
         names.extend(self._grouped(group_parent, group))
         self._names = key, names
         return names
