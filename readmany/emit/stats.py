@@ -173,11 +173,9 @@ def build_stats(
         children = node.files
         if node.children:
             children += [child.done for child in node.children.values()]  # type: ignore[misc]
-        if len(children) > 1:
-            # By tokens, then bytes, biggest first: two stable sorts by one number each
-            # (cheaper than one by a pair); reverse keeps ties in the order given.
-            children.sort(key=_BYTES, reverse=True)
-            children.sort(key=_TOKENS, reverse=True)
+        # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties keep
+        # the order given).
+        children.sort(key=_BIGGEST_FIRST, reverse=True)
         # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
         sums = itertools.islice(zip(*children, strict=True), 3, 9) if children else _NO_SUMS
         sizes, lines, tokens, files, left_out, cuts = map(sum, sums)
@@ -215,6 +213,7 @@ def _directory(top: _Building, directories: list[str], made: list[_Building]) ->
 
 
 _NO_SUMS = ((),) * 6  # an empty root's
+_BIGGEST_FIRST = operator.itemgetter(5, 3)  # tokens, bytes
 _BYTES = operator.itemgetter(3)
 _TOKENS = operator.itemgetter(5)
 
@@ -233,8 +232,14 @@ def mark(node: StatsNode) -> str:
     return f"[{', '.join(parts)}]" if parts else ""
 
 
-def _rows(root: StatsNode) -> tuple[list[StatsNode], list[str]]:
-    """Every node and its tree-drawn name, depth first, biggest first."""
+def _rows(root: StatsNode, quoting: bool = False) -> tuple[list[StatsNode], list[str]]:
+    """Every node and its tree-drawn name, depth first, biggest first.
+
+    A name is written as `paths.header_path` writes it. Most trees have no name it
+    changes: they are drawn first as they are, and all of them checked at once (none
+    holds a quote or a character that is not printable); only when that fails are they
+    drawn again, `quoting` each one.
+    """
     nodes = [root]
     labels = [f". ({root.files} {'file' if root.files == 1 else 'files'})"]
     add_node, add_label = nodes.append, labels.append
@@ -247,9 +252,7 @@ def _rows(root: StatsNode) -> tuple[list[StatsNode], list[str]]:
         while index < count:
             child = children[index]
             index += 1
-            name = child.name
-            if not (name.isascii() and name.isprintable()) or name.startswith('"'):
-                name = header_path(name)
+            name = header_path(child.name) if quoting else child.name
             add_node(child)
             if child.is_directory:
                 if index < count:
@@ -261,6 +264,10 @@ def _rows(root: StatsNode) -> tuple[list[StatsNode], list[str]]:
                     stack.append((indent + GAP, child.children, 0))
                 break
             add_label((branch if index < count else last) + name)
+    if not quoting:
+        names = "".join(map(_NAME, nodes))
+        if '"' in names or not names.isprintable():
+            return _rows(root, quoting=True)
     return nodes, labels
 
 
@@ -289,17 +296,18 @@ def stats_text(root: StatsNode) -> str:
     tokens.pop()  # what follows the last
     lines = list(map(_LINES, nodes))
     widths = (
-        max(4, *map(len, sizes)),
+        max(4, max(map(len, sizes))),
         max(5, len(f"{max(lines):,}"), len(f"{min(lines):,}")),  # longest at either end
-        max(6, *map(len, tokens)),
+        max(6, max(map(len, tokens))),
     )
     heading = "{:>%d}  {:>%d}  {:>%d}  path\n" % widths  # noqa: UP031 - made once
     row = "{:>%d}  {:>%d,}  {:>%d}  {}\n" % widths  # noqa: UP031 - made once
     fields = itertools.chain.from_iterable(zip(sizes, lines, tokens, labels, strict=True))
-    return heading.format("size", "lines", "tokens") + (row * rows).format(*fields)
+    return (heading + row * rows).format("size", "lines", "tokens", *fields)
 
 
 _LINES = operator.itemgetter(4)
+_NAME = operator.itemgetter(0)
 
 
 def stats_json(root: StatsNode) -> dict[str, object]:
