@@ -6,7 +6,7 @@ average: about right for English prose and JavaScript, 10-20% low on Python and 
 low on base64, hex and tables of numbers, and far high on deeply indented text.
 
 `estimate_tokens_for(data)` counts what a tokenizer's pieces start with, in a few passes
-of C over the raw bytes (`bytes.translate`, `bytes.count` and integer shifts, no
+of C over the raw bytes (`bytes.translate`, integer shifts and bit counts, no
 decoding): words (runs of letters, ASCII or not), lowercase-to-uppercase changes
 (camelCase and random text break into pieces there), digits and numbers, ASCII
 punctuation and punctuation after a space, line breaks (with the indentation after
@@ -83,50 +83,52 @@ def _pair_marker(pair: int) -> int:
     return ord(".")
 
 
-def _pair_flags(pair: int) -> int:
-    """The seven ASCII counts of `weight_of_sample` a byte adds to, a bit each, in
-    `WEIGHTS` order: a word, a case change, a digit, a number, punctuation, a newline,
-    punctuation after a space."""
-    marker, this = _pair_marker(pair), pair >> 4
+def _planes(byte: int) -> int:
+    """A byte's class as the bits `weight_of_sample` counts: one plane per bit."""
+    name = _byte_class(byte)
     return (
-        (marker == ord("w"))
-        | (marker == ord("c")) << 1
-        | (this == DIGIT) << 2
-        | (marker == ord("n")) << 3
-        | (this == PUNCTUATION) << 4
-        | (this == NEWLINE) << 5
-        | (marker == ord("s")) << 6
+        (name in _LETTER_CLASSES) << _LETTER_PLANE
+        | (name == LOWER) << _LOWER_PLANE
+        | (name == UPPER) << _UPPER_PLANE
+        | (name == DIGIT) << _DIGIT_PLANE
+        | (name == SPACE) << _SPACE_PLANE
+        | (name == PUNCTUATION) << _PUNCTUATION_PLANE
+        | (name == NEWLINE) << _NEWLINE_PLANE
     )
 
 
-_FLAGS = 7
+# The class a byte must follow to be counted (lowercase before uppercase, a space before
+# punctuation) is one plane below its own: the planes of the byte before, shifted up a
+# plane, meet the byte's own in one AND.
+_LETTER_PLANE, _LOWER_PLANE, _UPPER_PLANE, _DIGIT_PLANE = 0, 1, 2, 3
+_SPACE_PLANE, _PUNCTUATION_PLANE, _NEWLINE_PLANE = 4, 5, 6
 _tables: tuple[bytes, bytes, bytes] | None = None  # built on first use: start-up stays fast
 
 
 def _translations() -> tuple[bytes, bytes, bytes]:
-    """The byte-to-class, the pair-to-marker and the pair-to-flags tables."""
+    """The byte-to-class, the pair-to-marker and the byte-to-planes tables."""
     global _tables
     if _tables is None:
         _tables = (
             bytes(map(_byte_class, range(256))),
             bytes(map(_pair_marker, range(256))),
-            bytes(map(_pair_flags, range(256))),
+            bytes(map(_planes, range(256))),
         )
     return _tables
 
 
-# Per flag of `_pair_flags`, an integer with that bit set in each of `_masks[0]` bytes.
+# Per plane, an integer with that bit set in each of `_masks[0]` bytes.
 _masks: tuple[int, tuple[int, ...]] = (0, ())
 
 
-def _flag_masks(size: int) -> tuple[int, ...]:
-    """The flags' masks, `size` bytes long at least (grown on demand)."""
+def _plane_masks(size: int) -> tuple[int, ...]:
+    """The planes' masks, `size` bytes long at least (grown on demand)."""
     global _masks
     if size > _masks[0]:
         size = max(size, 1 << 10)
         _masks = (
             size,
-            tuple(int.from_bytes(bytes((1 << bit,)) * size, "little") for bit in range(_FLAGS)),
+            tuple(int.from_bytes(bytes((1 << plane,)) * size, "little") for plane in range(7)),
         )
     return _masks[1]
 
@@ -206,9 +208,8 @@ def _classes_and_markers(data: bytes) -> tuple[bytes, bytes]:
     classes = data.translate(to_class)
     # One byte per position holding its class and its predecessor's (START before the
     # first): the pairs that start a word, a number … become a marker each, counted in C.
-    # Times 0x110 is `(joined << 8) | (joined << 4)` (the nibbles do not overlap) in one
-    # operation instead of three.
-    pairs = (int.from_bytes(classes, "little") * 0x110).to_bytes(len(data) + 1, "little")
+    joined = int.from_bytes(classes, "little")
+    pairs = ((joined << 8) | (joined << 4)).to_bytes(len(data) + 1, "little")
     return classes, pairs.translate(to_marker)
 
 
@@ -240,27 +241,27 @@ def weight_of_sample(sample: bytes, size: int) -> float:
     The weights times `_counts(sample)`, summed in their order, written out: this runs
     once a file of `--stats`, and an ASCII sample's non-ASCII counts add nothing.
     """
-    # `_counts` in fewer passes of C: each byte's flags (`_pair_flags`), then a bit count
-    # per flag. On a line of code, a count of markers costs twice a bit count: it
-    # branches on every byte.
-    to_class, _, to_flags = _tables or _translations()
-    length = len(sample) + 1
-    masks = _masks[1] if length <= _masks[0] else _flag_masks(length)
-    classes = sample.translate(to_class)
-    pairs = (int.from_bytes(classes, "little") * 0x110).to_bytes(length, "little")
-    flags = int.from_bytes(pairs.translate(to_flags), "little")
-    words, case_changes, digits, numbers, punctuation, newlines, spaced = masks
+    # `_counts` in fewer passes of C, on one integer holding each byte's class as bits
+    # (`_planes`): each count is a bit count. A count of markers, which branches on every
+    # byte, cost about twice as much.
+    to_class, _, to_planes = _tables or _translations()
+    masks = _masks[1] if len(sample) <= _masks[0] else _plane_masks(len(sample))
+    letters, _, uppers, digits, _, punctuation, newlines = masks
+    planes = int.from_bytes(sample.translate(to_planes), "little")
+    before = planes << 8  # the planes of the byte before, in each byte's place
+    starts = planes ^ (planes & before)  # what the byte before is not: a word, a number
+    after = planes & (before + before)  # a plane above the one before: a case change, …
     weight = (
-        _WORD * (flags & words).bit_count()
-        + _CASE_CHANGE * (flags & case_changes).bit_count()
-        + _DIGIT * (flags & digits).bit_count()
-        + _NUMBER * (flags & numbers).bit_count()
-        + _PUNCTUATION * (flags & punctuation).bit_count()
-        + _NEWLINE * (flags & newlines).bit_count()
-        + _SPACE_BEFORE_PUNCTUATION * (flags & spaced).bit_count()
+        _WORD * (starts & letters).bit_count()
+        + _CASE_CHANGE * (after & uppers).bit_count()
+        + _DIGIT * (planes & digits).bit_count()
+        + _NUMBER * (starts & digits).bit_count()
+        + _PUNCTUATION * (planes & punctuation).bit_count()
+        + _NEWLINE * (planes & newlines).bit_count()
+        + _SPACE_BEFORE_PUNCTUATION * (after & punctuation).bit_count()
     )
     if not sample.isascii():
-        count = classes.count
+        count = sample.translate(to_class).count
         for weight_of, name in zip(_WEIGHT_VALUES[7:], _NON_ASCII_COUNTED, strict=True):
             weight += weight_of * count(name)
     return weight * size / len(sample) if sample and size != len(sample) else weight
