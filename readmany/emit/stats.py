@@ -243,27 +243,26 @@ def _rows(root: StatsNode, quoting: bool = False) -> tuple[list[StatsNode], list
     nodes = [root]
     labels = [f". ({root.files} {'file' if root.files == 1 else 'files'})"]
     add_node, add_label = nodes.append, labels.append
-    # (indent, children, next index): a directory's place is kept while one below is drawn.
-    stack: list[tuple[str, tuple[StatsNode, ...], int]] = [("", root.children, 0)]
+    # (indent, children left to draw, how many): a directory's place is kept while one
+    # below is drawn.
+    stack = [("", iter(root.children), len(root.children))]
     while stack:
-        indent, children, index = stack.pop()
-        count = len(children)
+        indent, children, left = stack.pop()
         branch, last = indent + BRANCH, indent + LAST_BRANCH
-        while index < count:
-            child = children[index]
-            index += 1
+        for child in children:
+            left -= 1
             name = header_path(child.name) if quoting else child.name
             add_node(child)
             if child.is_directory:
-                if index < count:
+                if left:
                     add_label(f"{branch}{name}/")
-                    stack.append((indent, children, index))
-                    stack.append((indent + PIPE, child.children, 0))
+                    stack.append((indent, children, left))
+                    stack.append((indent + PIPE, iter(child.children), len(child.children)))
                 else:
                     add_label(f"{last}{name}/")
-                    stack.append((indent + GAP, child.children, 0))
+                    stack.append((indent + GAP, iter(child.children), len(child.children)))
                 break
-            add_label((branch if index < count else last) + name)
+            add_label((branch if left else last) + name)
     if not quoting:
         names = "".join(map(_NAME, nodes))
         if '"' in names or not names.isprintable():
