@@ -311,24 +311,40 @@ _NAME = operator.itemgetter(0)
 
 def stats_json(root: StatsNode) -> dict[str, object]:
     """The tree as JSON-ready data (camelCase keys, as `--json` details have)."""
-    top: dict[str, object] = {}
-    stack = [(root, top)]
-    while stack:
-        node, data = stack.pop()
-        data.update(
-            name=node.name,
-            path=node.path,
-            type="directory" if node.is_directory else "file",
-            bytes=node.bytes,
-            lines=node.lines,
-            estimatedTokens=node.tokens,
-        )
-        if node.is_directory:
-            children: list[dict[str, object]] = [{} for _ in node.children]
-            data.update(
-                files=node.files, omittedFiles=node.omitted, cutFiles=node.cut, children=children
-            )
-            stack.extend(zip(node.children, children, strict=True))
-        else:
-            data.update(omitted=bool(node.omitted), cut=bool(node.cut))
+    below: list[tuple[StatsNode, list[dict[str, object]]]] = []
+    top = _json_node(root, below)
+    while below:  # no recursion: a path can be deeper than Python's recursion limit
+        node, children = below.pop()
+        children += [_json_node(child, below) for child in node.children]
     return top
+
+
+def _json_node(
+    node: StatsNode, below: list[tuple[StatsNode, list[dict[str, object]]]]
+) -> dict[str, object]:
+    """A node's data; a directory's children are left to fill, noted in `below`."""
+    if not node.is_directory:
+        return {
+            "name": node.name,
+            "path": node.path,
+            "type": "file",
+            "bytes": node.bytes,
+            "lines": node.lines,
+            "estimatedTokens": node.tokens,
+            "omitted": bool(node.omitted),
+            "cut": bool(node.cut),
+        }
+    children: list[dict[str, object]] = []
+    below.append((node, children))
+    return {
+        "name": node.name,
+        "path": node.path,
+        "type": "directory",
+        "bytes": node.bytes,
+        "lines": node.lines,
+        "estimatedTokens": node.tokens,
+        "files": node.files,
+        "omittedFiles": node.omitted,
+        "cutFiles": node.cut,
+        "children": children,
+    }
