@@ -173,27 +173,18 @@ def build_stats(
         children = node.files
         if node.children:
             children += [child.done for child in node.children.values()]  # type: ignore[misc]
-        # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties keep
-        # the order given).
-        children.sort(key=_BIGGEST_FIRST, reverse=True)
-        # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
-        sums = itertools.islice(zip(*children, strict=True), 3, 9) if children else _NO_SUMS
-        sizes, lines, tokens, files, left_out, cuts = map(sum, sums)
-        node.done = tuple_new(
-            StatsNode,
-            (
-                node.name,
-                node.path,
-                True,
-                sizes,
-                lines,
-                tokens,
-                files,
-                left_out,
-                cuts,
-                tuple(children),
-            ),
-        )
+        sums: tuple[int, ...]
+        if len(children) == 1:  # a directory holding one other, as deep paths have
+            sums = children[0][3:9]
+        else:
+            # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties
+            # keep the order given).
+            children.sort(key=_BIGGEST_FIRST, reverse=True)
+            # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
+            columns = itertools.islice(zip(*children, strict=True), 3, 9) if children else _NO_SUMS
+            sums = tuple(map(sum, columns))
+        done = (node.name, node.path, True, *sums, tuple(children))
+        node.done = tuple_new(StatsNode, done)
     assert top.done is not None
     return top.done
 
