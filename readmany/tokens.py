@@ -117,20 +117,20 @@ def _translations() -> tuple[bytes, bytes, bytes]:
     return _tables
 
 
-# Per plane, an integer with that bit set in each of `_masks[0]` bytes.
+# Per plane, an integer with that bit set in each of `_masks[0]` bytes; kept for samples
+# up to `_MASKS_KEPT` bytes (a longer one's are made for it and dropped).
 _masks: tuple[int, tuple[int, ...]] = (0, ())
+_MASKS_KEPT = 1 << 16
 
 
 def _plane_masks(size: int) -> tuple[int, ...]:
-    """The planes' masks, `size` bytes long at least (grown on demand)."""
+    """The planes' masks, `size` bytes long at least."""
     global _masks
-    if size > _masks[0]:
-        size = max(size, 1 << 10)
-        _masks = (
-            size,
-            tuple(int.from_bytes(bytes((1 << plane,)) * size, "little") for plane in range(7)),
-        )
-    return _masks[1]
+    size = max(size, 1 << 10)
+    masks = tuple(int.from_bytes(bytes((1 << plane,)) * size, "little") for plane in range(7))
+    if size <= _MASKS_KEPT:
+        _masks = size, masks
+    return masks
 
 
 # Tokens per counted thing, in the order `token_features` counts them; fitted by least

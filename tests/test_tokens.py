@@ -128,6 +128,16 @@ def test_the_weight_by_bit_counts_is_the_weighted_counts_exactly(data: bytes) ->
     assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
 
 
+def test_a_sample_longer_than_the_kept_masks_is_weighed_alike() -> None:
+    data = "".join(s["text"] for s in SAMPLES).encode("utf-8")
+    data = data * (1 + (1 << 17) // len(data))
+    weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
+    assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
+    short = SAMPLES[0]["text"].encode("utf-8")  # and the masks kept still serve
+    weights = zip(WEIGHTS.values(), token_features(short, len(short)), strict=True)
+    assert weight_of_sample(short, len(short)) == sum([w * c for w, c in weights])
+
+
 @given(data=st.binary(max_size=3000), sample_bytes=st.sampled_from([1, 3, 8, 64, 512, 8192]))
 def test_the_sample_is_the_windows_of_the_spans(data: bytes, sample_bytes: int) -> None:
     spans = sample_spans(len(data), sample_bytes)
