@@ -81,7 +81,7 @@ def measure_chunks(chunks: Iterable[bytes], size: int, sample_bytes: int = SAMPL
 # (4.4% on the samples) made `--stats` 5% slower on the benchmark's repo tree.
 STATS_SAMPLE_BYTES = 1 << 9
 _EMPTY = Measure(0, 0, 0)
-tuple_new = tuple.__new__  # a record from a tuple in C, not through its Python `__new__`
+_tuple_new = tuple.__new__  # a record from a tuple in C, not through its Python `__new__`
 
 
 def measure_for_stats(chunks: Iterable[bytes], size: int) -> Measure:
@@ -101,7 +101,7 @@ def measure_for_stats(chunks: Iterable[bytes], size: int) -> Measure:
         return _EMPTY
     lines = data.count(b"\n") + (not data.endswith(b"\n"))
     sample = sample_of(data, STATS_SAMPLE_BYTES)
-    return tuple_new(Measure, (size, lines, max(1, round(weight_of_sample(sample, size)))))
+    return _tuple_new(Measure, (size, lines, max(1, round(weight_of_sample(sample, size)))))
 
 
 class StatsEntry(NamedTuple):
@@ -129,14 +129,13 @@ class StatsNode(NamedTuple):
 
 
 class _Building:
-    __slots__ = ("children", "done", "files", "name", "path")
+    __slots__ = ("children", "files", "name", "path")
 
     def __init__(self, name: str, path: str) -> None:
         self.name = name
         self.path = path
         self.children: dict[str, _Building] = {}
         self.files: list[StatsNode] = []
-        self.done: StatsNode | None = None  # its node, once its children's are made
 
 
 def build_stats(
@@ -161,18 +160,19 @@ def build_stats(
         if marked:
             left_out, was_cut = 1 if path in omitted else 0, 1 if path == cut else 0
             add(
-                tuple_new(
+                _tuple_new(
                     StatsNode, (name, path, False, size, lines, tokens, 1, left_out, was_cut, ())
                 )
             )
         else:
-            add(tuple_new(StatsNode, (name, path, False, size, lines, tokens, 1, 0, 0, ())))
+            add(_tuple_new(StatsNode, (name, path, False, size, lines, tokens, 1, 0, 0, ())))
     # Each directory after all it holds (no recursion: a path can be deeper than Python's
     # recursion limit).
+    done: dict[str, StatsNode] = {}  # the directories made, by path, until taken
     for node in reversed(made):
         children = node.files
         if node.children:
-            children += [child.done for child in node.children.values()]  # type: ignore[misc]
+            children += [done.pop(child.path) for child in node.children.values()]
         sums: tuple[int, ...]
         if len(children) == 1:  # a directory holding one other, as deep paths have
             sums = children[0][3:9]
@@ -183,10 +183,9 @@ def build_stats(
             # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
             columns = itertools.islice(zip(*children, strict=True), 3, 9) if children else _NO_SUMS
             sums = tuple(map(sum, columns))
-        done = (node.name, node.path, True, *sums, tuple(children))
-        node.done = tuple_new(StatsNode, done)
-    assert top.done is not None
-    return top.done
+        fields = (node.name, node.path, True, *sums, tuple(children))
+        done[node.path] = _tuple_new(StatsNode, fields)
+    return done[top.path]
 
 
 def _directory(top: _Building, directories: list[str], made: list[_Building]) -> _Building:
