@@ -8,15 +8,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readmany.emit.stats import (
+    STATS_SAMPLE_BYTES,
     Measure,
     StatsEntry,
     build_stats,
     mark,
     measure,
     measure_chunks,
+    measure_for_stats,
     stats_json,
     stats_text,
 )
+from readmany.frame.paths import header_path
 from readmany.tokens import estimate_tokens_for
 
 ENTRIES = [
@@ -58,6 +61,15 @@ def test_measuring_a_file_that_shrank_counts_what_was_read() -> None:
     shrunk = measure_chunks(iter([data[:1000]]), len(data))
     assert (shrunk.bytes, shrunk.lines) == (1000, 200)
     assert shrunk.tokens > 0
+
+
+def test_measuring_for_stats_a_file_that_shrank_counts_what_was_read() -> None:
+    data = bytes(range(32, 127)) * 100 + b"\n"
+    for chunks in ([data[:1000]], [data[:8000], data[8000:9000]], [data[:100]] * 3):
+        read = b"".join(chunks)
+        expected = measure_chunks(iter(chunks), len(data), STATS_SAMPLE_BYTES)
+        assert measure_for_stats(iter(chunks), len(data)) == expected
+        assert (expected.bytes, expected.lines) == (len(read), 1)
 
 
 def test_directories_sum_their_files_and_list_the_biggest_first() -> None:
@@ -113,6 +125,22 @@ def test_stats_text_quotes_names_that_would_break_a_row() -> None:
     text = stats_text(build_stats([StatsEntry("bad\nname/x.txt", 1, 1, 1)]))
     assert text.splitlines()[2].endswith('└── "bad\\nname"/')
     assert len(text.splitlines()) == 4
+
+
+def test_stats_text_writes_every_name_as_a_header_writes_it() -> None:
+    # Names are checked all at once, and drawn again with `header_path` if any would change.
+    plain = ["café.md", 'say "hi".txt', "a b.txt"]
+    odd = ['"quoted.txt', "no\u00a0break.txt", "tab\there.txt", "sep\u2028.txt"]
+    for names in (plain[::2], plain, [*plain, odd[0]], plain + odd):
+        entries = [StatsEntry(name, 100 - i, 1, 100 - i) for i, name in enumerate(names)]
+        rows = stats_text(build_stats(entries)).splitlines()[2:]
+        assert [row.split("── ", 1)[1] for row in rows] == [header_path(name) for name in names]
+    assert [header_path(name) for name in odd] == [
+        '"\\"quoted.txt"',
+        "no\u00a0break.txt",
+        '"tab\\there.txt"',
+        '"sep\\u2028.txt"',
+    ]
 
 
 def test_stats_text_keeps_the_spaces_a_name_ends_with() -> None:

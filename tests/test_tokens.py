@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readmany.tokens import (
@@ -112,6 +112,30 @@ def test_the_written_out_weight_is_the_weighted_counts_exactly() -> None:
         data = sample["text"].encode("utf-8")
         weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
         assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
+
+
+# Text-like bytes: every class, the pairs that are counted (a case change, punctuation
+# after a space, a number after a letter) and non-ASCII characters of every group.
+_TEXTISH = st.text(alphabet='aZz09 _.,(\n\t\r"é中한✓😀ไ\x00\x7f', max_size=2500)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.one_of(st.binary(max_size=3000), _TEXTISH.map(str.encode)))
+def test_the_weight_by_bit_counts_is_the_weighted_counts_exactly(data: bytes) -> None:
+    # `weight_of_sample` counts by bit planes, `token_features` by markers: the same
+    # counts, so the same float, of any bytes and any length (its masks grow to fit).
+    weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
+    assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
+
+
+def test_a_sample_longer_than_the_kept_masks_is_weighed_alike() -> None:
+    data = "".join(s["text"] for s in SAMPLES).encode("utf-8")
+    data = data * (1 + (1 << 17) // len(data))
+    weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
+    assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
+    short = SAMPLES[0]["text"].encode("utf-8")  # and the masks kept still serve
+    weights = zip(WEIGHTS.values(), token_features(short, len(short)), strict=True)
+    assert weight_of_sample(short, len(short)) == sum([w * c for w, c in weights])
 
 
 @given(data=st.binary(max_size=3000), sample_bytes=st.sampled_from([1, 3, 8, 64, 512, 8192]))

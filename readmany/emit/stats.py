@@ -80,20 +80,28 @@ def measure_chunks(chunks: Iterable[bytes], size: int, sample_bytes: int = SAMPL
 # of the time `--stats` spends on a file, and its time goes with the bytes weighed: 1 KiB
 # (4.4% on the samples) made `--stats` 5% slower on the benchmark's repo tree.
 STATS_SAMPLE_BYTES = 1 << 9
+_EMPTY = Measure(0, 0, 0)
+_tuple_new = tuple.__new__  # a record from a tuple in C, not through its Python `__new__`
 
 
 def measure_for_stats(chunks: Iterable[bytes], size: int) -> Measure:
     """`measure_chunks` weighing `STATS_SAMPLE_BYTES`: what `--stats` shows of a file."""
     parts = iter(chunks)
-    first = next(parts, b"")
-    if len(first) < size:
-        return measure_chunks(itertools.chain((first,), parts), size, STATS_SAMPLE_BYTES)
-    # The whole file in one chunk, as most are: the same measure, without the windows' loop.
-    if not first:
-        return Measure(0, 0, 0)
-    lines = first.count(b"\n") + (not first.endswith(b"\n"))
-    sample = sample_of(first, STATS_SAMPLE_BYTES)
-    return Measure(len(first), lines, max(1, round(weight_of_sample(sample, len(first)))))
+    data = next(parts, b"")
+    if len(data) < size:
+        # Most files come whole, or as the head read to classify them and the rest: two
+        # chunks are joined (a copy costs less than the windows' loop), more are streamed.
+        second = next(parts, b"")
+        if len(data) + len(second) != size:
+            return measure_chunks(itertools.chain((data, second), parts), size, STATS_SAMPLE_BYTES)
+        data += second
+    # The whole file in one piece: the same measure, without the windows' loop.
+    size = len(data)
+    if not size:
+        return _EMPTY
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    sample = sample_of(data, STATS_SAMPLE_BYTES)
+    return _tuple_new(Measure, (size, lines, max(1, round(weight_of_sample(sample, size)))))
 
 
 class StatsEntry(NamedTuple):
@@ -121,11 +129,13 @@ class StatsNode(NamedTuple):
 
 
 class _Building:
-    __slots__ = ("children", "files")
+    __slots__ = ("children", "files", "name", "path")
 
-    def __init__(self) -> None:
+    def __init__(self, name: str, path: str) -> None:
+        self.name = name
+        self.path = path
         self.children: dict[str, _Building] = {}
-        self.files: list[tuple[str, StatsEntry]] = []
+        self.files: list[StatsNode] = []
 
 
 def build_stats(
@@ -134,60 +144,68 @@ def build_stats(
     cut: str | None = None,
 ) -> StatsNode:
     """The tree of `entries`: per-directory sums, biggest first, budget marks applied."""
-    top = _Building()
-    folders = {"": top}  # each directory's node, by its path: most files share one
-    for entry in entries:
-        parent, _, name = entry.path.rpartition("/")
-        node = folders.get(parent)
-        if node is None or not name:
-            *directories, name = [part for part in entry.path.split("/") if part] or [entry.path]
-            node = top
-            for directory in directories:
-                child = node.children.get(directory)
-                if child is None:
-                    child = node.children[directory] = _Building()
-                node = child
+    top = _Building(".", "")
+    made = [top]  # every directory, each after the one it is in
+    # Where each directory's files go, by its path: most files share one.
+    folders = {"": top.files.append}
+    marked = bool(omitted) or cut is not None
+    for path, size, lines, tokens in entries:
+        parent, _, name = path.rpartition("/")
+        add = folders.get(parent)
+        if add is None or not name:
+            *directories, name = [part for part in path.split("/") if part] or [path]
+            add = _directory(top, directories, made).files.append
             if parent == "/".join(directories):
-                folders[parent] = node
-        node.files.append((name, entry))
-    return _finish(top, frozenset(omitted), cut)
-
-
-def _finish(top: _Building, omitted: frozenset[str], cut: str | None) -> StatsNode:
-    # Post-order without recursion: a path can be deeper than Python's recursion limit.
-    done: dict[int, StatsNode] = {}
-    stack: list[tuple[_Building, str, str, bool]] = [(top, ".", "", False)]
-    while stack:
-        node, name, path, expanded = stack.pop()
-        if not expanded:
-            stack.append((node, name, path, True))
-            for directory, child in node.children.items():
-                stack.append(
-                    (child, directory, f"{path}/{directory}" if path else directory, False)
+                folders[parent] = add
+        if marked:
+            left_out, was_cut = 1 if path in omitted else 0, 1 if path == cut else 0
+            add(
+                _tuple_new(
+                    StatsNode, (name, path, False, size, lines, tokens, 1, left_out, was_cut, ())
                 )
-            continue
-        children = [
-            StatsNode(
-                file_name, entry.path, False, entry.bytes, entry.lines, entry.tokens, 1,
-                int(entry.path in omitted), int(entry.path == cut),
             )
-            for file_name, entry in node.files
-        ]  # fmt: skip
-        children += [done.pop(id(child)) for child in node.children.values()]
-        # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties keep
-        # the order given).
-        children.sort(key=_BIGGEST_FIRST, reverse=True)
-        # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
-        sums = [sum(column) for column in itertools.islice(zip(*children, strict=True), 3, 9)]
-        sums = sums or [0] * 6  # an empty root
-        sizes, lines, tokens, files, left_out, cuts = sums
-        done[id(node)] = StatsNode(
-            name, path, True, sizes, lines, tokens, files, left_out, cuts, tuple(children)
-        )
-    return done[id(top)]
+        else:
+            add(_tuple_new(StatsNode, (name, path, False, size, lines, tokens, 1, 0, 0, ())))
+    # Each directory after all it holds (no recursion: a path can be deeper than Python's
+    # recursion limit).
+    done: dict[str, StatsNode] = {}  # the directories made, by path, until taken
+    for node in reversed(made):
+        children = node.files
+        if node.children:
+            children += [done.pop(child.path) for child in node.children.values()]
+        sums: tuple[int, ...]
+        if len(children) == 1:  # a directory holding one other, as deep paths have
+            sums = children[0][3:9]
+        else:
+            # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties
+            # keep the order given).
+            children.sort(key=_BIGGEST_FIRST, reverse=True)
+            # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
+            columns = itertools.islice(zip(*children, strict=True), 3, 9) if children else _NO_SUMS
+            sums = tuple(map(sum, columns))
+        fields = (node.name, node.path, True, *sums, tuple(children))
+        done[node.path] = _tuple_new(StatsNode, fields)
+    return done[top.path]
 
 
+def _directory(top: _Building, directories: list[str], made: list[_Building]) -> _Building:
+    """The node of a directory, by its names from the root, made (and added to `made`)
+    with those it is in if new."""
+    node = top
+    for directory in directories:
+        child = node.children.get(directory)
+        if child is None:
+            path = f"{node.path}/{directory}" if node.path else directory
+            child = node.children[directory] = _Building(directory, path)
+            made.append(child)
+        node = child
+    return node
+
+
+_NO_SUMS = ((),) * 6  # an empty root's
 _BIGGEST_FIRST = operator.itemgetter(5, 3)  # tokens, bytes
+_BYTES = operator.itemgetter(3)
+_TOKENS = operator.itemgetter(5)
 
 
 def mark(node: StatsNode) -> str:
@@ -204,65 +222,119 @@ def mark(node: StatsNode) -> str:
     return f"[{', '.join(parts)}]" if parts else ""
 
 
-def _rows(root: StatsNode) -> list[tuple[StatsNode, str]]:
-    """Every node with its tree-drawn name, depth first, biggest first."""
-    rows = [(root, f". ({root.files} {'file' if root.files == 1 else 'files'})")]
-    add = rows.append
-    # (indent, children, next index): a directory's place is kept while one below is drawn.
-    stack: list[tuple[str, tuple[StatsNode, ...], int]] = [("", root.children, 0)]
+def _rows(root: StatsNode, quoting: bool = False) -> tuple[list[StatsNode], list[str]]:
+    """Every node and its tree-drawn name, depth first, biggest first.
+
+    A name is written as `paths.header_path` writes it. Most trees have no name it
+    changes: they are drawn first as they are, and all of them checked at once (none
+    holds a quote or a character that is not printable); only when that fails are they
+    drawn again, `quoting` each one.
+    """
+    nodes = [root]
+    labels = [f". ({root.files} {'file' if root.files == 1 else 'files'})"]
+    add_node, add_label = nodes.append, labels.append
+    # (indent, children left to draw, how many): a directory's place is kept while one
+    # below is drawn.
+    stack = [("", iter(root.children), len(root.children))]
     while stack:
-        indent, children, index = stack.pop()
-        count = len(children)
-        while index < count:
-            child = children[index]
-            index += 1
-            branch, more = (LAST_BRANCH, GAP) if index == count else (BRANCH, PIPE)
-            name = header_path(child.name)
+        indent, children, left = stack.pop()
+        branch, last = indent + BRANCH, indent + LAST_BRANCH
+        for child in children:
+            left -= 1
+            name = header_path(child.name) if quoting else child.name
+            add_node(child)
             if child.is_directory:
-                add((child, f"{indent}{branch}{name}/"))
-                if index < count:
-                    stack.append((indent, children, index))
-                stack.append((indent + more, child.children, 0))
+                if left:
+                    add_label(f"{branch}{name}/")
+                    stack.append((indent, children, left))
+                    stack.append((indent + PIPE, iter(child.children), len(child.children)))
+                else:
+                    add_label(f"{last}{name}/")
+                    stack.append((indent + GAP, iter(child.children), len(child.children)))
                 break
-            add((child, indent + branch + name))
-    return rows
+            add_label((branch if left else last) + name)
+    if not quoting:
+        names = "".join(map(_NAME, nodes))
+        if '"' in names or not names.isprintable():
+            return _rows(root, quoting=True)
+    return nodes, labels
 
 
 def stats_text(root: StatsNode) -> str:
     """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended."""
-    rows = _rows(root)
-    sizes = ["size", *(human_size(node.bytes) for node, _ in rows)]
-    counts = ["lines", *(f"{node.lines:,}" for node, _ in rows)]
-    tokens = ["tokens", *(f"~{node.tokens:,}" for node, _ in rows)]
-    labels = ["path", *(label for _, label in rows)]
-    marks = ["", *(mark(node) if node.omitted or node.cut else "" for node, _ in rows)]
-    widths = tuple(max(map(len, column)) for column in (sizes, counts, tokens))
-    row = "{:>%d}  {:>%d}  {:>%d}  {}  {}" % widths  # noqa: UP031 - one format, made once
-    lines = map(row.format, sizes, counts, tokens, labels, marks)
-    # An unmarked row ends with its label: the two spaces before the empty mark go.
-    return "\n".join(lines).replace("  \n", "\n").removesuffix("  ") + "\n"
+    nodes, labels = _rows(root)
+    if root.omitted or root.cut:
+        # Some rows are marked: a row's mark follows its label, after two spaces.
+        labels = [
+            f"{label}  {mark(node)}" if node.omitted or node.cut else label
+            for node, label in zip(nodes, labels, strict=True)
+        ]
+    # `units.human_size` of each row, written out: a call a row costs as much as the rest.
+    sizes = [
+        f"{size} B"
+        if size < 1024
+        else f"{size / 1024:.1f} KB"
+        if size < 1 << 20
+        else human_size(size)
+        for size in map(_BYTES, nodes)
+    ]
+    # The numbers are formatted by one template each, the whole text by one more: a call
+    # a row costs more than the formatting it does.
+    rows = len(nodes)
+    tokens = ("~{:,}\n" * rows).format(*map(_TOKENS, nodes)).split("\n")
+    tokens.pop()  # what follows the last
+    lines = list(map(_LINES, nodes))
+    widths = (
+        max(4, max(map(len, sizes))),
+        max(5, len(f"{max(lines):,}"), len(f"{min(lines):,}")),  # longest at either end
+        max(6, max(map(len, tokens))),
+    )
+    heading = "{:>%d}  {:>%d}  {:>%d}  path\n" % widths  # noqa: UP031 - made once
+    row = "{:>%d}  {:>%d,}  {:>%d}  {}\n" % widths  # noqa: UP031 - made once
+    fields = itertools.chain.from_iterable(zip(sizes, lines, tokens, labels, strict=True))
+    return (heading + row * rows).format("size", "lines", "tokens", *fields)
+
+
+_LINES = operator.itemgetter(4)
+_NAME = operator.itemgetter(0)
 
 
 def stats_json(root: StatsNode) -> dict[str, object]:
     """The tree as JSON-ready data (camelCase keys, as `--json` details have)."""
-    top: dict[str, object] = {}
-    stack = [(root, top)]
-    while stack:
-        node, data = stack.pop()
-        data.update(
-            name=node.name,
-            path=node.path,
-            type="directory" if node.is_directory else "file",
-            bytes=node.bytes,
-            lines=node.lines,
-            estimatedTokens=node.tokens,
-        )
-        if node.is_directory:
-            children: list[dict[str, object]] = [{} for _ in node.children]
-            data.update(
-                files=node.files, omittedFiles=node.omitted, cutFiles=node.cut, children=children
-            )
-            stack.extend(zip(node.children, children, strict=True))
-        else:
-            data.update(omitted=bool(node.omitted), cut=bool(node.cut))
+    below: list[tuple[StatsNode, list[dict[str, object]]]] = []
+    top = _json_node(root, below)
+    while below:  # no recursion: a path can be deeper than Python's recursion limit
+        node, children = below.pop()
+        children += [_json_node(child, below) for child in node.children]
     return top
+
+
+def _json_node(
+    node: StatsNode, below: list[tuple[StatsNode, list[dict[str, object]]]]
+) -> dict[str, object]:
+    """A node's data; a directory's children are left to fill, noted in `below`."""
+    if not node.is_directory:
+        return {
+            "name": node.name,
+            "path": node.path,
+            "type": "file",
+            "bytes": node.bytes,
+            "lines": node.lines,
+            "estimatedTokens": node.tokens,
+            "omitted": bool(node.omitted),
+            "cut": bool(node.cut),
+        }
+    children: list[dict[str, object]] = []
+    below.append((node, children))
+    return {
+        "name": node.name,
+        "path": node.path,
+        "type": "directory",
+        "bytes": node.bytes,
+        "lines": node.lines,
+        "estimatedTokens": node.tokens,
+        "files": node.files,
+        "omittedFiles": node.omitted,
+        "cutFiles": node.cut,
+        "children": children,
+    }
