@@ -228,13 +228,18 @@ class _Run:
 
             measure = measure_for_stats if stats else _unmeasured
         attachments = self.sink.json_mode
+        # The first pass reads a file's text where it must: to know whether it is shown
+        # (a credentials file), or to report what it holds (`--secrets`).
+        every_text = request.secrets != "off"
+        stats_entry = _stats_entry() if stats else None
+        add_cost, add_read = self.costs.append, report.tally.add_read
         for ordinal, (event, done) in enumerate(selection):
             if isinstance(event, Skip):
                 report.selected_skip(event, absolute)
                 continue
-            path = shown_path(report.root, event.rel, True) if absolute else event.rel
+            rel = event.rel
+            path = shown_path(report.root, rel, True) if absolute else rel
             self.sink.file_done(path)
-            item = Item(ordinal, event, event.rel, path)
             cost: MeasuredFile | None = None
             if isinstance(done, MeasuredFile):  # measured by the helper process
                 cost, done = done, None
@@ -247,14 +252,16 @@ class _Run:
             if (
                 cost is not None
                 and not sizes
-                and not self._needs_text(event.rel)
+                and not (every_text or rel.endswith(CREDENTIAL_FILES))
                 and not (attachments and cost.kind in ASSET_KINDS)
             ):
-                if stats:
-                    self._cost(item, cost)
+                if stats_entry is not None:  # `_cost`, for thousands of files
+                    add_cost(stats_entry(rel, cost.bytes, cost.lines, cost.tokens))
+                    add_read(path, 0)
                 else:
-                    self.items.append(item)
+                    self.items.append(Item(ordinal, event, rel, path))
                 continue
+            item = Item(ordinal, event, rel, path)
             result = done if done is not None else self.reader(event, path)
             if isinstance(result, TextFile):
                 checked = report.checked(event.rel, path, result, request.secrets)
@@ -308,11 +315,6 @@ class _Run:
             negative, dropped = heapq.heappop(self._kept_sizes)
             del self._kept[dropped]
             self._kept_bytes += negative
-
-    def _needs_text(self, rel: str) -> bool:
-        """Whether the first pass must read a file's text: to know whether it is shown,
-        or to report what it holds (`--secrets`)."""
-        return self.request.secrets != "off" or rel.endswith(CREDENTIAL_FILES)
 
     def _cost(self, item: Item, cost: Cost) -> None:
         self.costs.append(_stats_entry()(item.rel, cost.bytes, cost.lines, cost.tokens))
