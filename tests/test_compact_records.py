@@ -33,6 +33,18 @@ def test_seen_paths_drop_repeats_only(monkeypatch: pytest.MonkeyPatch, spill: in
     known.close()
 
 
+def test_seen_paths_widen_their_log_offsets_past_four_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(seen, "_NARROW_END", 100)  # as a log past 4 GiB would
+    known = SeenPaths()
+    paths = [f"some/longer/path/number/{i}.txt" for i in range(50)]
+    assert all(known.add(path) for path in paths)
+    assert known._ends.typecode == "Q"
+    assert not any(known.add(path) for path in paths) and len(known) == 50
+    known.close()
+
+
 def test_seen_paths_with_equal_hashes_are_told_apart_by_their_bytes() -> None:
     known = SeenPaths()
     paths = [_SameHash(f"p{i}") for i in range(40)]

@@ -2,11 +2,11 @@
 
 A `set` of path strings costs about 135 bytes a path (the string object and its share
 of the table): 13 MiB for the 100,000 paths of a `git ls-files` list. Here a path costs
-a slot of 4 bytes (the table is at most two thirds full), its hash and where it ends in a
-log (8 bytes each); the log holds the paths' bytes, in memory up to `_SPILL` bytes and
-then in an anonymous temporary file, read back only when two hashes agree. The answer is
-exact (two paths are the same only when their bytes are), and a path costs about 30
-bytes, for about 1 µs.
+a slot of 4 bytes (the table is at most two thirds full), 32 bits of its hash and where
+it ends in a log (4 bytes each, 8 once the log passes 4 GiB); the log holds the paths'
+bytes, in memory up to `_SPILL` bytes and then in an anonymous temporary file, read back
+only when two hashes agree. The answer is exact (two paths are the same only when their
+bytes are), and a path costs about 20 bytes, for about 1 µs.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from array import array
 
 _SPILL = 1 << 16  # log bytes kept in memory before they go to a temporary file
 _FIRST_SIZE = 1 << 10  # slots of a new table (a power of two)
+_HASH_BITS = 0xFFFF_FFFF  # of a path's hash, the bits kept (and the most slots a table has)
+_NARROW_END = 0xFFFF_FFFF  # the largest log offset held in 4 bytes
 
 
 class SeenPaths:
@@ -24,8 +26,8 @@ class SeenPaths:
     def __init__(self) -> None:
         self._slots = array("I", bytes(4 * _FIRST_SIZE))  # entry number + 1; 0: empty
         self._mask = _FIRST_SIZE - 1
-        self._hashes = array("q")  # each entry's hash
-        self._ends = array("Q", [0])  # where each entry ends in the log (and the first begins)
+        self._hashes = array("I")  # each entry's hash, its low 32 bits
+        self._ends = array("I", [0])  # where each entry ends in the log (and the first begins)
         self._tail = bytearray()  # the end of the log, not in the file
         self._spilled = 0  # bytes of the log in the file
         self._file: int | None = None  # the temporary file's descriptor
@@ -35,7 +37,7 @@ class SeenPaths:
         return len(self._hashes)
 
     def __contains__(self, path: str) -> bool:
-        key = hash(path)
+        key = hash(path) & _HASH_BITS
         slots, hashes, mask = self._slots, self._hashes, self._mask
         slot = key & mask
         while entry := slots[slot]:
@@ -46,7 +48,7 @@ class SeenPaths:
 
     def add(self, path: str) -> bool:
         """Add `path`; True if it was not there yet."""
-        key = hash(path)
+        key = hash(path) & _HASH_BITS
         data = _encode(path)
         slots, hashes, mask = self._slots, self._hashes, self._mask
         slot = key & mask
@@ -57,7 +59,10 @@ class SeenPaths:
         hashes.append(key)
         tail = self._tail
         tail += data
-        self._ends.append(self._spilled + len(tail))
+        end = self._spilled + len(tail)
+        if end > _NARROW_END and self._ends.typecode == "I":  # a log past 4 GiB
+            self._ends = array("Q", self._ends)
+        self._ends.append(end)
         count = len(hashes)
         slots[slot] = count
         if count * 3 > mask * 2:
