@@ -772,3 +772,32 @@ def test_a_block_size_is_the_size_of_the_block(
     block = framing.block(path, body, 7, truncated=truncated, note=note)
     assert framing.size(path, body, 7, truncated=truncated, note=note) == measured(block)
     assert measured(block) == (len(block.encode("utf-8", "surrogateescape")), block.count("\n"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    names=st.lists(
+        st.text(alphabet=st.sampled_from([*'ab .{},"[]é\x07\n-', "\u2028"]), min_size=1),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_names_seen_plain_at_once_are_those_a_group_shows_as_they_are(names: list[str]) -> None:
+    from readmany.commands.glob_plan import _BRACES, _name, _plain_names
+
+    names = [name.replace("/", "") or "x" for name in names]
+    one_by_one = all(_name(name) == name and not _BRACES.intersection(name) for name in names)
+    if _plain_names("/".join(names)):  # the fast judgement may refuse more, never less
+        assert one_by_one, names
+    if all(name.isalnum() and name.isascii() for name in names):
+        assert _plain_names("/".join(names))
+
+
+def test_a_budget_groups_quoted_and_plain_names_alike(tmp_path: Path) -> None:
+    make(tmp_path, {"d/a.txt": "a" * 900, "d/b c.txt": "b" * 900, "d/[x].txt": "x" * 900})
+    make(tmp_path, {"d/s.txt": "s\n", "e/a.txt": "a" * 900, "e/b.txt": "b" * 900})
+    result = run_readmany(["glob", ".", "--max-bytes", "800"], cwd=tmp_path)
+    assert (
+        '[Left out by the budget: d/{"[x].txt", a.txt, b c.txt}, e/ (2 files).'
+        in result.stdout.decode()
+    )

@@ -526,9 +526,12 @@ class _Run:
     def _group(self, parent: str, positions: list[int]) -> list[str]:
         if len(positions) == 1 or not parent:
             return [self._file_name(position) for position in positions]
-        names = [name for position in positions if (name := self._base_name(position))]
-        if len(names) < len(positions):  # a brace or a comma in a name would blur the group
-            return [self._file_name(position) for position in positions]
+        items = self.items
+        names = [items[position].rel.rpartition("/")[2] for position in positions]
+        if not _plain_names("/".join(names)):  # some name is quoted, or cannot be grouped
+            names = [name for position in positions if (name := self._base_name(position))]
+            if len(names) < len(positions):  # a brace or a comma would blur the group
+                return [self._file_name(position) for position in positions]
         shown = _name(shown_path(self.report.root, parent + "/", self.request.absolute))
         return [f"{shown}{{{', '.join(names)}}}"]
 
@@ -837,6 +840,23 @@ def _files_in(parents: Iterable[str]) -> Counter[str]:
         for directory in _ancestors(parent):
             counts[directory] += count
     return counts
+
+
+def _plain_names(joined: str) -> bool:
+    """Whether every name of `joined` (names joined by `/`, which no name holds) is
+    grouped as it is: `_base_name` would neither quote it nor refuse it. Thousands of
+    names are looked at once, not one by one."""
+    return (
+        joined.isascii()
+        and joined.isprintable()
+        and not _UNPLAIN.intersection(joined)
+        and not (joined.startswith(" ") or joined.endswith(" "))
+        and "/ " not in joined
+        and " /" not in joined
+    )
+
+
+_UNPLAIN = frozenset('{},"[')  # a brace or comma blurs a group; a quote or bracket is quoted
 
 
 def _name(path: str) -> str:
