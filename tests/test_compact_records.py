@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from readmany import scratch
 from readmany.emit import jsonarray
 from readmany.emit.jsonarray import JoinedArrays, JsonArray
 from readmany.emit.sink import Sink
@@ -85,3 +91,48 @@ def test_the_details_are_written_as_one_json_dumps_would() -> None:
     plain = {**details, "files": list(array), "skipped": list(array)}
     tail = json.dumps({"details": plain, "attachments": []}, ensure_ascii=False)
     assert stream.getvalue().decode() == '{"content": "text\\n", ' + tail[1:] + "\n"
+
+
+def _holds(fd: int, data: bytes) -> bytes:
+    """What `fd` gives back after `data` is written to it."""
+    try:
+        os.write(fd, data)
+        return os.pread(fd, len(data) + 1, 0)
+    finally:
+        os.close(fd)
+
+
+def test_the_spill_file_has_no_name_and_lives_where_tmpdir_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    fd = scratch.anonymous_file()
+    status = os.fstat(fd)
+    assert status.st_nlink == 0 and stat.S_ISREG(status.st_mode)
+    assert status.st_dev == os.stat(tmp_path).st_dev
+    assert stat.S_IMODE(status.st_mode) == 0o600
+    assert _holds(fd, b"spilled") == b"spilled"
+    assert list(tmp_path.iterdir()) == []  # nothing named was left behind
+
+
+def test_the_spill_file_is_made_elsewhere_when_no_directory_takes_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on a system without O_TMPFILE: `tempfile` makes it (and unlinks it).
+    monkeypatch.setattr(scratch, "_directories", lambda: [str(tmp_path / "missing")])
+    fd = scratch.anonymous_file()
+    assert os.fstat(fd).st_nlink == 0
+    assert _holds(fd, b"spilled") == b"spilled"
+
+
+def test_a_spilling_run_does_not_import_tempfile(tmp_path: Path) -> None:
+    probe = (
+        "import sys; from readmany.select import seen; seen._SPILL = 8\n"
+        "known = seen.SeenPaths(); [known.add(f'p{i}') for i in range(100)]\n"
+        "assert known._file is not None and not known.add('p7')\n"
+        "print('tempfile' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == ("True" if not hasattr(os, "O_TMPFILE") else "False")

@@ -76,9 +76,9 @@ class JsonArray(_Array):
     def _spill(self) -> None:
         try:
             if self._file is None:
-                import tempfile
+                from readmany.scratch import anonymous_file
 
-                self._file = tempfile.TemporaryFile()  # noqa: SIM115 (open for the run)
+                self._file = open(anonymous_file(), "w+b")  # noqa: SIM115 (open for the run)
             self._file.writelines(self._text)
         except OSError:
             return  # no room for a temporary file: the text stays in memory

@@ -95,10 +95,9 @@ class SeenPaths:
             return
         try:
             if self._file is None:
-                import tempfile
+                from readmany.scratch import anonymous_file
 
-                with tempfile.TemporaryFile() as handle:  # unlinked: the descriptor is all
-                    self._file = os.dup(handle.fileno())
+                self._file = anonymous_file()
             written = 0
             while written < len(self._tail):
                 written += os.write(self._file, self._tail[written : written + _SPILL])
