@@ -617,3 +617,40 @@ def test_walked_file_excluded_is_file_excluded_below_walked_directories(
 def test_sort_key_orders_as_utf16_code_units(paths: list[str]) -> None:
     by_units = sorted(paths, key=lambda p: p.encode("utf-16-be", "surrogatepass"))
     assert sorted(paths, key=sort_key) == by_units
+
+
+@pytest.mark.parametrize("compat", [False, True])
+@pytest.mark.parametrize("excludes", [(), ("**/*.log", "keep/x*")])
+def test_the_plain_file_path_decides_as_the_general_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compat: bool, excludes: tuple[str, ...]
+) -> None:
+    from readmany.select import walk
+
+    files = {
+        ".gitignore": "*.tmp\nignored/\n!keep.tmp\n",
+        "a.py": "a", "b.tmp": "b", "keep.tmp": "k", "c.log": "c", ".envrc": "SECRET=1",
+        ".env/inner.txt": "i", "sub/.Env. /deeper/f.txt": "f",
+        "id_rsa": "key", "x.pyc": "p", "keep/xa.txt": "x", "keep/ya.txt": "y",
+        "ignored/z.txt": "z", ".git/config": "[core]", "gha-creds-1.json": "{}",
+        "deep/er/.npmrc": "t", "deep/er/ok.md": "ok", "out.txt": "o",
+    }  # fmt: skip
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    request = SelectRequest(
+        root=str(tmp_path),
+        patterns=("**",),
+        excludes=excludes,
+        compat=compat,
+        outputs=(str(tmp_path / "out.txt"),),
+    )
+    fast = select_files(request)
+
+    def general(
+        self: Any, rel: str, name: str, path: str, regular: bool, parent_refused: bool
+    ) -> Any:
+        return self._leaf(rel, path, True, is_link=False, via_link=False, regular=regular)
+
+    monkeypatch.setattr(walk._Selector, "_plain_file", general)
+    assert select_files(request) == fast
+    assert [c.rel for c in fast.candidates]  # the tree is not all refused
