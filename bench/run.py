@@ -262,17 +262,26 @@ def _kill_group(process: subprocess.Popen[bytes]) -> int:
     return process.wait()
 
 
+# A command that takes less than `QUICK_SECONDS` runs `QUICK_RUNS` times as often: a
+# median of 5 runs of 0.07 s moves by a few percent from one run of the benchmark to the
+# next, as much as the gaps some targets measure, and more runs of it cost little.
+QUICK_SECONDS = 0.5
+QUICK_RUNS = 3
+
+
 def measure_group(cases: Sequence[Case], runs: int, scratch: Path, timeout: float) -> list[Row]:
     """The commands of one tree: each runs once untimed for its peak RSS (that run also
-    warms the page cache), then `runs` timed runs that take turns (A B C A B C …), so a
-    drift in the machine's speed touches every command of the tree alike."""
+    warms the page cache), then `runs` timed runs (`QUICK_RUNS` times as many for a quick
+    command) that take turns (A B C A B C …), so a drift in the machine's speed touches
+    every command of the tree alike."""
     rows = [Row(case) for case in cases]
     for row in rows:
         if row.case.skip is not None:
             row.status, row.reason = "skipped", row.case.skip
-    for index in range(1 + runs):
-        for row in rows:
-            if row.status != "ok":
+    quick: set[int] = set()  # the rows whose untimed run took less than QUICK_SECONDS
+    for index in range(1 + runs * QUICK_RUNS):
+        for number, row in enumerate(rows):
+            if row.status != "ok" or (index > runs and number not in quick):
                 continue
             result = run_once(row.case, scratch, timeout, rss=index == 0)
             if result.failure is not None:
@@ -280,6 +289,8 @@ def measure_group(cases: Sequence[Case], runs: int, scratch: Path, timeout: floa
                 row.times.clear()
             elif result.rss_kib is not None:
                 row.rss_kib = result.rss_kib
+                if result.seconds < QUICK_SECONDS:
+                    quick.add(number)
             else:
                 row.times.append(result.seconds)
                 row.out_bytes = result.out_bytes
@@ -923,7 +934,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=BENCH_DIR / "out",
         help="output directory: trees, peers, results.md (default bench/out)",
     )
-    parser.add_argument("--runs", type=int, help="timed runs per command (default 5; --quick 3)")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        help=f"timed runs per command (default 5; --quick 3); {QUICK_RUNS} times as many "
+        f"for a command quicker than {QUICK_SECONDS:g} s",
+    )
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="smaller trees, fewer runs")
     size.add_argument("--tiny", action="store_true", help="tiny trees (for the test suite)")
@@ -1018,7 +1034,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for case in cases:
         groups.setdefault(case.group, []).append(case)
     for group, members in groups.items():
-        _progress(f"[{group}] {len(members)} commands, {runs} timed runs each, taking turns …")
+        _progress(
+            f"[{group}] {len(members)} commands, {runs} timed runs each "
+            f"({runs * QUICK_RUNS} if quicker than {QUICK_SECONDS:g} s), taking turns …"
+        )
         started = time.perf_counter()
         rows = measure_group(members, runs, scratch, args.timeout)
         seconds = time.perf_counter() - started
@@ -1031,7 +1050,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             _progress(f"[{group}] {row.case.label}: {shown}")
         report.phases.append(
-            (f"measure {group}", seconds, f"1 RSS run + {runs} timed runs each, taking turns")
+            (
+                f"measure {group}",
+                seconds,
+                f"1 RSS run + {runs} timed runs each ({runs * QUICK_RUNS} if quick), taking turns",
+            )
         )
     _progress("ignore matching: measuring …")
     started = time.perf_counter()
@@ -1053,7 +1076,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         f"Scale `{scale_name}`. Each command runs once untimed under "
         f"`{shlex.join(rss_wrapper(Path('FILE')))}` for its peak RSS (that run also warms "
-        f"the page cache), then {runs} timed run(s) as a whole process or pipeline, with "
+        f"the page cache), then {runs} timed run(s) ({runs * QUICK_RUNS} for a command "
+        f"quicker than {QUICK_SECONDS:g} s) as a whole process or pipeline, with "
         "stdout to a file, the commands of a tree taking turns (A B C A B C …). "
         "`median s` is wall-clock from spawn to the last exit; "
         "`peak RSS` is that of the pipeline's last command; `vs X` is the row's median "

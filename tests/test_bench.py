@@ -156,3 +156,19 @@ def test_a_run_that_hangs_is_killed_at_the_timeout(tmp_path: Path) -> None:
     done = bench_run.run_once(quick, tmp_path, timeout=30)
     assert done.failure is None
     assert done.out_bytes == 3
+
+
+def test_a_quick_command_runs_more_often_than_a_slow_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run as bench_run
+    finally:
+        sys.path.remove(str(BENCH))
+    monkeypatch.setattr(bench_run, "QUICK_SECONDS", 0.3)
+    quick = bench_run.Case("g", "q", "quick", "floor", ("sh", "-c", "true"), tmp_path)
+    slow = bench_run.Case("g", "s", "slow", "floor", ("sh", "-c", "sleep 0.4"), tmp_path)
+    rows = bench_run.measure_group([quick, slow], 2, tmp_path, timeout=30)
+    assert [len(row.times) for row in rows] == [2 * bench_run.QUICK_RUNS, 2]
+    assert all(row.status == "ok" and row.rss_kib > 0 for row in rows)
