@@ -121,6 +121,41 @@ def test_the_helper_gives_the_output_of_one_process(
     assert "logo.png" in alone[0]  # requested: by `*.png`, or named on the list
 
 
+@pytest.mark.parametrize("split", sorted(SPLITS))
+@pytest.mark.parametrize("planned", ["stats", "budget", "stats and budget"])
+def test_the_helper_measures_and_reads_ahead_for_a_plan_as_one_process_does(
+    varied: Path, split: str, planned: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readmany.commands import glob_plan
+    from readmany.faces import Face
+
+    fields: dict[str, Any] = {
+        "stats": {"stats": True, "ahead": "measure"},  # as `glob.main` asks for each
+        "budget": {"max_bytes": 20_000},
+        "stats and budget": {"stats": True, "max_bytes": 20_000},
+    }[planned]
+    request = GlobRequest(patterns=("**",), root=str(varied), face=Face.people(), **fields)
+
+    def run() -> tuple[bytes, Any]:
+        stream = io.BytesIO()
+        sink = Sink(stream, json_mode=True)  # the stats tree and the packing, as data too
+        runner = glob_plan.run_stats if request.stats else glob_plan.run_planned
+        outcome = runner(request, sink)
+        sink.finish(outcome.details, list(outcome.attachments))
+        return stream.getvalue(), outcome
+
+    monkeypatch.setenv("READMANY_PROCESSES", "1")
+    alone = run()
+    monkeypatch.setenv("READMANY_PROCESSES", "2")
+    monkeypatch.setattr(walker, "_LAG", SPLITS[split])
+    monkeypatch.setattr(walker, "_BATCH", 5)
+    helped = run()
+    assert helped[0] == alone[0]
+    assert _summary(helped[1]) == _summary(alone[1])
+    assert ("stats" in alone[1].details) == ("stats" in planned)
+    assert ("packing" in alone[1].details) == ("budget" in planned)
+
+
 @pytest.mark.parametrize("head", [1, 3, 7])
 @pytest.mark.parametrize("listed", [False, True])
 def test_a_helper_forked_during_the_walk_gives_the_output_of_one_process(

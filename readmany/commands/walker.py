@@ -47,7 +47,7 @@ if TYPE_CHECKING:
         TextFile,
     )
     from readmany.read.text import TextRead
-    from readmany.select.candidates import Event
+    from readmany.select.candidates import Candidate, Event
     from readmany.select.walk import SelectRequest
 
 # This module is imported before the fork and kept light: the stages are imported where
@@ -616,6 +616,17 @@ def _walk_and_send(
         send(("end",))
 
 
+def _ahead(request: GlobRequest) -> Callable[[Candidate, str], MatchedRead | Measured]:
+    """What the helper does to a file for a lagging main process: read it, or for
+    `--stats` measure it (it must not decode)."""
+    reader = candidate_reader(request)
+    if request.ahead != "measure":
+        return reader
+    from readmany.emit.stats import measure_for_stats
+
+    return lambda candidate, shown: reader.measure(candidate, shown, measure_for_stats)
+
+
 def _walk(
     request: GlobRequest,
     send: Callable[[tuple[Any, ...]], None],
@@ -638,7 +649,8 @@ def _walk(
         items_found = ((event, None) for event in events)
     if started is None:
         send(("root", root))
-    reader: CandidateReader | None = None  # the read stage, imported when first needed
+    # What is done to a file for a lagging main process (imported when first needed).
+    read_ahead_one: Callable[[Candidate, str], MatchedRead | Measured] | None = None
     absolute = request.absolute
     sent = 0
     batch: list[Item] = []
@@ -649,7 +661,7 @@ def _walk(
         sent += 1  # the main process counts the messages it has finished, too
 
     def flush() -> None:
-        nonlocal reader
+        nonlocal read_ahead_one
         items: list[tuple[Any, ...]] = []
         size = 0
         read_ahead = request.ahead and sent - finished[0] > _LAG  # the main process lags
@@ -666,15 +678,9 @@ def _walk(
                 items.append((packed, result))
                 size += _result_size(result)
             elif read_ahead:
-                if reader is None:
-                    reader = candidate_reader(request)
-                shown = shown_path(root, event.rel, absolute)
-                if request.ahead == "measure":  # --stats: measured, not decoded
-                    from readmany.emit.stats import measure_for_stats
-
-                    result = _pack_result(reader.measure(event, shown, measure_for_stats))
-                else:
-                    result = _pack_result(reader(event, shown))
+                if read_ahead_one is None:
+                    read_ahead_one = _ahead(request)
+                result = _pack_result(read_ahead_one(event, shown_path(root, event.rel, absolute)))
                 items.append((packed, result))
                 size += _result_size(result)
             else:
