@@ -388,9 +388,13 @@ def test_without_a_process_or_a_pipe_the_walk_runs_here(
     assert _summary(outcome) == _summary(alone[1])
 
 
-def test_files_named_exactly_are_read_without_a_helper(tmp_path: Path) -> None:
+def test_files_named_exactly_are_read_without_a_helper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from readmany.commands.walker import GlobRequest, InProcess, open_selection
 
+    monkeypatch.delenv("READMANY_PROCESSES", raising=False)
+    monkeypatch.setattr(walker, "_use_helper", lambda: 1)  # as on a machine of two CPUs
     (tmp_path / "a.txt").write_text("a\n")
     named = GlobRequest(patterns=("a.txt",), root=str(tmp_path))
     with open_selection(named) as selection:
