@@ -739,6 +739,10 @@ def _at_most(limit: float) -> Callable[[float], bool]:
     return lambda value: value <= limit
 
 
+def _at_least(limit: float) -> Callable[[float], bool]:
+    return lambda value: value >= limit
+
+
 def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[Target]:
     per_tree = [
         Target(
@@ -756,85 +760,85 @@ def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[T
             f"{repo}: `readmany glob '**'` vs files-to-prompt",
             "≥ 10x faster",
             _ratio_target(repo, "glob", FILES_TO_PROMPT, faster=True),
-            lambda v: v >= 10,
+            _at_least(10),
         ),
         Target(
             f"{repo}: `readmany glob '**'` vs repomix",
             "≥ 10x faster",
             _ratio_target(repo, "glob", REPOMIX, faster=True),
-            lambda v: v >= 10,
+            _at_least(10),
         ),
         Target(
             f"{repo}: `readmany glob . --stats` vs `readmany glob '**'`",
             "≤ 1.2x",
             _ratio_target(repo, "stats", "glob"),
-            lambda v: v <= 1.2,
+            _at_most(1.2),
         ),
         Target(
             f"{repo}: `readmany glob . --max-tokens 100000` vs `readmany glob '**'`",
             "≤ 1.2x",
             _ratio_target(repo, "budget", "glob"),
-            lambda v: v <= 1.2,
+            _at_most(1.2),
         ),
         Target(
             f"{mono}: `readmany glob --stdin -0` vs floor",
             "≤ 2x",
             _ratio_target(mono, "glob-stdin", "floor"),
-            lambda v: v <= 2,
+            _at_most(2),
         ),
         Target(
             f"{mono}: `readmany glob --stdin -0` vs minimal Python",
             "≤ 1.5x",
             _ratio_target(mono, "glob-stdin", "python"),
-            lambda v: v <= 1.5,
+            _at_most(1.5),
         ),
         Target(
             f"{mono}: peak RSS of `--stdin -0` vs the walk's",
             "≤ 1.2x",
             _rss_ratio_target(mono, "glob-stdin", "glob"),
-            lambda v: v <= 1.2,
+            _at_most(1.2),
         ),
         Target(
             f"{mono}: peak RSS of `glob '**' --json` vs the text run's",
             "≤ 2x",
             _rss_ratio_target(mono, "glob-json", "glob"),
-            lambda v: v <= 2,
+            _at_most(2),
         ),
         Target(
             f"{one}: `readmany glob '**'` over `python -c pass` ({startup})",
             "≤ 12 ms",
             _over_target(one, "glob", startup, "floor"),
-            lambda v: v <= 12,
+            _at_most(12),
         ),
         Target(
             f"{one}: `readmany many` vs files-to-prompt",
             "≤ 1.0x",
             _ratio_target(one, "many", FILES_TO_PROMPT),
-            lambda v: v <= 1.0,
+            _at_most(1.0),
         ),
         Target(
             f"{startup}: `readmany --version`",
             "≤ 0.040 s",
             _seconds_target(startup, "version"),
-            lambda v: v <= 0.04,
+            _at_most(0.04),
         ),
         Target(
             f"{repo}: peak RSS of `readmany glob '**'`",
             "≤ 40 MiB",
             _rss_target(repo, "glob"),
-            lambda v: v <= 40,
+            _at_most(40),
         ),
         Target(
             f"{repo10} vs {repo}: peak RSS growth of `readmany glob '**'`",
             "≤ 1.2x",
             _rss_growth_target(repo, repo10, "glob"),
-            lambda v: v <= 1.2,
+            _at_most(1.2),
         ),
         Target(
             "ignore matching, about 300 patterns",
             "≤ 3 µs a path",
             _matching_target,
-            lambda v: v <= 3,
+            _at_most(3),
         ),
     ]
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from helpers import readmany_command
+from helpers import readmany_command, run_readmany
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -187,14 +187,7 @@ def test_a_late_nul_stops_the_run_after_what_was_written(tmp_path: Path, process
 def test_a_late_nul_leaves_no_output_file(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("a\n")
     listed = b"".join(b"a.txt\n" for _ in range(20000)) + b"b\0\n"  # beyond the first read
-    result = subprocess.run(
-        [*readmany_command(), "glob", "--stdin", "-o", "out.txt"],
-        cwd=tmp_path,
-        input=listed,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    result = run_readmany(["glob", "--stdin", "-o", "out.txt"], cwd=tmp_path, stdin=listed)
     assert (result.returncode, result.stdout) == (2, b"")
     assert result.stderr == f"readmany: {NUL_MESSAGE}\n".encode()
     assert sorted(os.listdir(tmp_path)) == ["a.txt"]  # -o is written whole or not at all
@@ -206,14 +199,7 @@ def test_a_long_list_with_repeats_keeps_the_first_of_each(tmp_path: Path) -> Non
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(f"{name}\n")
     listed = "\0".join([*names, *reversed(names), "d3", *names]).encode()
-    result = subprocess.run(
-        [*readmany_command(), "glob", "--stdin", "-0"],
-        cwd=tmp_path,
-        input=listed,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    result = run_readmany(["glob", "--stdin", "-0"], cwd=tmp_path, stdin=listed)
     assert result.returncode == 0, result.stderr
     shown = [line[4:-4] for line in result.stdout.decode().splitlines() if line.startswith("--- ")]
     assert shown == [*names, "End of content"]
