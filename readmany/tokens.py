@@ -23,7 +23,6 @@ bounded, a few microseconds a kilobyte up to that size (`sample_bytes` sets the 
 
 from __future__ import annotations
 
-from readmany.units import BYTES_PER_TOKEN as BYTES_PER_TOKEN
 from readmany.units import estimate_tokens as estimate_tokens
 
 # Each byte gets a class, a number below 16. Non-ASCII bytes are classed by UTF-8 lead
@@ -202,19 +201,14 @@ def sample_of(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> bytes:
     )
 
 
-def _classes_and_markers(data: bytes) -> tuple[bytes, bytes]:
-    """Each byte's class, and the marker of what it starts (`_pair_marker`)."""
+def _counts(data: bytes) -> list[int]:
     to_class, to_marker, _ = _tables or _translations()
     classes = data.translate(to_class)
     # One byte per position holding its class and its predecessor's (START before the
-    # first): the pairs that start a word, a number … become a marker each, counted in C.
+    # first): the pairs that start a word, a number … become a marker each
+    # (`_pair_marker`), counted in C.
     joined = int.from_bytes(classes, "little")
-    pairs = ((joined << 8) | (joined << 4)).to_bytes(len(data) + 1, "little")
-    return classes, pairs.translate(to_marker)
-
-
-def _counts(data: bytes) -> list[int]:
-    classes, markers = _classes_and_markers(data)
+    markers = ((joined << 8) | (joined << 4)).to_bytes(len(data) + 1, "little").translate(to_marker)
     count = classes.count
     counts = [
         markers.count(b"w"),

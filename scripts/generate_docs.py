@@ -451,7 +451,8 @@ def man(cmds: list[Command]) -> str:
         ".TP",
         "\\fBREADMANY_PROCESSES\\fR",
         _roff(
-            "1 keeps readmany glob in one process; 2 forks the walking helper at the start. "
+            "1 keeps readmany glob in one process; 2 (or any other value) forks the walking "
+            "helper at the start. "
             "By default, with more than one CPU, the walk starts in the main process and "
             "goes on in a helper process (that also reads ahead) once it has found 256 "
             "files; the output is the same either way."

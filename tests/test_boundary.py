@@ -370,9 +370,7 @@ def test_stats_measure_nothing_swapped_in_after_the_walk(
             yield event, done
 
     monkeypatch.setattr(walker.InProcess, "__iter__", swapping)
-    request = walker.GlobRequest(
-        patterns=("**",), root=str(root), face=Face.people(), stats=True, ahead=""
-    )
+    request = walker.GlobRequest(patterns=("**",), root=str(root), face=Face.people(), stats=True)
     written = io.BytesIO()
     outcome = glob_plan.run_stats(
         request, Sink(written, json_mode=False), walker.InProcess(request)

@@ -130,7 +130,7 @@ def test_the_helper_measures_and_reads_ahead_for_a_plan_as_one_process_does(
     from readmany.faces import Face
 
     fields: dict[str, Any] = {
-        "stats": {"stats": True, "ahead": "measure"},  # as `glob.main` asks for each
+        "stats": {"stats": True},
         "budget": {"max_bytes": 20_000},
         "stats and budget": {"stats": True, "max_bytes": 20_000},
     }[planned]

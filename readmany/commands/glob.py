@@ -148,15 +148,11 @@ def _chat(options: Options) -> dict[str, Any]:
     if options.flag("stats") and options.flag("tree"):
         raise UsageError("--stats draws a tree of its own: drop --tree")
     max_bytes, max_tokens = options.text("max_bytes"), options.text("max_tokens")
-    budgeted = max_bytes is not None or max_tokens is not None or options.number("max_lines")
     return {
         "format": format_name,
         "line_numbers": options.flag("line_numbers"),
         "tree": options.flag("tree"),
         "stats": options.flag("stats"),
-        # The helper process measures ahead for --stats (it must not decode), unless a
-        # budget needs the files decoded and framed anyway.
-        "ahead": "measure" if options.flag("stats") and not budgeted else "read",
         "max_bytes": parse_size(max_bytes, "--max-bytes") if max_bytes is not None else None,
         "max_lines": options.number("max_lines"),
         "max_tokens": (
@@ -246,9 +242,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                 report.text(path, text_file, sink.write(block))
             elif isinstance(result, AssetFile):
                 if sink.json_mode:
-                    report.attachments.append(Attachment(path, result.mime_type, result.data))
-                    report.asset(path, result, 0)
-                    report.any_shown = True
+                    report.attach(path, result)
                 else:
                     index += 1
                     block = framing.data_url(path, result.mime_type, result.data, index)
@@ -272,7 +266,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         if any_section and not index:  # attachments alone (--json)
             sink.write(framing.start(None))
         sink.write(framing.end(any_section))
-    by_git = request.staged or request.changed is not None
+    by_git = request.by_git
     if not any_section and not compat and not by_git:
         report.nothing_read()
     return report.outcome(sink.bytes_written)
@@ -360,7 +354,6 @@ class Report:
         self.attachments: list[Attachment] = []
         self.problems: list[str] = []
         self.tally = Tally()
-        self.any_shown = False  # an attachment (--json) counts as shown
         self.budget_notes: list[str] = []  # what the budget cut or left out, a line a file
         self.details: dict[str, Any] = {}  # more details: packing, stats
 
@@ -408,6 +401,16 @@ class Report:
     def asset(self, path: str, result: AssetFile, size: int) -> None:
         self.tally.add(FileStat(path, "read", size))
         self._record(path, result, size, mimeType=result.mime_type)
+
+    def attach(self, path: str, result: AssetFile) -> None:
+        """An asset sent as an attachment (`--json`), not as content: none of the output."""
+        self.attachments.append(Attachment(path, result.mime_type, result.data))
+        self.asset(path, result, 0)
+
+    @property
+    def any_shown(self) -> bool:
+        """Whether something is shown outside the content: an attachment counts."""
+        return bool(self.attachments)
 
     def _record(self, path: str, result: TextFile | AssetFile, size: int, **facts: Any) -> None:
         """The `--json` record of a file read: what it is and what it took of the output."""

@@ -56,18 +56,18 @@ from readmany.commands.walker import (
     open_selection,
     shown_path,
 )
-from readmany.emit.sink import Attachment, Sink
+from readmany.emit.sink import Sink
 from readmany.frame import notices
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
-from readmany.frame.paths import header_path
-from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, by_size, pack_blocks
+from readmany.frame.paths import header_path, quoted
+from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, Plan, by_size, pack_blocks
 from readmany.read.classify import ASSET_KINDS, CREDENTIAL_FILES
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip
-from readmany.units import BYTES_PER_TOKEN, utf8_len
+from readmany.units import BYTES_PER_TOKEN, estimate_tokens, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ class Budgeted(NamedTuple):
         """The options, among those given, that would hold `need_bytes` and `need_lines`."""
         options = []
         if self.max_tokens is not None and need_bytes > self.max_tokens * BYTES_PER_TOKEN:
-            tokens = -(-need_bytes // BYTES_PER_TOKEN)
+            tokens = estimate_tokens(need_bytes)
             options.append(f"--max-tokens {_round_up(tokens, 1000)}")
         if self.max_bytes is not None and need_bytes > self.max_bytes:
             options.append(f"--max-bytes {_round_up(need_bytes, 1024)}")
@@ -284,9 +284,7 @@ class _Run:
                 if stats:
                     self._cost(item, cost or _asset_cost(result))
                 if attachments:  # an attachment, not content: no part of the budget
-                    report.attachments.append(Attachment(path, result.mime_type, result.data))
-                    report.asset(path, result, 0)
-                    report.any_shown = True
+                    report.attach(path, result)
                 elif sizes:
                     index = len(self.entries) + 1
                     block = self.framing.data_url(path, result.mime_type, result.data, index)
@@ -384,7 +382,7 @@ class _Run:
             everything = Packing(_all(len(self.items)), False, ())
             return everything, *self._ends(everything, None)
         limits = budget.limits
-        joint = (utf8_len(self.framing.joint), self.framing.joint.count("\n"))
+        joint = size_of(self.framing.joint)
         keep_bytes, keep_lines = 0, 1  # the newline after the content ends its last line
         for attempt in range(PLAN_ATTEMPTS):
             room = Budget(limits.max_bytes - keep_bytes, limits.max_lines - keep_lines)
@@ -670,7 +668,7 @@ class _Run:
             key=lambda entry: (entry.block.bytes, self._newlines(entry)),
         )
         size = smallest.block
-        tokens = -(-size.bytes // BYTES_PER_TOKEN)
+        tokens = estimate_tokens(size.bytes)
         return (
             f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
             f"bytes, {self._newlines(smallest) + 1} lines (~{tokens} tokens) as framed"
@@ -758,7 +756,7 @@ class _Block:
         run = self.run
         note = notices.showing(1, count, total, continue_with(run.report.root, item.rel, count + 1))
         text = run.framing.block(item.path, head, self.position + 1, note=note)
-        return Cut(text, utf8_len(text), text.count("\n"), head, note, count)
+        return Cut(text, *size_of(text), head, note, count)
 
 
 @functools.cache
@@ -809,15 +807,11 @@ def _line_ends(body: str, max_bytes: int) -> tuple[list[int], list[int]]:
     return ends, byte_ends
 
 
-def _all(count: int) -> Any:
-    from readmany.pack import Plan
-
+def _all(count: int) -> Plan:
     return Plan("request-order", frozenset(range(count)), count)
 
 
-def _none() -> Any:
-    from readmany.pack import Plan
-
+def _none() -> Plan:
     return Plan("request-order", frozenset(), 0)
 
 
@@ -863,9 +857,7 @@ def _name(path: str) -> str:
     """A path as the notice names it: quoted where a comma list would blur it."""
     shown = header_path(path)
     if shown == path and (", " in path or path != path.strip() or path.startswith("[")):
-        import json
-
-        return json.dumps(path, ensure_ascii=False)
+        return quoted(path)
     return shown
 
 
@@ -881,7 +873,7 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
         run.gather(selection, sizes=budget is not None, stats=False)
         packing, start, end = run.plan(budget)
         run.write(packing, start, end)
-    by_git = request.staged or request.changed is not None
+    by_git = request.by_git
     if not run.items and not report.any_shown and not by_git:
         report.nothing_read()
     return report.outcome(sink.bytes_written)

@@ -15,8 +15,9 @@ A problem in it comes down the pipe and is raised in the main process as if the 
 had run there; the main process waits for the helper before it returns, and kills it
 when it stops early (`| head`, Ctrl-C, an error).
 
-`READMANY_PROCESSES=1` keeps everything in one process; `READMANY_PROCESSES=2` forks
-the helper at the start, before the first file is found, whatever the size of the walk.
+`READMANY_PROCESSES=1` keeps everything in one process; `READMANY_PROCESSES=2` (or any
+other value) forks the helper at the start, before the first file is found, whatever the
+size of the walk.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from readmany.errors import UsageError
 from readmany.faces import Face
+from readmany.invoke import StdinPaths
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -84,7 +86,11 @@ class GlobRequest(NamedTuple):
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
-    ahead: str = "read"  # what the helper does for a lagging main process: read, measure or ""
+
+    @property
+    def by_git(self) -> bool:
+        """Whether git names the files (`--staged`, `--changed`), not a walk."""
+        return self.staged or self.changed is not None
 
     @property
     def budgeted(self) -> bool:
@@ -205,8 +211,6 @@ class InProcess(Selection):
             yield event, None
 
     def when_waiting(self, flush: Callable[[], None]) -> None:
-        from readmany.invoke import StdinPaths
-
         if isinstance(self._request.literal_paths, StdinPaths):
             self._request.literal_paths.on_wait = flush
 
@@ -291,7 +295,7 @@ def _git_filter(request: GlobRequest, root: str) -> Callable[[str], bool] | None
 def open_selection(request: GlobRequest) -> Selection:
     """The files of a request: from git, or the walk in a helper process where that is
     possible and useful, else in this one."""
-    by_git = request.staged or request.changed is not None
+    by_git = request.by_git
     planned = request.budgeted or request.tree or request.stats
     if by_git and (request.with_diff or planned or not _use_helper()):
         # The diff is the main process's to write; a plan reads staged files twice.
@@ -304,10 +308,8 @@ def open_selection(request: GlobRequest) -> Selection:
             pass  # no process or pipe to be had (EAGAIN, EMFILE …): walk here instead
     if not helper or by_git:
         return InProcess(request)
-    from readmany.invoke import StdinPaths
-
     if isinstance(request.literal_paths, StdinPaths):  # a list that may come slowly
-        if _walks_enough(request):
+        if _walks_enough(request, request.literal_paths):
             try:
                 return Helper(request)
             except OSError:
@@ -327,21 +329,17 @@ def open_selection(request: GlobRequest) -> Selection:
 
 
 _HEAD = 256  # events walked here before the helper is forked to walk the rest
-_AT_ONCE = 2  # `_use_helper()`: READMANY_PROCESSES=2 asks for the helper from the start
+_AT_ONCE = 2  # `_use_helper()`: READMANY_PROCESSES=2 (not 1) asks for the helper at once
 
 
-def _walks_enough(request: GlobRequest) -> bool:
-    """Whether a `--stdin` list (with its patterns) has walking to overlap with reading:
-    a short list of files named exactly is read sooner than a second process starts.
-    The list is not walked ahead here: its paths may come slowly, and the first files
-    are written as they come."""
-    from readmany.invoke import StdinPaths
-
+def _walks_enough(request: GlobRequest, paths: StdinPaths) -> bool:
+    """Whether a `--stdin` list (`paths`, with the request's patterns) has walking to
+    overlap with reading: a short list of files named exactly is read sooner than a second
+    process starts. The list is not walked ahead here: its paths may come slowly, and the
+    first files are written as they come."""
     root = request.root
     if any(not os.path.isfile(os.path.join(root, pattern)) for pattern in request.patterns):
         return True
-    paths = request.literal_paths
-    assert isinstance(paths, StdinPaths)
     return not paths.few(_FEW_FILES)  # reads the start of the list (the rest waits)
 
 
@@ -578,8 +576,6 @@ def _helper(
         # Ctrl-C (KeyboardInterrupt) or the main process gone (BrokenPipeError) end it
         # below, at once and quietly.
         os.close(read_end)
-        from readmany.invoke import StdinPaths
-
         if isinstance(request.literal_paths, StdinPaths):
             request.literal_paths.own_descriptor()  # the list is read here, not in the caller
         devnull = os.open(os.devnull, os.O_RDWR)
@@ -618,9 +614,10 @@ def _walk_and_send(
 
 def _ahead(request: GlobRequest) -> Callable[[Candidate, str], MatchedRead | Measured]:
     """What the helper does to a file for a lagging main process: read it, or for
-    `--stats` measure it (it must not decode)."""
+    `--stats` measure it (it must not decode), unless a budget needs the files decoded
+    and framed anyway."""
     reader = candidate_reader(request)
-    if request.ahead != "measure":
+    if not request.stats or request.budgeted:
         return reader
     from readmany.emit.stats import measure_for_stats
 
@@ -639,7 +636,7 @@ def _walk(
     if started is not None:  # begun in the main process, which knows the root
         root, events = started
         items_found = ((event, None) for event in events)
-    elif request.staged or request.changed is not None:
+    elif request.by_git:
         found = FromGit(request)  # staged files come read: from the index, here
         root, items_found = found.root, iter(found)
     else:
@@ -664,7 +661,7 @@ def _walk(
         nonlocal read_ahead_one
         items: list[tuple[Any, ...]] = []
         size = 0
-        read_ahead = request.ahead and sent - finished[0] > _LAG  # the main process lags
+        read_ahead = sent - finished[0] > _LAG  # the main process lags
         for event, done in batch:
             if size > _MESSAGE_BYTES:  # a message holds so much text at most, and one file
                 send_items(items)
@@ -687,8 +684,6 @@ def _walk(
                 items.append((packed,))
         send_items(items)
         batch.clear()
-
-    from readmany.invoke import StdinPaths
 
     if isinstance(request.literal_paths, StdinPaths):
 

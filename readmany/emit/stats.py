@@ -7,11 +7,11 @@ Given the files a budget leaves out (and the one it cuts), rows are marked: a fi
 `[omitted]` or `[cut]`, a directory `[omitted]` when all of it is left out, else
 `[k of n files omitted]`. Rendered as aligned text for a terminal, or as JSON data.
 
-What is measured (`measure`): bytes and lines exactly, of the file as stored, from its
-raw bytes without decoding (lines are `\\n` counted, plus a last line without one);
-tokens are estimated (`tokens.estimate_tokens_for`). The file as `glob` shows it can
-differ slightly: a BOM and the CR of CRLF are dropped, UTF-16 is shown as UTF-8, invalid
-UTF-8 as U+FFFD, and text may be cut to the line limits.
+What is measured (`measure_for_stats`): bytes and lines exactly, of the file as stored,
+from its raw bytes without decoding (lines are `\\n` counted, plus a last line without
+one); tokens are estimated from `STATS_SAMPLE_BYTES` of it (`tokens.weight_of_sample`).
+The file as `glob` shows it can differ slightly: a BOM and the CR of CRLF are dropped,
+UTF-16 is shown as UTF-8, invalid UTF-8 as U+FFFD, and text may be cut to the line limits.
 """
 
 from __future__ import annotations

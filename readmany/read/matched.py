@@ -27,7 +27,6 @@ from readmany.read.classify import (
 )
 from readmany.read.classify import mime_type as asset_mime_type
 from readmany.read.safe import (
-    CHUNK,
     Boundary,
     OpenFailure,
     chunks,
@@ -350,13 +349,7 @@ class _Head:
         """The file's bytes up to its size when opened: the head read, then the rest."""
         if self.first:
             yield self.first
-        position = len(self.first)
-        while position < self.size:
-            chunk = os.pread(self.fd, min(CHUNK, self.size - position), position)
-            if not chunk:
-                return
-            position += len(chunk)
-            yield chunk
+        yield from chunks(self.fd, self.size, start=len(self.first))
 
 
 def measure_matched(

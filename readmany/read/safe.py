@@ -101,9 +101,10 @@ def read_all(fd: int, size: int) -> bytes:
     return read_prefix(fd, size)
 
 
-def chunks(fd: int, size: int, chunk_size: int = CHUNK) -> Iterator[bytes]:
-    """The file's first `size` bytes in chunks (fewer if it shrank): see `read_all`."""
-    position = 0
+def chunks(fd: int, size: int, chunk_size: int = CHUNK, start: int = 0) -> Iterator[bytes]:
+    """The file's first `size` bytes in chunks (fewer if it shrank), from `start` on: see
+    `read_all`."""
+    position = start
     while position < size:
         chunk = os.pread(fd, min(chunk_size, size - position), position)
         if not chunk:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 
-from readmany.read.classify import CREDENTIAL_FILES as CREDENTIAL_FILES
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 # Segments a path may not contain even when nothing excludes them (compared without case,
 # trailing dots and spaces removed).
@@ -92,3 +92,21 @@ def is_secret_name(rel_path: str) -> str | None:
     if name.startswith("id_") and re.fullmatch(_SSH_KEY, name):
         return "ssh private key"
     return None
+
+
+def self_or_above(known: dict[str, bool], rel_dir: str, judge: Callable[[str], bool]) -> bool:
+    """Whether `judge` holds for `rel_dir` or a directory above it (below the root),
+    the directories above judged first; every verdict is remembered in `known`."""
+    unknown: list[str] = []  # from `rel_dir` up to the first directory already judged
+    directory = rel_dir
+    verdict = False
+    while directory:
+        known_verdict = known.get(directory)
+        if known_verdict is not None:
+            verdict = known_verdict
+            break
+        unknown.append(directory)
+        directory = directory.rpartition("/")[0]
+    for directory in reversed(unknown):  # any depth: no recursion
+        verdict = known[directory] = verdict or judge(directory)
+    return verdict

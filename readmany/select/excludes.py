@@ -101,14 +101,11 @@ class Excludes:
 
         `parents_checked`: a walk got here, so no directory above was pruned.
         """
-        lower = rel.lower()
-        parent, _, name = lower.rpartition("/")
-        if name in self._names or (self._suffixes and name.endswith(self._suffixes)):
-            return True
+        parent, _, name = rel.rpartition("/")
         checks_parents = self._dir_names and parent and not parents_checked
-        if checks_parents and not self._dir_names.isdisjoint(parent.split("/")):
+        if checks_parents and not self._dir_names.isdisjoint(parent.lower().split("/")):
             return True
-        return self._files is not None and self._files.match(rel)
+        return self.walked_file_excluded(rel, name)
 
     def walked_file_excluded(self, rel: str, name: str) -> bool:
         """`file_excluded(rel, parents_checked=True)` for a file the walk found, `name`

@@ -29,6 +29,7 @@ import stat
 from collections.abc import Iterable, Sequence
 
 from readmany.record import NamedTuple
+from readmany.select.boundary import self_or_above
 from readmany.select.wildmatch import (
     GLOBSTAR,
     GLOBSTAR_SLASH,
@@ -216,7 +217,7 @@ class _NameTable:
             elif how == _PREFIX:
                 prefixes.setdefault(text[0], {})[text] = index
             elif glob is not None:
-                start = literal_text(glob.tokens[: _literal_run(glob.tokens)]) or ""
+                start = _literal_start(glob.tokens)  # a name's: no `/` in it
                 if start:
                     bucket = self._prefixed_globs.setdefault(start[0], [])
                     bucket.append((index, start, glob))
@@ -303,14 +304,6 @@ def _lengths(table: dict[str, int]) -> tuple[int, ...]:
     return tuple(sorted({len(text) for text in table}))
 
 
-def _literal_run(tokens: Sequence[Token]) -> int:
-    """How many tokens at the start are literal characters."""
-    for count, (kind, _) in enumerate(tokens):
-        if kind != LITERAL:
-            return count
-    return len(tokens)
-
-
 class _View:
     """One source's rules as they apply to the entries of one directory: its name patterns,
     and those of its path patterns that apply here, by kind too."""
@@ -380,11 +373,9 @@ class IgnoreSource:
         "base",
         "globs",
         "prefix",
-        "rules",
     )
 
     def __init__(self, rules: tuple[IgnoreRule, ...], base: str = "", prefix: str = "") -> None:
-        self.rules = rules
         self.base = base
         self.prefix = prefix
         self._base_slash = base + "/" if base else ""
@@ -717,11 +708,11 @@ class IgnoreMatcher:
         )
 
     def _directory_ignored(self, directory: str) -> bool:
-        verdict = self._directories.get(directory)
-        if verdict is None:
-            parent = directory.rpartition("/")[0]
-            verdict = (parent != "" and self._directory_ignored(parent)) or self.is_ignored(
-                directory, True
-            )
-            self._directories[directory] = verdict
-        return verdict
+        return self_or_above(self._directories, directory, self._directory_itself)
+
+    def _directory_itself(self, directory: str) -> bool:
+        return self.is_ignored(directory, True)
+
+    def forget_directories(self) -> None:
+        """Drop the verdicts kept on directories (a long `--stdin` list bounds them)."""
+        self._directories.clear()

@@ -14,7 +14,7 @@ import itertools
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from readmany.errors import UsageError
 from readmany.record import NamedTuple
@@ -25,6 +25,7 @@ from readmany.select.boundary import (
     is_secret_name,
     join_clean,
     rel_parts,
+    self_or_above,
     stat_mode,
 )
 from readmany.select.candidates import (
@@ -139,24 +140,6 @@ def _first(item: tuple[str, object, object, object, object]) -> str:
     return item[0]
 
 
-def _self_or_above(known: dict[str, bool], rel_dir: str, judge: Callable[[str], bool]) -> bool:
-    """Whether `judge` holds for `rel_dir` or a directory above it (below the root),
-    the directories above judged first; every verdict is remembered in `known`."""
-    unknown: list[str] = []  # from `rel_dir` up to the first directory already judged
-    directory = rel_dir
-    verdict = False
-    while directory:
-        known_verdict = known.get(directory)
-        if known_verdict is not None:
-            verdict = known_verdict
-            break
-        unknown.append(directory)
-        directory = directory.rpartition("/")[0]
-    for directory in reversed(unknown):  # any depth: no recursion
-        verdict = known[directory] = verdict or judge(directory)
-    return verdict
-
-
 def _blocked_directory(rel_dir: str) -> bool:
     return blocked_name(rel_dir.rpartition("/")[2])
 
@@ -209,7 +192,6 @@ class _Selector:
         self._root_slash = root.rstrip("/") + "/"
         self._root_real_slash = self.root_real.rstrip("/") + "/"
         self._pruned: dict[str, bool] = {}
-        self._ignored: dict[str, bool] = {}
         self._real_directories: dict[str, str] = {}
 
     # -- decisions --
@@ -219,7 +201,7 @@ class _Selector:
         parent, _, name = rel.rpartition("/")
         if blocked_name(name):
             return True
-        return _self_or_above(self._blocked_dirs, parent, _blocked_directory)
+        return self_or_above(self._blocked_dirs, parent, _blocked_directory)
 
     def _accept(
         self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
@@ -306,7 +288,7 @@ class _Selector:
                 return Skip(rel, REASON_OUTPUT)
         elif excluded:
             return None
-        elif self._ignored_directory(parent) or self.ignores.is_ignored(rel, False):
+        elif self.ignores.is_path_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
         # Resolve the directory once for all its files; only a link itself needs more.
         directory, _, name = path.rpartition("/")
@@ -321,14 +303,7 @@ class _Selector:
 
     def _pruned_directory(self, rel_dir: str) -> bool:
         """Whether an exclude prunes `rel_dir` or a directory above it."""
-        return _self_or_above(self._pruned, rel_dir, self.excludes.dir_pruned)
-
-    def _ignored_directory(self, rel_dir: str) -> bool:
-        """Whether an ignore file ignores `rel_dir` or a directory above it."""
-        return _self_or_above(self._ignored, rel_dir, self._ignored_itself)
-
-    def _ignored_itself(self, rel_dir: str) -> bool:
-        return self.ignores.is_ignored(rel_dir, True)
+        return self_or_above(self._pruned, rel_dir, self.excludes.dir_pruned)
 
     def _real_directory(self, directory: str) -> str:
         """`realpath(directory)`, from its parent's below the root: one lstat, not one a part."""
@@ -514,7 +489,7 @@ class _Selector:
                 regular = not is_link and entry.is_file(follow_symlinks=False)
                 if plain and not is_link:
                     if parent_refused is None:
-                        parent_refused = _self_or_above(
+                        parent_refused = self_or_above(
                             self._blocked_dirs, rel_dir, _blocked_directory
                         )
                     event = self._plain_file(rel, entry.name, entry.path, regular, parent_refused)
@@ -658,7 +633,7 @@ class _Selector:
         the files below it, in output order, where it stands in the list."""
         relative = self._relative
         root = self.root
-        memos = (self._blocked_dirs, self._pruned, self._ignored, self._real_directories)
+        memos = (self._blocked_dirs, self._pruned, self._real_directories)
         for raw in listed:
             check_listed(raw)
             if not raw:
@@ -669,6 +644,7 @@ class _Selector:
                 # together, so little is looked at twice).
                 for memo in memos:
                     memo.clear()
+                self.ignores.forget_directories()
             path = join_clean(root, raw)
             own_mode = stat_mode(path, follow=False)
             is_link = own_mode is not None and stat.S_ISLNK(own_mode)
