@@ -31,7 +31,6 @@ the files and directories the plan leaves out or cuts are marked.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import itertools
 import sys
@@ -73,7 +72,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from readmany.emit.stats import StatsEntry
+    from readmany.emit.stats import StatsTree
     from readmany.read.matched import CandidateReader, Cost, MatchedRead
 
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
@@ -186,7 +185,7 @@ class _Run:
         self.source = _Source(request, selection, self.reader)
         self.items: list[Item] = []
         self.entries: list[Entry] = []
-        self.costs: list[StatsEntry] = []
+        self.costs: StatsTree | None = None  # with `stats`: the tree, made as files come
         self.diff: str | None = None
         self._last_text: tuple[int, TextFile | None] | None = None  # the last text cut
         self._files_in: Counter[str] | None = None  # files in each directory
@@ -224,15 +223,17 @@ class _Run:
         tree = not sizes and not stats
         measure = None
         if stats or tree:
-            from readmany.emit.stats import measure_for_stats
+            from readmany.emit.stats import StatsTree, measure_for_stats
 
             measure = measure_for_stats if stats else _unmeasured
+            if stats:
+                self.costs = StatsTree()
         attachments = self.sink.json_mode
         # The first pass reads a file's text where it must: to know whether it is shown
         # (a credentials file), or to report what it holds (`--secrets`).
         every_text = request.secrets != "off"
-        stats_entry = _stats_entry() if stats else None
-        add_cost, add_read = self.costs.append, report.tally.add_read
+        add_cost = self.costs.add if self.costs is not None else None
+        add_read = report.tally.add_read
         for ordinal, (event, done) in enumerate(selection):
             if isinstance(event, Skip):
                 report.selected_skip(event, absolute)
@@ -255,8 +256,8 @@ class _Run:
                 and not (every_text or rel.endswith(CREDENTIAL_FILES))
                 and not (attachments and cost.kind in ASSET_KINDS)
             ):
-                if stats_entry is not None:  # `_cost`, for thousands of files
-                    add_cost(stats_entry(rel, cost.bytes, cost.lines, cost.tokens))
+                if add_cost is not None:  # `_cost`, for thousands of files
+                    add_cost(rel, cost.bytes, cost.lines, cost.tokens)
                     add_read(path, 0)
                 else:
                     self.items.append(Item(ordinal, event, rel, path))
@@ -315,7 +316,8 @@ class _Run:
             self._kept_bytes += negative
 
     def _cost(self, item: Item, cost: Cost) -> None:
-        self.costs.append(_stats_entry()(item.rel, cost.bytes, cost.lines, cost.tokens))
+        assert self.costs is not None
+        self.costs.add(item.rel, cost.bytes, cost.lines, cost.tokens)
         self.report.tally.add_read(item.path, 0)
 
     def _not_shown(self, path: str, result: Skipped | Failed) -> None:
@@ -759,13 +761,6 @@ class _Block:
         return Cut(text, *size_of(text), head, note, count)
 
 
-@functools.cache
-def _stats_entry() -> type[StatsEntry]:
-    from readmany.emit.stats import StatsEntry
-
-    return StatsEntry
-
-
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
     """No measure (`--tree` alone): the file's size, nothing read."""
     from readmany.emit.stats import Measure
@@ -881,7 +876,7 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
 
 def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """`glob --stats`: the tree of what each file costs, marked by the budget if one is given."""
-    from readmany.emit.stats import build_stats, stats_json, stats_text
+    from readmany.emit.stats import stats_json, stats_text
 
     budget = budget_of(request)
     with selection or open_selection(request) as selection:
@@ -896,10 +891,11 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
             if packing.plan.partial_index is not None:
                 cut = run.items[packing.plan.partial_index].rel
             report.details["packing"] = packing.as_json(run.entries)
-    root = build_stats(run.costs, omitted, cut)
+    assert run.costs is not None
+    root = run.costs.finish(omitted, cut)
     sink.write(stats_text(root).removesuffix("\n"))
     if sink.json_mode:
         report.details["stats"] = stats_json(root)
-    if not run.costs:
+    if not root.files:
         report.nothing_read()
     return report.outcome(sink.bytes_written)

@@ -138,54 +138,78 @@ class _Building:
         self.files: list[StatsNode] = []
 
 
+class StatsTree:
+    """The tree of `--stats`, made as the files come: `add` places a file in its directory
+    at once (a run adds them while the walk goes on), `finish` sums the directories,
+    orders them and applies the budget's marks. Files keep the order they were added in
+    where their sizes tie."""
+
+    __slots__ = ("_folders", "_made", "_top")
+
+    def __init__(self) -> None:
+        self._top = _Building(".", "")
+        self._made = [self._top]  # every directory, each after the one it is in
+        # Where each directory's files go, by its path: most files share one.
+        self._folders = {"": self._top.files.append}
+
+    def add(self, path: str, size: int, lines: int, tokens: int) -> None:
+        """One file: its root-relative path and what it costs."""
+        parent, _, name = path.rpartition("/")
+        add = self._folders.get(parent)
+        if add is None or not name:
+            *directories, name = [part for part in path.split("/") if part] or [path]
+            add = _directory(self._top, directories, self._made).files.append
+            if parent == "/".join(directories):
+                self._folders[parent] = add
+        add(_tuple_new(StatsNode, (name, path, False, size, lines, tokens, 1, 0, 0, ())))
+
+    def finish(self, omitted: Collection[str] = frozenset(), cut: str | None = None) -> StatsNode:
+        """The root: per-directory sums, biggest first, `omitted` and `cut` marked
+        (once: the tree is the root's from then on)."""
+        made = self._made
+        if omitted or cut is not None:
+            for node in made:
+                node.files = [
+                    file._replace(omitted=1) if file.path in omitted
+                    else file._replace(cut=1) if file.path == cut
+                    else file
+                    for file in node.files
+                ]  # fmt: skip
+        # Each directory after all it holds (no recursion: a path can be deeper than
+        # Python's recursion limit).
+        done: dict[str, StatsNode] = {}  # the directories made, by path, until taken
+        for node in reversed(made):
+            children = node.files
+            if node.children:
+                children += [done.pop(child.path) for child in node.children.values()]
+            sums: tuple[int, ...]
+            if len(children) == 1:  # a directory holding one other, as deep paths have
+                sums = children[0][3:9]
+            else:
+                # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties
+                # keep the order given).
+                children.sort(key=_BIGGEST_FIRST, reverse=True)
+                # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
+                columns = (
+                    itertools.islice(zip(*children, strict=True), 3, 9) if children else _NO_SUMS
+                )
+                sums = tuple(map(sum, columns))
+            fields = (node.name, node.path, True, *sums, tuple(children))
+            done[node.path] = _tuple_new(StatsNode, fields)
+        return done[self._top.path]
+
+
 def build_stats(
     entries: Iterable[StatsEntry],
     omitted: Collection[str] = frozenset(),
     cut: str | None = None,
 ) -> StatsNode:
     """The tree of `entries`: per-directory sums, biggest first, budget marks applied."""
-    top = _Building(".", "")
-    made = [top]  # every directory, each after the one it is in
-    # Where each directory's files go, by its path: most files share one.
-    folders = {"": top.files.append}
-    marked = bool(omitted) or cut is not None
+    tree = StatsTree()
+    add = tree.add
     for path, size, lines, tokens in entries:
-        parent, _, name = path.rpartition("/")
-        add = folders.get(parent)
-        if add is None or not name:
-            *directories, name = [part for part in path.split("/") if part] or [path]
-            add = _directory(top, directories, made).files.append
-            if parent == "/".join(directories):
-                folders[parent] = add
-        if marked:
-            left_out, was_cut = 1 if path in omitted else 0, 1 if path == cut else 0
-            add(
-                _tuple_new(
-                    StatsNode, (name, path, False, size, lines, tokens, 1, left_out, was_cut, ())
-                )
-            )
-        else:
-            add(_tuple_new(StatsNode, (name, path, False, size, lines, tokens, 1, 0, 0, ())))
-    # Each directory after all it holds (no recursion: a path can be deeper than Python's
-    # recursion limit).
-    done: dict[str, StatsNode] = {}  # the directories made, by path, until taken
-    for node in reversed(made):
-        children = node.files
-        if node.children:
-            children += [done.pop(child.path) for child in node.children.values()]
-        sums: tuple[int, ...]
-        if len(children) == 1:  # a directory holding one other, as deep paths have
-            sums = children[0][3:9]
-        else:
-            # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties
-            # keep the order given).
-            children.sort(key=_BIGGEST_FIRST, reverse=True)
-            # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
-            columns = itertools.islice(zip(*children, strict=True), 3, 9) if children else _NO_SUMS
-            sums = tuple(map(sum, columns))
-        fields = (node.name, node.path, True, *sums, tuple(children))
-        done[node.path] = _tuple_new(StatsNode, fields)
-    return done[top.path]
+        add(path, size, lines, tokens)
+    return tree.finish(omitted, cut)
 
 
 def _directory(top: _Building, directories: list[str], made: list[_Building]) -> _Building:
