@@ -3,10 +3,16 @@
 
     python scripts/fit_token_weights.py           # fitted weights, errors, per-kind table
 
-Reads tests/fixtures/token_counts.json (made by record_token_counts.py), fits one weight
-per counted feature by least squares on the relative error, and prints the weights to
-paste into readmany/tokens.py, the errors of the byte rule and of the weights in the
-module now (in-sample and leave-one-out), and the error per kind of sample.
+Reads the two tables record_token_counts.py makes: tests/fixtures/token_counts.json (text
+samples, texts included) and tests/fixtures/token_counts_repos.json (files of real
+repositories, their counted features only). Fits one weight per counted feature by least
+squares on the relative error, the two tables weighing the same (a sample weighs as much
+as files / samples files: the samples hold the unusual texts, data, whitespace and other
+scripts, that real repositories have few of), and prints the weights to
+paste into readmany/tokens.py; then the errors of the byte rule and of the weights in the
+module now, on each table; the error on each repository's files of weights fitted without
+them (leave one repository out) and on each sample of weights fitted without it; and the
+error per kind of sample and per repository.
 """
 
 from __future__ import annotations
@@ -17,9 +23,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from readmany.tokens import WEIGHTS, estimate_tokens, estimate_tokens_for, token_features
+from readmany.tokens import WEIGHTS, estimate_tokens, token_features
 
-FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "token_counts.json"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+FIXTURE = FIXTURES / "token_counts.json"
+REPOS_FIXTURE = FIXTURES / "token_counts_repos.json"
 
 
 def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
@@ -38,16 +46,22 @@ def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     return [rows[i][size] / rows[i][i] for i in range(size)]
 
 
-def fit(features: Sequence[Sequence[float]], tokens: Sequence[int]) -> list[float]:
-    """Non-negative weights minimising the sum of squared relative errors.
+def fit(
+    features: Sequence[Sequence[float]],
+    tokens: Sequence[int],
+    importance: Sequence[float] | None = None,
+) -> list[float]:
+    """Non-negative weights minimising the sum of squared relative errors, each row's
+    times its `importance` (1 each by default).
 
     A feature whose weight comes out negative is left out (weight 0) and the rest is
     fitted again, until no weight is negative: a count never makes a text cheaper.
     """
     width = len(features[0])
     kept = list(range(width))
+    importance = importance or [1.0] * len(tokens)
     while True:
-        fitted = _least_squares([[row[i] for i in kept] for row in features], tokens)
+        fitted = _least_squares([[row[i] for i in kept] for row in features], tokens, importance)
         if min(fitted) >= 0:
             weights = [0.0] * width
             for index, weight in zip(kept, fitted, strict=True):
@@ -56,16 +70,18 @@ def fit(features: Sequence[Sequence[float]], tokens: Sequence[int]) -> list[floa
         kept = [index for index, weight in zip(kept, fitted, strict=True) if weight >= 0]
 
 
-def _least_squares(features: Sequence[Sequence[float]], tokens: Sequence[int]) -> list[float]:
+def _least_squares(
+    features: Sequence[Sequence[float]], tokens: Sequence[int], importance: Sequence[float]
+) -> list[float]:
     width = len(features[0])
     normal = [[0.0] * width for _ in range(width)]
     right = [0.0] * width
-    for row, count in zip(features, tokens, strict=True):
+    for row, count, weight in zip(features, tokens, importance, strict=True):
         scaled = [value / count for value in row]
         for i in range(width):
-            right[i] += scaled[i]  # (row/count) · (count/count)
+            right[i] += weight * scaled[i]  # (row/count) · (count/count)
             for j in range(width):
-                normal[i][j] += scaled[i] * scaled[j]
+                normal[i][j] += weight * scaled[i] * scaled[j]
     return solve(normal, right)
 
 
@@ -73,44 +89,102 @@ def relative_error(estimate: float, tokens: int) -> float:
     return abs(estimate - tokens) / tokens
 
 
-def main() -> int:
+class Row:
+    """A sample or a file: where from, what it counts, its tokens and bytes."""
+
+    def __init__(self, group: str, features: list[float], tokens: int, size: int) -> None:
+        self.group = group  # a sample's kind, or a file's repository
+        self.features = features
+        self.tokens = tokens
+        self.bytes = size
+
+
+def load() -> tuple[list[Row], list[Row]]:
+    """The samples (features counted from their texts) and the repositories' files."""
     samples = json.loads(FIXTURE.read_text(encoding="utf-8"))["samples"]
-    datas = [sample["text"].encode("utf-8") for sample in samples]
-    tokens = [sample["tokens"] for sample in samples]
-    features = [token_features(data, len(data)) for data in datas]
-    weights = fit(features, tokens)
+    sample_rows = []
+    for sample in samples:
+        data = sample["text"].encode("utf-8")
+        features = token_features(data, len(data))
+        sample_rows.append(Row(sample["kind"], features, sample["tokens"], len(data)))
+    files = json.loads(REPOS_FIXTURE.read_text(encoding="utf-8"))["files"]
+    file_rows = [Row(f["repo"], f["features"], f["tokens"], f["bytes"]) for f in files]
+    return sample_rows, file_rows
+
+
+def estimate(weights: Sequence[float], row: Row) -> int:
+    """`estimate_tokens_for` of the row's text, from its counts."""
+    return max(1, round(sum(w * f for w, f in zip(weights, row.features, strict=True))))
+
+
+def summary(
+    label: str, errors: Sequence[float], rows: Sequence[Row], guesses: Sequence[int]
+) -> str:
+    total = sum(r.tokens for r in rows)
+    bias = (sum(guesses) - total) / total
+    ordered = sorted(errors)
+    return (
+        f"{label:34} mean |error| {sum(errors) / len(errors):6.1%}"
+        f"  median {ordered[len(ordered) // 2]:6.1%}  90% {ordered[len(ordered) * 9 // 10]:6.1%}"
+        f"  sum {bias:+6.1%}"
+    )
+
+
+def fit_tables(samples: Sequence[Row], files: Sequence[Row]) -> list[float]:
+    """`fit` of both tables, each weighing the same in all."""
+    share = len(files) / len(samples) if samples and files else 1.0
+    rows = [*samples, *files]
+    importance = [share] * len(samples) + [1.0] * len(files)
+    return fit([r.features for r in rows], [r.tokens for r in rows], importance)
+
+
+def main() -> int:
+    samples, files = load()
+    weights = fit_tables(samples, files)
     print("WEIGHTS = {")
     for name, weight in zip(WEIGHTS, weights, strict=True):
         print(f'    "{name}": {float(f"{weight:.3g}")!r},')
     print("}")
 
-    loo = []
-    for left_out in range(len(samples)):
-        rest = [i for i in range(len(samples)) if i != left_out]
-        try:
-            held = fit([features[i] for i in rest], [tokens[i] for i in rest])
-        except ValueError:
-            continue  # the only sample of some feature: nothing to learn it from
-        guess = sum(w * f for w, f in zip(held, features[left_out], strict=True))
-        loo.append(relative_error(guess, tokens[left_out]))
+    now = list(WEIGHTS.values())
+    for table, rows in (("samples", samples), ("repository files", files)):
+        for label, guesses in (
+            ("bytes/4", [estimate_tokens(row.bytes) for row in rows]),
+            ("estimate_tokens_for", [estimate(now, row) for row in rows]),
+        ):
+            errors = [relative_error(g, r.tokens) for g, r in zip(guesses, rows, strict=True)]
+            print(summary(f"{table}: {label}", errors, rows, guesses))
 
-    rule = [estimate_tokens(len(data)) for data in datas]
-    now = [estimate_tokens_for(data) for data in datas]
-    count = len(samples)
-    for label, estimates in (("bytes/4", rule), ("estimate_tokens_for", now)):
-        errors = [relative_error(e, t) for e, t in zip(estimates, tokens, strict=True)]
-        absolute = sum(abs(e - t) for e, t in zip(estimates, tokens, strict=True)) / count
-        signed = sum((e - t) / t for e, t in zip(estimates, tokens, strict=True)) / count
-        print(
-            f"{label:20} mean |error| {sum(errors) / count:6.1%}  max {max(errors):6.1%}"
-            f"  mean {absolute:6.1f} tokens  mean signed {signed:+6.1%}"
-        )
-    print(f"leave-one-out refit   mean |error| {sum(loo) / len(loo):6.1%}  max {max(loo):6.1%}")
+    # Out of sample: each repository's files by weights fitted without them; each sample
+    # by weights fitted without it (the files all kept).
+    held_out: list[float] = []
+    for repo in sorted({r.group for r in files}):
+        held = fit_tables(samples, [r for r in files if r.group != repo])
+        mine = [r for r in files if r.group == repo]
+        guesses = [estimate(held, r) for r in mine]
+        errors = [relative_error(g, r.tokens) for g, r in zip(guesses, mine, strict=True)]
+        held_out += errors
+        rule = [relative_error(estimate_tokens(r.bytes), r.tokens) for r in mine]
+        print(summary(f"left out: {repo} ({len(mine)} files)", errors, mine, guesses)
+              + f"  (bytes/4 {sum(rule) / len(rule):.1%})")  # fmt: skip
+    print(f"{'left out, every repository':34} mean |error| {sum(held_out) / len(held_out):6.1%}")
+    loo = []
+    totals = [sum(column) for column in zip(*(r.features for r in samples + files), strict=True)]
+    for index, row in enumerate(samples):
+        if any(value > total / 2 for value, total in zip(row.features, totals, strict=True)):
+            continue  # most of some feature's count: too little left to learn it from
+        held = fit_tables([r for i, r in enumerate(samples) if i != index], files)
+        loo.append(relative_error(estimate(held, row), row.tokens))
+    mean = sum(loo) / len(loo)
+    print(f"{'left out, every sample':34} mean |error| {mean:6.1%}  max {max(loo):6.1%}")
 
     by_kind: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for sample, rough, fine, actual in zip(samples, rule, now, tokens, strict=True):
-        by_kind[sample["kind"]].append(
-            (relative_error(rough, actual), relative_error(fine, actual))
+    for row in samples:
+        by_kind[row.group].append(
+            (
+                relative_error(estimate_tokens(row.bytes), row.tokens),
+                relative_error(estimate(now, row), row.tokens),
+            )
         )
     print(f"\n{'kind':16} {'n':>3} {'bytes/4':>8} {'fitted':>8}")
     for kind, pairs in sorted(by_kind.items()):

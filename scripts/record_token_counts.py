@@ -17,6 +17,17 @@ table again instead of collecting them anew (to check the recorded counts).
 counts the given files instead and prints how far the byte rule and the calibrated
 estimate are from the tokenizer, on text the weights were not fitted to; nothing is
 written.
+
+    python scripts/record_token_counts.py --tokenizer-dir /tmp/tok \
+        --repos ../typer=https://github.com/fastapi/typer ...
+
+records tests/fixtures/token_counts_repos.json instead: files of real repositories (git
+work trees, each with the address it was cloned from). Of each, the files `git ls-files`
+names that are UTF-8 text (not binary as `glob` judges it, not empty, at most 1 MiB), at
+most `REPO_FILES` of them spread evenly over the sorted list; per file its path, bytes,
+o200k_base count and the counts `token_features` makes of all of it. The texts are not
+stored (they are the repositories'): the table says where each came from (repository,
+commit, path), and must be recorded again when the counted features change.
 """
 
 from __future__ import annotations
@@ -35,6 +46,9 @@ FIXTURE = ROOT / "tests" / "fixtures" / "token_counts.json"
 HAND_WRITTEN = ROOT / "tests" / "fixtures" / "token_samples"
 SLICE_BYTES = 3000
 ENCODING = "o200k_base"
+REPOS_FIXTURE = ROOT / "tests" / "fixtures" / "token_counts_repos.json"
+REPO_FILES = 300  # files recorded of one repository, at most
+REPO_FILE_BYTES = 1 << 20  # a larger file is left out
 
 # (kind, repository path, which slice): slices of about SLICE_BYTES, cut at line ends.
 REPO_SLICES = (
@@ -288,7 +302,8 @@ process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk) => (input += chunk));
 process.stdin.on("end", () => {
   const texts = JSON.parse(input);
-  process.stdout.write(JSON.stringify(texts.map((t) => encoding.encode(t).length)));
+  // A special token's text (`<|endoftext|>`) counts as the ordinary text it is in a prompt.
+  process.stdout.write(JSON.stringify(texts.map((t) => encoding.encode(t, [], []).length)));
 });
 """
 
@@ -314,7 +329,9 @@ def tokenizer_version(tokenizer_dir: Path) -> str:
 
 
 def compare(files: list[Path], tokenizer_dir: Path) -> int:
-    """Print the estimates' errors on `files` (UTF-8 text; others are skipped)."""
+    """Print the estimates' errors on `files` (UTF-8 text; others are skipped): per file,
+    and of their sum (what `--stats` shows of a directory)."""
+    from readmany.emit.stats import measure_for_stats
     from readmany.tokens import estimate_tokens, estimate_tokens_for
 
     datas = []
@@ -330,12 +347,84 @@ def compare(files: list[Path], tokenizer_dir: Path) -> int:
     for label, estimate in (
         ("bytes/4", lambda data: estimate_tokens(len(data))),
         ("estimate_tokens_for", estimate_tokens_for),
+        ("all of it", lambda data: estimate_tokens_for(data, len(data))),
+        ("--stats (512 bytes)", lambda data: measure_for_stats([data], len(data)).tokens),
     ):
-        errors = [abs(estimate(d) - t) / t for d, t in zip(datas, counts, strict=True) if t]
+        estimates = [estimate(data) for data in datas]
+        errors = sorted(
+            abs(e - t) / t for e, t in zip(estimates, counts, strict=True) if t
+        )  # fmt: skip
+        total = sum(counts)
         print(
             f"{label:20} {len(errors)} files: mean |error| {sum(errors) / len(errors):.1%},"
-            f" max {max(errors):.1%}"
+            f" median {errors[len(errors) // 2]:.1%}, max {max(errors):.1%};"
+            f" sum {(sum(estimates) - total) / total:+.1%}"
         )
+    return 0
+
+
+def repo_files(checkout: Path) -> list[tuple[str, bytes]]:
+    """The text files of a git work tree that are recorded: (path, bytes), sorted."""
+    from readmany.read.classify import SNIFF_BYTES, is_binary
+
+    listed = subprocess.run(
+        ["git", "-C", str(checkout), "ls-files", "-z"], capture_output=True, check=True
+    ).stdout.decode("utf-8", "surrogateescape")
+    found = []
+    for path in sorted(name for name in listed.split("\0") if name):
+        file = checkout / path
+        if file.is_symlink() or not file.is_file():
+            continue  # a link, a submodule's directory, a file deleted in the work tree
+        data = file.read_bytes()
+        if not data or len(data) > REPO_FILE_BYTES or is_binary(data[:SNIFF_BYTES]):
+            continue
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        found.append((path, data))
+    if len(found) > REPO_FILES:  # spread evenly over the sorted list
+        found = [found[i * len(found) // REPO_FILES] for i in range(REPO_FILES)]
+    return found
+
+
+def record_repos(specs: list[str], tokenizer_dir: Path) -> int:
+    """Record `REPOS_FIXTURE` from `DIR=URL` checkouts."""
+    from readmany.tokens import token_features
+
+    repos = []
+    files = []
+    for spec in specs:
+        directory, _, url = spec.partition("=")
+        checkout = Path(directory)
+        commit = subprocess.run(
+            ["git", "-C", directory, "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        name = url.rstrip("/").rpartition("/")[2] or checkout.name
+        repos.append({"name": name, "url": url, "commit": commit})
+        found = repo_files(checkout)
+        counts = count_tokens([data.decode("utf-8") for _, data in found], tokenizer_dir)
+        for (path, data), tokens in zip(found, counts, strict=True):
+            features = [round(value) for value in token_features(data, len(data))]
+            files.append(
+                {"repo": name, "path": path, "bytes": len(data), "tokens": tokens,
+                 "features": features}
+            )  # fmt: skip
+        print(f"{name}: {len(found)} files", file=sys.stderr)
+    table = {
+        "encoding": ENCODING,
+        "tokenizer": f"js-tiktoken {tokenizer_version(tokenizer_dir)}",
+        "features": "readmany.tokens.token_features of the whole file, in WEIGHTS order",
+        "repos": repos,
+        "files": files,
+    }
+    text = json.dumps(table, ensure_ascii=False, separators=(",", ":"))
+    # One file a line: a diff of the table shows which files changed.
+    text = text.replace(',{"repo":', ',\n{"repo":')
+    REPOS_FIXTURE.write_text(text + "\n", encoding="utf-8")
     return 0
 
 
@@ -344,9 +433,12 @@ def main() -> int:
     parser.add_argument("--tokenizer-dir", type=Path, required=True)
     parser.add_argument("--recount", action="store_true")
     parser.add_argument("--compare", nargs="+", type=Path, metavar="FILE")
+    parser.add_argument("--repos", nargs="+", metavar="DIR=URL")
     args = parser.parse_args()
     if args.compare:
         return compare(args.compare, args.tokenizer_dir)
+    if args.repos:
+        return record_repos(args.repos, args.tokenizer_dir)
     if args.recount:
         samples = json.loads(FIXTURE.read_text(encoding="utf-8"))["samples"]
         for sample in samples:

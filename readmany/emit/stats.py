@@ -73,12 +73,11 @@ def measure_chunks(chunks: Iterable[bytes], size: int, sample_bytes: int = SAMPL
     return Measure(offset, lines, max(1, round(weight_of_sample(b"".join(kept), offset))))
 
 
-# What `--stats` weighs of each file for its tokens: 8 windows of 64 bytes over 512. The
-# estimate of a file then differs from that of all of it by 4.2% on average (readmany's
-# own sources: 18% at most; a directory's sum by about 1%), and on the recorded samples
-# (tests/fixtures/token_counts.json) is off by 6.1% instead of 4.0%. The estimate is most
-# of the time `--stats` spends on a file, and its time goes with the bytes weighed: 1 KiB
-# (4.4% on the samples) made `--stats` 5% slower on the benchmark's repo tree.
+# What `--stats` weighs of each file for its tokens: 8 windows of 64 bytes over 512. On
+# numpy's text files the estimate is then off by 8.0% a file instead of 7.0% for all of
+# it, and by 3.1% instead of 1.8% on their sum; on the recorded samples by 6.3% instead of
+# 4.7%. The estimate is much of the time `--stats` spends on a file, and its time goes
+# with the bytes weighed: 1 KiB made `--stats` 5% slower on the benchmark's repo tree.
 STATS_SAMPLE_BYTES = 1 << 9
 _EMPTY = Measure(0, 0, 0)
 _tuple_new = tuple.__new__  # a record from a tuple in C, not through its Python `__new__`
