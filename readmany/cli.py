@@ -179,8 +179,8 @@ def many_command(
         typer.Option(
             "--max-tokens",
             metavar="N",
-            help="Token budget of the whole output (100k = 100,000), estimated as the "
-            "summary does: one token per 4 bytes.",
+            help="Token budget of the whole output (100k = 100,000), in tokens as "
+            "readmany estimates them for o200k_base (see README).",
         ),
     ] = None,
     stdin: StdinOpt = False,
@@ -317,8 +317,8 @@ def glob_command(
         typer.Option(
             "--max-tokens",
             metavar="N",
-            help="Budget of the whole output in estimated tokens (100k = 100,000), "
-            "counted as the summary counts them: 4 bytes a token.",
+            help="Budget of the whole output in tokens (100k = 100,000), as readmany "
+            "estimates them for o200k_base, as --stats does (see README).",
         ),
     ] = None,
     stats: Annotated[

@@ -1,8 +1,10 @@
-"""The pack stage: which blocks fit a combined line/byte budget, whole or cut.
+"""The pack stage: which blocks fit a combined line/byte/token budget, whole or cut.
 
 It knows blocks only by their text and size, and is handed a way to cut each one (the
 command frames the head of a body); it imports neither the read nor the frame stage.
 Blocks are joined by `SEPARATOR` unless the caller says what joins them (`joint`).
+Tokens are counted only for a budget that has some (`Budget.max_tokens`): a block then
+says what it is estimated to take (`tokens.text_weight`), unrounded.
 Two plans are computed over the same entries: request order (stop at the first block
 that does not fit) and smallest first (skip what does not fit). Each then gives the first
 remaining entry in request order that can take it a partial block. Smallest first
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
         @property
         def lines(self) -> int: ...
 
+        @property
+        def tokens(self) -> float: ...  # read only for a budget of tokens
+
     # Frames the longest head of a file's body within (lines, bytes) of body; None when
     # nothing of it fits.
     CutHead = Callable[[int, int], Block | None]
@@ -40,6 +45,7 @@ if TYPE_CHECKING:
 SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
 SEPARATOR_LINES = 1
+UNCOUNTED = float("inf")  # a budget without tokens
 PARTIAL_MIN_BYTES = 32
 PARTIAL_BYTE_SLACK = 96
 PARTIAL_ATTEMPTS = 16
@@ -48,6 +54,18 @@ PARTIAL_ATTEMPTS = 16
 class Budget(NamedTuple):
     max_bytes: int = READ_MAX_BYTES
     max_lines: int = READ_MAX_LINES
+    max_tokens: float = UNCOUNTED  # estimated tokens
+
+    @property
+    def counts_tokens(self) -> bool:
+        return self.max_tokens != UNCOUNTED
+
+
+def text_tokens(text: str) -> float:
+    """What a text (a block, a joint, a notice) takes of a budget of tokens."""
+    from readmany.tokens import text_weight
+
+    return text_weight(text)
 
 
 class Entry(NamedTuple):
@@ -109,17 +127,26 @@ def pack_blocks(
     budget: Budget | None = None,
     *,
     joint: tuple[int, int] = (SEPARATOR_BYTES, SEPARATOR_LINES),
+    joint_tokens: float | None = None,
     least_cut: int = 0,
     smallest: Sequence[Entry] | None = None,
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
 
-    `joint` is the (bytes, lines) between two blocks; `least_cut`, bytes no cut block
-    can take less of (a smaller room left is not offered to any file; each entry's own
-    `least_cut` is checked too); `smallest`, `by_size(entries)` if it is known already.
+    `joint` is the (bytes, lines) between two blocks, and `joint_tokens` its tokens (by
+    default those of `SEPARATOR`, weighed when the budget counts tokens); `least_cut`,
+    bytes no cut block can take less of (a smaller room left is not offered to any file;
+    each entry's own `least_cut` is checked too); `smallest`, `by_size(entries)` if it is
+    known already.
     """
     budget = budget or Budget()
-    make_plan = functools.partial(_plan, budget=budget, joint=joint, least_cut=least_cut)
+    if not budget.counts_tokens:
+        joint_tokens = 0.0
+    elif joint_tokens is None:
+        joint_tokens = text_tokens(SEPARATOR)
+    make_plan = functools.partial(
+        _plan, budget=budget, joint=(*joint, joint_tokens), least_cut=least_cut
+    )
     in_order = make_plan("request-order", entries, entries, stop_at_misfit=True)
     visit = smallest if smallest is not None else by_size(entries)
     smallest_first = make_plan(
@@ -146,7 +173,7 @@ def _plan(
     visit: Sequence[Entry],
     *,
     budget: Budget,
-    joint: tuple[int, int],
+    joint: tuple[int, int, float],
     least_cut: int,
     stop_at_misfit: bool,
     ascending: bool = False,
@@ -158,55 +185,70 @@ def _plan(
     full: set[int] = set()
     success = 0
     # The room left, before the joint that comes before any block but the first.
-    room_bytes, room_lines = budget.max_bytes, budget.max_lines
-    joint_bytes, joint_lines = 0, 0  # none before the first block
+    room_bytes, room_lines, room_tokens = budget
+    joint_bytes, joint_lines, joint_tokens = 0, 0, 0.0  # none before the first block
+    counting = budget.counts_tokens
     for entry in visit:  # thousands of files: kept to plain arithmetic
         block = entry.block
-        if block.bytes + joint_bytes <= room_bytes and block.lines + joint_lines <= room_lines:
+        tokens = block.tokens if counting else 0.0
+        if (
+            block.bytes + joint_bytes <= room_bytes
+            and block.lines + joint_lines <= room_lines
+            and tokens + joint_tokens <= room_tokens
+        ):
             room_bytes -= block.bytes + joint_bytes
             room_lines -= block.lines + joint_lines
-            joint_bytes, joint_lines = joint
+            room_tokens -= tokens + joint_tokens
+            joint_bytes, joint_lines, joint_tokens = joint
             full.add(entry.position)
             success += entry.ok
         elif stop_at_misfit or (ascending and block.bytes + joint_bytes > room_bytes):
             break
     room_bytes -= joint_bytes
     room_lines -= joint_lines
-    if room_bytes <= 0 or room_bytes < least_cut or room_lines <= 0:
+    room_tokens -= joint_tokens
+    if room_bytes <= 0 or room_bytes < least_cut or room_lines <= 0 or room_tokens < 1:
         return Plan(strategy, frozenset(full), success)
     for entry in entries:
         if entry.position in full or entry.least_cut > room_bytes:
             continue
-        partial = cut_block(entry, room_bytes, room_lines)
+        partial = cut_block(entry, room_bytes, room_lines, room_tokens)
         if partial is not None:
             return Plan(strategy, frozenset(full), success, entry.position, partial)
     return Plan(strategy, frozenset(full), success)
 
 
-def cut_block(entry: Entry, room_bytes: int, room_lines: int) -> Block | None:
+def cut_block(
+    entry: Entry, room_bytes: int, room_lines: int, room_tokens: float = UNCOUNTED
+) -> Block | None:
     """The largest head of the body that, framed, fits the room; None if none can.
 
-    A `cut_head` that has a `fill(room_lines, room_bytes)` method is asked for that block
-    itself: it knows its frame, where the attempts below only guess it.
+    A `cut_head` that has a `fill(room_lines, room_bytes, room_tokens)` method is asked
+    for that block itself: it knows its frame, where the attempts below only guess it.
     """
     if entry.cut_head is None:
         return None
     fill = getattr(entry.cut_head, "fill", None)
     if fill is not None:
-        filled: Block | None = fill(room_lines, room_bytes)
+        filled: Block | None = fill(room_lines, room_bytes, room_tokens)
         return filled
     body_lines = room_lines - 3
     if body_lines < 1 or room_bytes < PARTIAL_MIN_BYTES:
         return None
     body_bytes = max(1, room_bytes - PARTIAL_BYTE_SLACK)
+    counting = room_tokens != UNCOUNTED
     for _ in range(PARTIAL_ATTEMPTS):
         block = entry.cut_head(body_lines, body_bytes)
         if block is None:
             return None
-        if block.lines <= room_lines and block.bytes <= room_bytes:
+        over_tokens = block.tokens - room_tokens if counting else 0.0
+        if block.lines <= room_lines and block.bytes <= room_bytes and over_tokens <= 0:
             return block
         if block.lines > room_lines and body_lines > 1:
             body_lines = max(1, body_lines - (block.lines - room_lines))
         if block.bytes > room_bytes and body_bytes > 1:
             body_bytes = max(1, body_bytes - (block.bytes - room_bytes) - 8)
+        elif over_tokens > 0 and body_bytes > 1:  # as many bytes fewer as the excess takes
+            excess = int(over_tokens * block.bytes / max(block.tokens, 1.0))
+            body_bytes = max(1, min(body_bytes, block.bytes) - excess - 8)
     return None

@@ -242,6 +242,8 @@ def weight_of_sample(sample: bytes, size: int) -> float:
     # `_counts` in fewer passes of C, on one integer holding each byte's class as bits
     # (`_planes`): each count is a bit count. A count of markers, which branches on every
     # byte, cost about twice as much.
+    if not sample:
+        return 0.0
     to_class, _, to_planes = _tables or _translations()
     masks = _masks[1] if len(sample) <= _masks[0] else _plane_masks(len(sample))
     letters, _, uppers, digits, _, punctuation, newlines = masks
@@ -263,6 +265,24 @@ def weight_of_sample(sample: bytes, size: int) -> float:
         for weight_of, name in zip(_WEIGHT_VALUES[7:], _NON_ASCII_COUNTED, strict=True):
             weight += weight_of * count(name)
     return weight * size / len(sample) if sample and size != len(sample) else weight
+
+
+# What `--stats` and a budget of tokens weigh of each file or block: 8 windows of 64 bytes
+# over 512 (see `emit.stats.STATS_SAMPLE_BYTES` for what that costs in accuracy).
+QUICK_SAMPLE_BYTES = 1 << 9
+
+
+def text_weight(text: str, sample_bytes: int = QUICK_SAMPLE_BYTES) -> float:
+    """The unrounded estimate of `text` written as UTF-8, weighed on `sample_bytes` of it
+    (a budget of tokens weighs each block so). ASCII text is sampled before it is
+    encoded: its characters are its bytes."""
+    if text.isascii():
+        size = len(text)
+        if size > sample_bytes:
+            text = "".join([text[start:end] for start, end in sample_spans(size, sample_bytes)])
+        return weight_of_sample(text.encode("ascii"), size)
+    data = text.encode("utf-8", "surrogatepass")
+    return weight_of_sample(sample_of(data, sample_bytes), len(data))
 
 
 def estimate_tokens_for(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> int:

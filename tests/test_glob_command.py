@@ -13,10 +13,12 @@ import pytest
 from helpers import run_readmany
 
 import readmany.read.matched as matched_module
-from readmany.commands.glob import GlobRequest, run_glob
+from readmany.commands.glob import GlobRequest, framed_tokens, run_glob
 from readmany.emit.sink import Sink
-from readmany.frame.separator import TRUNCATION_WARNING
+from readmany.frame.formats import GlobFraming
+from readmany.frame.separator import frame_separator
 from readmany.read.matched import read_matched as read_matched_for_real
+from readmany.tokens import text_weight
 
 
 def run(root: Path, *patterns: str, json_mode: bool = False, **options: Any) -> tuple[Any, ...]:
@@ -61,18 +63,23 @@ def test_text_output_and_exit_status(tree: Path) -> None:
     assert outcome.problems == ("Read error: File not found: dangling.txt",)
 
 
+def block_tokens(path: str, body: str, *, truncated: bool = False) -> float:
+    """What a section is estimated to take: its frame's tokens and its text's."""
+    return framed_tokens(GlobFraming(), path, body, 1, truncated=truncated)
+
+
 def read_entry(
-    path: str, size: int, section: str, *, truncated: bool = False, lossy: bool = False
+    path: str, size: int, body: str, *, truncated: bool = False, lossy: bool = False
 ) -> dict[str, Any]:
-    shown = len(section.encode())
+    section = frame_separator(path, body, truncated)
     return {
         "path": path,
         "kind": "text",
         "bytes": size,
         "truncated": truncated,
         "lossy": lossy,
-        "outputBytes": shown,
-        "estimatedTokens": -(-shown // 4),
+        "outputBytes": len(section.encode()),
+        "estimatedTokens": round(block_tokens(path, body, truncated=truncated)),
     }
 
 
@@ -96,23 +103,22 @@ def test_json_details(tree: Path) -> None:
             },
         ],
         "read": [
-            read_entry("a.txt", 6, "--- a.txt ---\n\nalpha\n\n\n"),
-            read_entry("b.md", 11, "--- b.md ---\n\n# b\nline\n\n\n"),
-            read_entry("empty.txt", 0, "--- empty.txt ---\n\n\n\n"),
-            read_entry("latin.txt", 5, "--- latin.txt ---\n\ncaf\ufffd\n\n\n", lossy=True),
-            read_entry(
-                "long.txt",
-                2002,
-                "--- long.txt ---\n\n"
-                + TRUNCATION_WARNING
-                + "\n\n"
-                + "x" * 2000
-                + "... [truncated]\n\n\n",
-                truncated=True,
-            ),
+            read_entry("a.txt", 6, "alpha\n"),
+            read_entry("b.md", 11, "# b\nline\n"),
+            read_entry("empty.txt", 0, ""),
+            read_entry("latin.txt", 5, "caf\ufffd\n", lossy=True),
+            read_entry("long.txt", 2002, "x" * 2000 + "... [truncated]\n", truncated=True),
         ],
         "bytes": len(result["content"].encode()),
-        "estimatedTokens": -(-len(result["content"].encode()) // 4),
+        # The sections' tokens, and the end marker's.
+        "estimatedTokens": round(
+            block_tokens("a.txt", "alpha\n")
+            + block_tokens("b.md", "# b\nline\n")
+            + block_tokens("empty.txt", "")
+            + block_tokens("latin.txt", "caf\ufffd\n")
+            + block_tokens("long.txt", "x" * 2000 + "... [truncated]\n", truncated=True)
+            + text_weight("\n--- End of content ---")
+        ),
     }
     assert result["attachments"] == []
 

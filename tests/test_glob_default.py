@@ -342,3 +342,21 @@ def test_one_process_and_two_agree(repo: Path) -> None:
         outputs.append((done.returncode, done.stdout, done.stderr))
     assert outputs[0] == outputs[1]
     assert outputs[0][0] == 1
+
+
+def test_a_link_to_a_directory_is_a_skip_not_a_failed_read(tmp_path: Path) -> None:
+    # git keeps such a link as a file (ripgrep's HomebrewFormula -> pkg/brew): `**` does not
+    # walk into it, and it is not a file to read; its files are read where they are.
+    make(tmp_path, {"real/a.txt": "a\n"})
+    os.symlink("real", tmp_path / "dirlink")
+    result = run_readmany(["glob", "**"], cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == b"--- real/a.txt ---\n\na\n\n\n\n--- End of content ---\n"
+    assert result.stderr == b"readmany: 1 skipped (symlink to a directory): dirlink\n"
+    assert skipped(run_readmany(["glob", "**", "--json"], cwd=tmp_path)) == {
+        "dirlink": "symlink to a directory"
+    }
+    # The reference face reads it, and fails, as the reference did.
+    reference = run_readmany(["glob", "--compat", "**"], cwd=tmp_path)
+    assert reference.returncode == 1
+    assert b"Path is a directory, not a file" in reference.stderr

@@ -12,6 +12,7 @@ import pytest
 from helpers import readmany_command, run_readmany
 
 from readmany import __version__
+from readmany.tokens import text_weight
 
 
 @pytest.fixture
@@ -124,9 +125,10 @@ def test_json_output(tree: Path) -> None:
     assert result.returncode == 1
     assert set(report) == {"content", "details", "attachments"}
     assert report["details"]["errorCount"] == 1
-    assert report["details"]["files"][0]["estimatedTokens"] == -(
-        -report["details"]["files"][0]["bytes"] // 4
-    )
+    # The first block is the content up to the second one (after the separator).
+    first_block = report["content"].split("\n\n@missing")[0]
+    assert report["details"]["files"][0]["estimatedTokens"] == round(text_weight(first_block))
+    assert report["details"]["files"][0]["bytes"] == len(first_block.encode())
     assert result.stdout.endswith(b"}\n")
 
 

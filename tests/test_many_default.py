@@ -16,6 +16,7 @@ from helpers import readmany_command, run_readmany
 from test_terminal import run_with_terminal_stderr
 
 from readmany.frame.heredoc import base_delimiter
+from readmany.tokens import text_weight
 
 BIG_LINES = 3624
 
@@ -142,13 +143,27 @@ def test_budgets_take_sizes_and_tokens(tree: Path) -> None:
         )
         + "\n"
     )
+    # --max-tokens counts tokens as `--stats` estimates them: the head shown is within
+    # 1,000 of them and about fills them (as a cut by bytes, it is framed with some room
+    # to spare), and the advice holds all of it.
     tokens = run_readmany(["many", "big.py", "--max-tokens", "1k"], cwd=tree)
-    assert tokens.stdout == run_readmany(["many", "big.py", "--max-bytes", "4000"], cwd=tree).stdout
-    assert len(tokens.stdout) - 1 <= 4000
-    assert tokens.stderr.decode().splitlines()[-1] == (
-        "readmany: to read all at once: --max-tokens 27k; or continue with: "
-        "readmany many big.py:133"
+    content = tokens.stdout.decode().removesuffix("\n")
+    assert 900 <= text_weight(content) <= 1000
+    shown = int(re.findall(r"Showing lines 1-(\d+) of 3624", content)[0])
+    assert content == block(
+        "big.py",
+        1,
+        f"{big_lines(1, shown)}\n\n"
+        f"[Showing lines 1-{shown} of 3624. Continue with: readmany many big.py:{shown + 1}]",
     )
+    advice = re.fullmatch(
+        r"readmany: to read all at once: --max-tokens (\d+)k; or continue with: "
+        r"readmany many big.py:(\d+)",
+        tokens.stderr.decode().splitlines()[-1],
+    )
+    assert advice is not None and int(advice[2]) == shown + 1
+    whole = text_weight(block("big.py", 1, big_text()))
+    assert int(advice[1]) == -(-round(whole) // 1000)
 
 
 def test_a_budget_given_replaces_the_default_one(tree: Path) -> None:

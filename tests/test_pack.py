@@ -145,8 +145,48 @@ def test_smallest_first_stops_at_the_first_file_too_big_as_a_full_visit_would(
         entries,
         by_size(entries),
         budget=Budget(max_bytes, max_lines),
-        joint=(2, 1),
+        joint=(2, 1, 0.0),
         least_cut=0,
         stop_at_misfit=False,
     )
     assert plan(ascending=True) == plan(ascending=False)
+
+
+class Weighed(NamedTuple):
+    """A block known by its size and its estimated tokens."""
+
+    text: str
+    bytes: int
+    lines: int
+    tokens: float
+
+
+def test_a_budget_of_tokens_counts_each_blocks_tokens_and_the_joints() -> None:
+    # Two blocks of the same bytes: the one dense with tokens does not fit what the
+    # other does; the joint between them takes its tokens too.
+    light = Entry(0, "light", Weighed("l", 100, 1, 20.0), True, None)
+    dense = Entry(1, "dense", Weighed("d", 100, 1, 60.0), True, None)
+    both = pack_blocks([light, dense], Budget(10_000, 100, 81.0), joint_tokens=1.0)
+    assert both.plan.full == {0, 1}
+    short = pack_blocks([light, dense], Budget(10_000, 100, 80.5), joint_tokens=1.0)
+    assert short.plan.full == {0} and short.omitted == (1,)
+    # Smallest first is by bytes; tokens alone decide here that the dense one is left out.
+    flipped = pack_blocks([dense, light], Budget(10_000, 100, 50.0))
+    assert flipped.switched and flipped.plan.full == {light.position}
+    # Without a budget of tokens, no block is asked for its tokens.
+    sized = Entry(0, "sized", Sized("s", 100, 1), True, None)
+    assert pack_blocks([sized], Budget(1000, 100)).plan.full == {0}
+
+
+def test_a_cut_by_tokens_fits_the_tokens_left() -> None:
+    # The heredoc cutter knows no tokens: the attempts shrink its bytes until the block's
+    # tokens (weighed from its text) fit the room.
+    from readmany.pack import text_tokens
+
+    item = candidate(0, lines(400))
+    whole = text_tokens(item.block.text)
+    block = cut_block(item, 100_000, 1000, whole / 4)
+    assert block is not None
+    assert block.tokens <= whole / 4
+    assert block.tokens > whole / 8  # and takes most of it
+    assert block.bytes < item.block.bytes

@@ -37,13 +37,14 @@ from readmany.select.candidates import (
     REASON_EXCLUDED,
     REASON_IGNORED,
     REASON_LINK_OUTSIDE,
+    REASON_LINKED_DIRECTORY,
     REASON_NO_MATCH,
     REASON_OUTPUT,
     REASON_OUTSIDE,
     REASON_SECRET_FILE,
     Skip,
 )
-from readmany.units import estimate_tokens, parse_size
+from readmany.units import parse_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,6 +59,7 @@ _SELECT_CATEGORIES = {
     REASON_OUTSIDE: "boundary",
     REASON_IGNORED: "ignored",
     REASON_LINK_OUTSIDE: "symlink outside the root",
+    REASON_LINKED_DIRECTORY: "symlink to a directory",
     REASON_DEFAULT_EXCLUDE: "default exclude",
     REASON_EXCLUDED: "excluded",
     REASON_OUTPUT: "output file",
@@ -234,20 +236,28 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                 if text_file is None:
                     continue
                 index += 1
-                block = text_block(framing, report.root, event.rel, path, text_file.text, index)
-                if index == 1:
-                    block = framing.start(None) + block
-                elif joint:
-                    block = joint + block
-                report.text(path, text_file, sink.write(block))
+                text = text_file.text
+                block = text_block(framing, report.root, event.rel, path, text, index)
+                prefix = framing.start(None) if index == 1 else joint
+                tokens = None
+                if sink.weigh:
+                    tokens = weight(prefix) + text_block_tokens(
+                        framing, report.root, event.rel, path, text, index
+                    )
+                size = sink.write(prefix + block, tokens)
+                report.text(path, text_file, size, sink.last_tokens)
             elif isinstance(result, AssetFile):
                 if sink.json_mode:
                     report.attach(path, result)
                 else:
                     index += 1
-                    block = framing.data_url(path, result.mime_type, result.data, index)
-                    block = (framing.start(None) if index == 1 else joint) + block
-                    report.asset(path, result, sink.write(block))
+                    mime, data = result.mime_type, result.data
+                    block = framing.data_url(path, mime, data, index)
+                    prefix = framing.start(None) if index == 1 else joint
+                    tokens = None
+                    if sink.weigh:
+                        tokens = weight(prefix) + data_url_tokens(framing, path, mime, data, index)
+                    report.asset(path, result, sink.write(prefix + block, tokens), sink.last_tokens)
             elif isinstance(result, Skipped):
                 report.skip(path, result.reason, result.category)
             else:  # Failed
@@ -257,7 +267,11 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
     if diff is not None:
         index += 1
         block = diff_block(framing, request, diff, index)
-        sink.write((framing.start(None) if index == 1 else joint) + block)
+        prefix = framing.start(None) if index == 1 else joint
+        tokens = None
+        if sink.weigh:
+            tokens = weight(prefix) + diff_tokens(framing, request, diff, index)
+        sink.write(prefix + block, tokens)
         report.diff = diff
     any_section = index > 0 or report.any_shown
     if compat:
@@ -269,7 +283,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
     by_git = request.by_git
     if not any_section and not compat and not by_git:
         report.nothing_read()
-    return report.outcome(sink.bytes_written)
+    return report.outcome(sink.bytes_written, sink.tokens)
 
 
 def text_block(
@@ -277,7 +291,7 @@ def text_block(
 ) -> str:
     """A text file's block; a text cut to its first lines ends with the command that
     shows the rest."""
-    note = _cut_note(root, rel, text)
+    note = cut_note(root, rel, text)
     return framing.block(path, text.body, index, truncated=text.truncated and not note, note=note)
 
 
@@ -292,12 +306,63 @@ def text_block_size(
     lines: bool = True,
 ) -> tuple[int, int]:
     """Bytes and newlines of `text_block(...)` (newlines 0 without `lines`)."""
-    note = _cut_note(root, rel, text)
+    note = cut_note(root, rel, text)
     truncated = text.truncated and not note
     return framing.size(path, text.body, index, truncated=truncated, note=note, lines=lines)
 
 
-def _cut_note(root: str, rel: str, text: TextRead) -> str:
+def framed_tokens(
+    framing: GlobFraming,
+    path: str,
+    body: str,
+    index: int,
+    *,
+    truncated: bool = False,
+    note: str = "",
+    line_numbers: bool | None = None,
+) -> float:
+    """The estimated tokens of `framing.block(path, body, index, ...)`: its frame's and its
+    text's (numbered with `-n`), each weighed apart (`tokens.text_weight`): weighed with a
+    long text, a frame would count as often as the text's sample is scaled."""
+    from readmany.frame.numbering import number_lines
+    from readmany.tokens import text_weight
+
+    numbered = framing.line_numbers if line_numbers is None else line_numbers
+    frame = framing.block(path, "", index, truncated=truncated, note=note, line_numbers=numbered)
+    return text_weight(frame) + text_weight(number_lines(body) if numbered else body)
+
+
+def text_block_tokens(
+    framing: GlobFraming, root: str, rel: str, path: str, text: TextRead, index: int
+) -> float:
+    """The estimated tokens of `text_block(...)`."""
+    note = cut_note(root, rel, text)
+    truncated = text.truncated and not note
+    return framed_tokens(framing, path, text.body, index, truncated=truncated, note=note)
+
+
+def data_url_tokens(
+    framing: GlobFraming, path: str, mime_type: str, data: str, index: int
+) -> float:
+    """The estimated tokens of `framing.data_url(...)`: its frame's and its data's."""
+    from readmany.tokens import text_weight
+
+    return text_weight(framing.data_url(path, mime_type, "", index)) + text_weight(data)
+
+
+def diff_tokens(framing: GlobFraming, request: GlobRequest, diff: str, index: int) -> float:
+    """The estimated tokens of `diff_block(...)`."""
+    return framed_tokens(framing, diff_label(request), diff, index, line_numbers=False)
+
+
+def weight(text: str) -> float:
+    """`tokens.text_weight`, imported by the runs that count tokens."""
+    from readmany.tokens import text_weight
+
+    return text_weight(text)
+
+
+def cut_note(root: str, rel: str, text: TextRead) -> str:
     """The notice a text cut to its first lines ends with: the command for the rest."""
     if not text.total_lines:
         return ""
@@ -378,41 +443,45 @@ class Report:
             return self.secrets(path, result, mode)
         return result
 
-    def text(self, path: str, result: TextFile, size: int) -> None:
+    def text(self, path: str, result: TextFile, size: int, tokens: float) -> None:
+        """A text shown: `size` bytes and about `tokens` tokens of the output (the
+        tokens are weighed for `--json` alone)."""
         text = result.text
         if text.truncated:
             self.tally.add(FileStat(path, "cut", size, _TRUNCATED))
         else:
             self.tally.add_read(path, size)
         if self.keep_records:
-            self._record(path, result, size, truncated=text.truncated, lossy=text.lossy)
+            self._record(path, result, size, tokens, truncated=text.truncated, lossy=text.lossy)
 
-    def cut(self, path: str, result: TextFile, size: int, shown: int) -> None:
+    def cut(self, path: str, result: TextFile, size: int, tokens: float, shown: int) -> None:
         """A text the budget cut to its first `shown` lines."""
         self.tally.add(FileStat(path, "cut", size, CUT_BY_BUDGET))
         total = result.text.total_lines or _line_count(result.text.body)
         self.budget_notes.append(f"{path}: lines 1-{shown} of {total} shown, {CUT_BY_BUDGET}")
-        self._record(path, result, size, truncated=True, lossy=result.text.lossy)
+        self._record(path, result, size, tokens, truncated=True, lossy=result.text.lossy)
 
     def left_out(self, paths: list[str]) -> None:
         """Files the budget left out (named in one of `budget_notes`)."""
         self.tally.add_many(paths, "omitted", LEFT_OUT)
 
-    def asset(self, path: str, result: AssetFile, size: int) -> None:
+    def asset(self, path: str, result: AssetFile, size: int, tokens: float) -> None:
         self.tally.add(FileStat(path, "read", size))
-        self._record(path, result, size, mimeType=result.mime_type)
+        self._record(path, result, size, tokens, mimeType=result.mime_type)
 
     def attach(self, path: str, result: AssetFile) -> None:
         """An asset sent as an attachment (`--json`), not as content: none of the output."""
         self.attachments.append(Attachment(path, result.mime_type, result.data))
-        self.asset(path, result, 0)
+        self.asset(path, result, 0, 0.0)
 
     @property
     def any_shown(self) -> bool:
         """Whether something is shown outside the content: an attachment counts."""
         return bool(self.attachments)
 
-    def _record(self, path: str, result: TextFile | AssetFile, size: int, **facts: Any) -> None:
+    def _record(
+        self, path: str, result: TextFile | AssetFile, size: int, tokens: float, **facts: Any
+    ) -> None:
         """The `--json` record of a file read: what it is and what it took of the output."""
         if not self.keep_records:
             return
@@ -424,7 +493,7 @@ class Report:
                 "bytes": result.size,
                 **facts,
                 "outputBytes": size,
-                "estimatedTokens": estimate_tokens(size),
+                "estimatedTokens": round(tokens),
             }
         )
 
@@ -490,7 +559,8 @@ class Report:
         more = ", …" if count > len(examples) else ""
         return f"{count} {label}: {', '.join(examples)}{more}"
 
-    def outcome(self, content_bytes: int) -> Outcome:
+    def outcome(self, content_bytes: int, content_tokens: float) -> Outcome:
+        """The run's outcome; `content_tokens`, the content's estimated tokens."""
         details: dict[str, Any] = {"root": self.root}
         if self.keep_records:
             from readmany.emit.jsonarray import JoinedArrays
@@ -504,7 +574,7 @@ class Report:
             if self.found_secrets:
                 details.update(secrets=self.found_secrets)
         details.update(self.details)
-        details.update(bytes=content_bytes, estimatedTokens=estimate_tokens(content_bytes))
+        details.update(bytes=content_bytes, estimatedTokens=round(content_tokens))
         return Outcome(
             details=details,
             exit_code=EXIT_FILE_ERROR if self.problems else EXIT_OK,

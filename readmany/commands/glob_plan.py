@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import sys
 from bisect import bisect_right
 from collections import Counter
@@ -43,10 +44,14 @@ from readmany.commands.glob import (
     LEFT_OUT,
     Report,
     continue_with,
+    data_url_tokens,
     diff_block,
     diff_label,
+    diff_tokens,
+    framed_tokens,
     text_block,
     text_block_size,
+    text_block_tokens,
 )
 from readmany.commands.walker import (
     GlobRequest,
@@ -60,13 +65,23 @@ from readmany.frame import notices
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path, quoted
-from readmany.pack import PARTIAL_BYTE_SLACK, Budget, Entry, Packing, Plan, by_size, pack_blocks
+from readmany.pack import (
+    PARTIAL_BYTE_SLACK,
+    UNCOUNTED,
+    Budget,
+    Entry,
+    Packing,
+    Plan,
+    by_size,
+    pack_blocks,
+    text_tokens,
+)
 from readmany.read.classify import ASSET_KINDS, CREDENTIAL_FILES
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip
-from readmany.units import BYTES_PER_TOKEN, estimate_tokens, utf8_len
+from readmany.units import utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,9 +89,11 @@ if TYPE_CHECKING:
 
     from readmany.emit.stats import StatsTree
     from readmany.read.matched import CandidateReader, Cost, MatchedRead
+    from readmany.read.text import TextRead
 
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
+KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
 NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
 NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
@@ -93,6 +110,7 @@ class Cut(NamedTuple):
     head: str
     note: str
     shown: int  # lines shown
+    tokens: float = 0.0  # estimated, with a budget of tokens
 
 
 class Item(NamedTuple):
@@ -113,15 +131,16 @@ class Budgeted(NamedTuple):
 
     @property
     def limits(self) -> Budget:
-        tokens = self.max_tokens * BYTES_PER_TOKEN if self.max_tokens else NO_LIMIT
-        return Budget(min(self.max_bytes or NO_LIMIT, tokens), self.max_lines or NO_LIMIT)
+        return Budget(
+            self.max_bytes or NO_LIMIT, self.max_lines or NO_LIMIT, self.max_tokens or UNCOUNTED
+        )
 
-    def options_for(self, need_bytes: int, need_lines: int) -> list[str]:
-        """The options, among those given, that would hold `need_bytes` and `need_lines`."""
+    def options_for(self, need_bytes: int, need_lines: int, need_tokens: float) -> list[str]:
+        """The options, among those given, that would hold `need_bytes`, `need_lines` and
+        `need_tokens`."""
         options = []
-        if self.max_tokens is not None and need_bytes > self.max_tokens * BYTES_PER_TOKEN:
-            tokens = estimate_tokens(need_bytes)
-            options.append(f"--max-tokens {_round_up(tokens, 1000)}")
+        if self.max_tokens is not None and need_tokens > self.max_tokens:
+            options.append(f"--max-tokens {_round_up(math.ceil(need_tokens), 1000)}")
         if self.max_bytes is not None and need_bytes > self.max_bytes:
             options.append(f"--max-bytes {_round_up(need_bytes, 1024)}")
         if self.max_lines is not None and need_lines > self.max_lines:
@@ -191,7 +210,8 @@ class _Run:
         self._files_in: Counter[str] | None = None  # files in each directory
         self._parent_of: list[str | None] | None = None  # each item's directory
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
-        self._need: tuple[int, int] | None = None
+        self._need: tuple[int, int, float] | None = None
+        self._written_cut: tuple[int, Cut] | None = None  # the cut the plan chose
         self._least_frame: int | None = None
         self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
         self._groups: dict[tuple[int, ...], list[str]] = {}  # positions -> their names
@@ -205,10 +225,14 @@ class _Run:
         budget = budget_of(request)
         self._keep_bytes = 0
         if budget is not None and not request.stats:  # --stats writes no text
-            self._keep_bytes = min(budget.limits.max_bytes, KEEP_BYTES)
+            limits = budget.limits
+            by_tokens = limits.max_tokens * KEEP_BYTES_PER_TOKEN
+            self._keep_bytes = int(min(limits.max_bytes, by_tokens, KEEP_BYTES))
         # Newlines are counted only for a budget of lines (counting them costs more than
-        # framing a block): without one, a block's `lines` is 0.
+        # framing a block): without one, a block's `lines` is 0. Tokens are estimated only
+        # for a budget of tokens: without one, a block's `tokens` is 0.
         self.lines = request.max_lines is not None
+        self.tokens = request.max_tokens is not None
 
     # -- pass 1 --
 
@@ -278,7 +302,8 @@ class _Run:
                     )
                     if size[0] <= self._keep_bytes:
                         self._keep(len(self.entries), checked, size[0])
-                    self._add(item, size, text.body, cuttable=True)
+                    tokens = self._text_tokens(item, text, index) if self.tokens else 0.0
+                    self._add(item, size, text.body, cuttable=True, tokens=tokens)
                 elif tree:
                     self.items.append(item)
             elif isinstance(result, AssetFile):
@@ -289,7 +314,11 @@ class _Run:
                 elif sizes:
                     index = len(self.entries) + 1
                     block = self.framing.data_url(path, result.mime_type, result.data, index)
-                    self._add(item, size_of(block), "", cuttable=False)
+                    tokens = 0.0
+                    if self.tokens:
+                        mime, data = result.mime_type, result.data
+                        tokens = data_url_tokens(self.framing, path, mime, data, index)
+                    self._add(item, size_of(block), "", cuttable=False, tokens=tokens)
                 elif tree:
                     self.items.append(item)
             elif result is not None:
@@ -299,8 +328,12 @@ class _Run:
             label = diff_label(request)
             item = Item(-1, None, label, label)
             if sizes:
-                block = diff_block(self.framing, request, self.diff, len(self.entries) + 1)
-                self._add(item, size_of(block), self.diff, cuttable=False)
+                index = len(self.entries) + 1
+                block = diff_block(self.framing, request, self.diff, index)
+                tokens = (
+                    diff_tokens(self.framing, request, self.diff, index) if self.tokens else 0.0
+                )
+                self._add(item, size_of(block), self.diff, cuttable=False, tokens=tokens)
             else:
                 self.items.append(item)
 
@@ -326,12 +359,18 @@ class _Run:
         else:
             self.report.fail(path, result.reason, result.reason)
 
-    def _add(self, item: Item, size: tuple[int, int], body: str, *, cuttable: bool) -> None:
-        """Keep the size of a block (bytes, newlines), not its text."""
+    def _text_tokens(self, item: Item, text: TextRead, index: int) -> float:
+        """The estimated tokens of a text file's block (`glob.text_block_tokens`)."""
+        return text_block_tokens(self.framing, self.report.root, item.rel, item.path, text, index)
+
+    def _add(
+        self, item: Item, size: tuple[int, int], body: str, *, cuttable: bool, tokens: float
+    ) -> None:
+        """Keep the size of a block (bytes, newlines, estimated tokens), not its text."""
         first_end = body.find("\n")
         first_line = utf8_len(body[: first_end + 1] if first_end >= 0 else body)
         position = len(self.entries)
-        block = _Block(self, position, size[0], size[1], first_line)
+        block = _Block(self, position, size[0], size[1], first_line, tokens)
         self.items.append(item)
         # What a cut takes at least, known without framing: the frame of no line for
         # an empty path, this path (shown whole, or longer when quoted) and a line.
@@ -385,32 +424,55 @@ class _Run:
             return everything, *self._ends(everything, None)
         limits = budget.limits
         joint = size_of(self.framing.joint)
-        keep_bytes, keep_lines = 0, 1  # the newline after the content ends its last line
+        joint_tokens = text_tokens(self.framing.joint) if self.tokens else 0.0
+        # The newline after the content ends its last line.
+        keep_bytes, keep_lines, keep_tokens = 0, 1, 0.0
         for attempt in range(PLAN_ATTEMPTS):
-            room = Budget(limits.max_bytes - keep_bytes, limits.max_lines - keep_lines)
-            if room.max_bytes < 0 or room.max_lines < 0:
+            room = Budget(
+                limits.max_bytes - keep_bytes,
+                limits.max_lines - keep_lines,
+                limits.max_tokens - keep_tokens,
+            )
+            if room.max_bytes < 0 or room.max_lines < 0 or room.max_tokens < 0:
                 break
             if self._by_size is None:
                 self._by_size = by_size(entries)
             packing = pack_blocks(
-                entries, room, joint=joint, least_cut=self.least_frame(), smallest=self._by_size
+                entries,
+                room,
+                joint=joint,
+                joint_tokens=joint_tokens,
+                least_cut=self.least_frame(),
+                smallest=self._by_size,
             )
             start, end = self._ends(packing, budget)
             cost_bytes = utf8_len(start) + utf8_len(end)
             cost_lines = start.count("\n") + end.count("\n") + 1
-            if cost_bytes <= keep_bytes and cost_lines <= keep_lines:
+            cost_tokens = self._ends_tokens(start, end)
+            if cost_bytes <= keep_bytes and cost_lines <= keep_lines and cost_tokens <= keep_tokens:
                 return packing, start, end
             if attempt >= QUICK_ATTEMPTS:  # still growing: keep more at once, to end soon
-                cost_bytes, cost_lines = (
+                cost_bytes, cost_lines, cost_tokens = (
                     max(cost_bytes, 2 * keep_bytes),
                     max(cost_lines, 2 * keep_lines),
+                    max(cost_tokens, 2 * keep_tokens),
                 )
             keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
+            keep_tokens = max(keep_tokens, cost_tokens)
         nothing = Packing(_none(), False, tuple(range(len(entries))))
         start, end = self._ends(nothing, budget)
-        if utf8_len(end) > limits.max_bytes or end.count("\n") + 1 > limits.max_lines:
+        if (
+            utf8_len(end) > limits.max_bytes
+            or end.count("\n") + 1 > limits.max_lines
+            or self._ends_tokens("", end) > limits.max_tokens
+        ):
             end = ""  # not even the notice fits: it is said on stderr alone
         return nothing, start, end
+
+    def _ends_tokens(self, start: str, end: str) -> float:
+        """The tokens of the start, the end and the newline after the content (0 without
+        a budget of tokens)."""
+        return text_tokens(f"{start}{end}\n") if self.tokens else 0.0
 
     def _ends(self, packing: Packing, budget: Budgeted | None) -> tuple[str, str]:
         plan = packing.plan
@@ -440,8 +502,7 @@ class _Run:
         else (a tiny budget) nothing."""
         assert budget is not None
         names = self.left_out_names(packing.omitted)
-        need_bytes, need_lines = self.need()
-        options = budget.options_for(need_bytes, need_lines)
+        options = budget.options_for(*self.need())
         tail = f" All {len(self.entries)} take {' '.join(options)}." if options else ""
         count = len(packing.omitted)
         files = f"{count} {'file' if count == 1 else 'files'}"
@@ -452,9 +513,17 @@ class _Run:
             f"--json details.packing).{tail}]",
             f"[Left out by the budget: {files}.]",
         )
-        max_bytes = budget.limits.max_bytes
-        share = max_bytes // NOTE_SHARE if max_bytes != NO_LIMIT else NOTE_WITHOUT_BYTES
-        return next((form for form in forms if utf8_len(form) <= share), "")
+        limits = budget.limits
+        share = NOTE_WITHOUT_BYTES  # a budget of lines alone
+        token_share = limits.max_tokens / NOTE_SHARE
+        if limits.max_bytes != NO_LIMIT:
+            share = limits.max_bytes // NOTE_SHARE
+        elif self.tokens:
+            share = NO_LIMIT
+        for form in forms:
+            if utf8_len(form) <= share and (not self.tokens or text_tokens(form) <= token_share):
+                return form
+        return ""
 
     def left_out_names(self, omitted: Sequence[int]) -> list[str]:
         """The files left out, in output order: a directory whose files are all left out
@@ -552,12 +621,13 @@ class _Run:
             )
         return name
 
-    def need(self) -> tuple[int, int]:
-        """Bytes and lines of an output that shows every file whole."""
+    def need(self) -> tuple[int, int, float]:
+        """Bytes, lines and tokens of an output that shows every file whole (tokens 0
+        without a budget of tokens)."""
         if self._need is not None:
             return self._need
         if not self.entries:
-            return 0, 0
+            return 0, 0, 0.0
         joint = self.framing.joint
         blocks = [entry.block for entry in self.entries]
         count = len(blocks)
@@ -567,7 +637,11 @@ class _Run:
         need_lines = sum(b.lines for b in blocks) + (count - 1) * joint.count("\n")
         need_bytes += utf8_len(start) + utf8_len(end)
         need_lines += start.count("\n") + end.count("\n") + 1
-        self._need = need_bytes, need_lines
+        need_tokens = 0.0
+        if self.tokens:
+            need_tokens = sum(b.tokens for b in blocks) + self._ends_tokens(start, end)
+            need_tokens += (count - 1) * text_tokens(joint)
+        self._need = need_bytes, need_lines, need_tokens
         return self._need
 
     # -- pass 2 --
@@ -579,6 +653,8 @@ class _Run:
         late: list[int] = []
         left_out: list[str] = []
         index = 0
+        if plan.partial_index is not None and isinstance(plan.partial, Cut):
+            self._written_cut = (plan.partial_index, plan.partial)
         for position, item in enumerate(self.items):
             if position in plan.full:
                 block, result = self._block_again(position, index + 1)
@@ -593,16 +669,21 @@ class _Run:
                 left_out.append(item.path)
                 continue
             index += 1
-            size = sink.write((start if index == 1 else framing.joint) + block)
+            prefix = start if index == 1 else framing.joint
+            weighed = None
+            if sink.weigh:
+                weighed = text_tokens(prefix) + self._block_tokens(position, result, index)
+            size = sink.write(prefix + block, weighed)
+            tokens = sink.last_tokens
             if item.candidate is None:
                 report.diff = self.diff
             elif isinstance(result, TextFile):
                 if position == plan.partial_index and isinstance(plan.partial, Cut):
-                    report.cut(item.path, result, size, plan.partial.shown)
+                    report.cut(item.path, result, size, tokens, plan.partial.shown)
                 else:
-                    report.text(item.path, result, size)
+                    report.text(item.path, result, size, tokens)
             elif isinstance(result, AssetFile):
-                report.asset(item.path, result, size)
+                report.asset(item.path, result, size, tokens)
         report.left_out(left_out)
         if not self.entries:  # --tree alone
             sink.write(end)
@@ -625,6 +706,24 @@ class _Run:
         report.details["packing"] = details
         if self.entries and not index and not report.any_shown:
             report.problems.append(self._nothing_fits())
+
+    def _block_tokens(self, position: int, result: object, index: int) -> float:
+        """The estimated tokens of the block written at `position`, the `index`-th."""
+        item = self.items[position]
+        plan_cut = self._written_cut
+        if item.candidate is None:
+            assert self.diff is not None
+            return diff_tokens(self.framing, self.request, self.diff, index)
+        if isinstance(result, AssetFile):
+            mime, data = result.mime_type, result.data
+            return data_url_tokens(self.framing, item.path, mime, data, index)
+        if plan_cut is not None and plan_cut[0] == position:
+            cut = plan_cut[1]
+            return framed_tokens(self.framing, item.path, cut.head, index, note=cut.note)
+        assert isinstance(result, TextFile)
+        return text_block_tokens(
+            self.framing, self.report.root, item.rel, item.path, result.text, index
+        )
 
     def _block_again(self, position: int, index: int) -> tuple[str | None, Any]:
         """The block of a file read again; None if it is no longer shown, or (with a
@@ -654,6 +753,14 @@ class _Run:
         planned = self.entries[position].block
         if utf8_len(block) > planned.bytes or (self.lines and block.count("\n") > planned.lines):
             return None, None  # it grew since it was measured
+        grew = (
+            self.tokens
+            and not kept
+            and isinstance(result, TextFile)
+            and self._text_tokens(item, result.text, index) > planned.tokens
+        )
+        if grew:
+            return None, None  # it changed since it was measured, and takes more
         return block, result
 
     def _late_end(self, packing: Packing, late: list[int], started: bool) -> str:
@@ -670,10 +777,26 @@ class _Run:
             key=lambda entry: (entry.block.bytes, self._newlines(entry)),
         )
         size = smallest.block
-        tokens = estimate_tokens(size.bytes)
+        tokens = math.ceil(size.tokens if self.tokens else self._weighed(smallest))
         return (
             f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
             f"bytes, {self._newlines(smallest) + 1} lines (~{tokens} tokens) as framed"
+        )
+
+    def _weighed(self, entry: Entry) -> float:
+        """The estimated tokens of an entry's block, weighed now (no budget of tokens
+        weighed it in the first pass)."""
+        position = entry.position
+        item = self.items[position]
+        if item.candidate is None:
+            assert self.diff is not None
+            return diff_tokens(self.framing, self.request, self.diff, position + 1)
+        text = self.text_of(position)
+        if text is None:  # an asset: its block is read again to be weighed
+            block, _ = self._block_again(position, position + 1)
+            return text_tokens(block or "")
+        return text_block_tokens(
+            self.framing, self.report.root, item.rel, item.path, text.text, position + 1
         )
 
     def _newlines(self, entry: Entry) -> int:
@@ -698,14 +821,17 @@ class _Block:
     when it is written); and `pack`'s way to cut it: the longest head of whole lines whose
     framed block fits, ending with the command that shows the rest."""
 
-    __slots__ = ("bytes", "first_line", "least", "lines", "position", "run")
+    __slots__ = ("bytes", "first_line", "least", "lines", "position", "run", "tokens")
     text = ""
 
-    def __init__(self, run: _Run, position: int, size: int, lines: int, first_line: int) -> None:
+    def __init__(
+        self, run: _Run, position: int, size: int, lines: int, first_line: int, tokens: float
+    ) -> None:
         self.run = run
         self.position = position
         self.bytes = size
         self.lines = lines  # newlines in it
+        self.tokens = tokens  # estimated, with a budget of tokens
         self.first_line = first_line  # bytes of the text's first line: a cut shows at least it
         self.least = 0  # bytes the block of one line takes at least; 0: not known yet
 
@@ -714,12 +840,16 @@ class _Block:
         room = max_bytes + PARTIAL_BYTE_SLACK  # as `pack` guesses the frame
         return self._cut(lambda _block: True, max_lines, max_bytes, room)
 
-    def fill(self, room_lines: int, room_bytes: int) -> Cut | None:
-        """The longest head whose block fits `room_lines` and `room_bytes` (what `pack`
-        asks of a cut that knows its frame)."""
+    def fill(self, room_lines: int, room_bytes: int, room_tokens: float = UNCOUNTED) -> Cut | None:
+        """The longest head whose block fits `room_lines`, `room_bytes` and `room_tokens`
+        (what `pack` asks of a cut that knows its frame)."""
 
         def fits(block: Cut) -> bool:
-            return block.bytes <= room_bytes and block.lines <= room_lines
+            return (
+                block.bytes <= room_bytes
+                and block.lines <= room_lines
+                and block.tokens <= room_tokens
+            )
 
         return self._cut(fits, room_lines, room_bytes, room_bytes)
 
@@ -757,8 +887,12 @@ class _Block:
     def _framed(self, item: Item, head: str, count: int, total: int) -> Cut:
         run = self.run
         note = notices.showing(1, count, total, continue_with(run.report.root, item.rel, count + 1))
-        text = run.framing.block(item.path, head, self.position + 1, note=note)
-        return Cut(text, *size_of(text), head, note, count)
+        index = self.position + 1
+        text = run.framing.block(item.path, head, index, note=note)
+        tokens = (
+            framed_tokens(run.framing, item.path, head, index, note=note) if run.tokens else 0.0
+        )
+        return Cut(text, *size_of(text), head, note, count, tokens)
 
 
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
@@ -871,7 +1005,7 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
     by_git = request.by_git
     if not run.items and not report.any_shown and not by_git:
         report.nothing_read()
-    return report.outcome(sink.bytes_written)
+    return report.outcome(sink.bytes_written, sink.tokens)
 
 
 def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
@@ -898,4 +1032,4 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
         report.details["stats"] = stats_json(root)
     if not root.files:
         report.nothing_read()
-    return report.outcome(sink.bytes_written)
+    return report.outcome(sink.bytes_written, sink.tokens)

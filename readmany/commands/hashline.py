@@ -38,7 +38,6 @@ from readmany.read.tool import (
     resolve_path,
 )
 from readmany.record import NamedTuple
-from readmany.units import estimate_tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,7 +132,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         return shown
     # Written only now, outside the read's error handling: a closed stdout is the CLI's.
     size = sink.write(shown.text)
-    details = {**shown.details, "bytes": size, "estimatedTokens": estimate_tokens(size)}
+    details = {**shown.details, "bytes": size, "estimatedTokens": round(sink.tokens)}
     return Outcome(details, stats=Tally.of([FileStat(request.path, "read", size)]))
 
 

@@ -23,7 +23,6 @@ from readmany.limits import MANY_MAX_FILES
 from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
 from readmany.read.tool import Number, ReadStyle, ToolRead, read_tool, truncate_head
 from readmany.record import NamedTuple
-from readmany.units import estimate_tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -204,7 +203,7 @@ def file_detail(request: FileRequest, result: ToolRead, block: Block) -> dict[st
             detail["truncation"] = result.truncation.as_json()
     detail["bytes"] = block.bytes
     detail["lines"] = block.lines
-    detail["estimatedTokens"] = estimate_tokens(block.bytes)
+    detail["estimatedTokens"] = round(block.tokens)
     return detail
 
 
@@ -274,7 +273,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
         "files": details,
         "packing": packing.as_json(candidates),
         "bytes": sink.bytes_written,
-        "estimatedTokens": estimate_tokens(sink.bytes_written),
+        "estimatedTokens": round(sink.tokens),
     }
     return Outcome(
         details=report,

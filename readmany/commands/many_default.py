@@ -11,6 +11,7 @@ say so (`frame.notices` words every notice).
 
 from __future__ import annotations
 
+import math
 import sys
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -21,10 +22,19 @@ from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame import notices
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
-from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
+from readmany.pack import (
+    SEPARATOR,
+    SEPARATOR_BYTES,
+    SEPARATOR_LINES,
+    UNCOUNTED,
+    Budget,
+    Entry,
+    pack_blocks,
+    text_tokens,
+)
 from readmany.read.tool import ReadStyle, ToolRead, format_size, js_number, read_tool
 from readmany.record import NamedTuple
-from readmany.units import BYTES_PER_TOKEN, estimate_tokens, parse_size, utf8_len
+from readmany.units import parse_size, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,6 +48,7 @@ if TYPE_CHECKING:
 
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 NOTICE_LINES = 2  # an empty line and the notice, after a block's text
+READ_BYTES_PER_TOKEN = 8  # a budget of tokens reads at most this many bytes a token
 
 
 # --- the budget -------------------------------------------------------------------------
@@ -66,8 +77,7 @@ def budget_of(options: Options, face: Face) -> tuple[BudgetAsked, Budget]:
     asked = BudgetAsked(max_bytes, lines, tokens)
     if asked == BudgetAsked():
         return asked, Budget(READ_MAX_BYTES, READ_MAX_LINES)
-    byte_limits = [max_bytes or NO_LIMIT, tokens * BYTES_PER_TOKEN if tokens else NO_LIMIT]
-    return asked, Budget(min(byte_limits), lines or NO_LIMIT)
+    return asked, Budget(max_bytes or NO_LIMIT, lines or NO_LIMIT, tokens or UNCOUNTED)
 
 
 def _plain_number(text: str | None, option: str) -> int | None:
@@ -85,12 +95,15 @@ def _plain_number(text: str | None, option: str) -> int | None:
     return value
 
 
-def raise_options(need_bytes: int, need_lines: int, asked: BudgetAsked) -> list[str]:
-    """The budget options that would hold `need_bytes` and `need_lines` in one run."""
+def raise_options(
+    need_bytes: int, need_lines: int, need_tokens: float, asked: BudgetAsked
+) -> list[str]:
+    """The budget options that would hold `need_bytes`, `need_lines` and `need_tokens`
+    in one run."""
     defaults = asked.max_bytes is None and asked.max_lines is None and asked.max_tokens is None
     options = []
-    if asked.max_tokens is not None and need_bytes > asked.max_tokens * BYTES_PER_TOKEN:
-        options.append(f"--max-tokens {notices.size_option(estimate_tokens(need_bytes), 1000)}")
+    if asked.max_tokens is not None and need_tokens > asked.max_tokens:
+        options.append(f"--max-tokens {notices.size_option(math.ceil(need_tokens), 1000)}")
     max_bytes = READ_MAX_BYTES if defaults else asked.max_bytes
     if max_bytes is not None and need_bytes > max_bytes:
         options.append(f"--max-bytes {notices.size_option(need_bytes)}")
@@ -114,6 +127,11 @@ class Shown(NamedTuple):
     last: int = 0
     total: int = 0
     next_spec: str | None = None  # `PATH:N[:LINES]`: what reads the rest; None when whole
+
+    @property
+    def tokens(self) -> float:
+        """Its estimated tokens, as a budget of tokens counts them (weighed when asked)."""
+        return text_tokens(self.text)
 
 
 def _shown(
@@ -151,12 +169,16 @@ def _page(request: FileRequest) -> int | None:
 
 def read_style(budget: Budget, face: Face) -> ReadStyle:
     """How each file is read: capped by the budget alone (unless the face caps each file
-    as the reference's read does), without the read's notices, which `piece_of` words."""
+    as the reference's read does), without the read's notices, which `piece_of` words.
+    A budget of tokens caps a read at `READ_BYTES_PER_TOKEN` bytes a token."""
     capped = ReadStyle()
+    max_bytes = budget.max_bytes
+    if budget.counts_tokens:
+        max_bytes = min(max_bytes, int(budget.max_tokens * READ_BYTES_PER_TOKEN))
     return ReadStyle(
         rewrite_paths=face.rewrite_paths,
         max_lines=capped.max_lines if face.many_file_cap else budget.max_lines,
-        max_bytes=capped.max_bytes if face.many_file_cap else budget.max_bytes,
+        max_bytes=capped.max_bytes if face.many_file_cap else max_bytes,
         notices=False,
         refuse_binary=face.many_binary_error,
     )
@@ -363,8 +385,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         sink.write(SEPARATOR + left_out if shown else left_out)
     errors = sum(not entry.ok for entry in entries)
     fates = _fates(entries, packing)
-    need_bytes, need_lines = _need(pieces)
-    raise_to = raise_options(need_bytes, need_lines, request.asked) if rest else []
+    raise_to = raise_options(*_need(pieces, request.budget), request.asked) if rest else []
     report: dict[str, Any] = {
         "processedCount": len(entries),
         "successCount": len(entries) - errors,
@@ -374,7 +395,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         "continueWith": notices.many_command(rest) if rest else None,
         **({"secrets": found} if found else {}),
         "bytes": sink.bytes_written,
-        "estimatedTokens": estimate_tokens(sink.bytes_written),
+        "estimatedTokens": round(sink.tokens),
     }
     return Outcome(
         details=report,
@@ -411,29 +432,39 @@ def _pack(
     first few and the count instead; stderr and the JSON details name them all.
     """
     budget = request.budget
-    need_bytes, need_lines = _need(pieces)
-    raise_to = raise_options(need_bytes, need_lines, request.asked)
+    raise_to = raise_options(*_need(pieces, budget), request.asked)
+    counting = budget.counts_tokens
     keep_bytes = keep_lines = 0
+    keep_tokens = 0.0
     notice = None
     named = True
     for _ in range(len(entries) + 2):
-        packing = pack_blocks(
-            entries, Budget(budget.max_bytes - keep_bytes, budget.max_lines - keep_lines)
+        room = Budget(
+            budget.max_bytes - keep_bytes,
+            budget.max_lines - keep_lines,
+            budget.max_tokens - keep_tokens,
         )
+        packing = pack_blocks(entries, room)
         rest = _rest(entries, pieces, packing)
         if not packing.omitted or not request.face.many_omitted_notice:
             return packing, None, rest, True
         names = [entries[i].path for i in packing.omitted]
         notice = notices.left_out(names, raise_to, notices.many_command(rest))
-        named = utf8_len(notice) <= budget.max_bytes // 4
+        named = utf8_len(notice) <= budget.max_bytes // 4 and (
+            not counting or text_tokens(notice) <= budget.max_tokens / 4
+        )
         if not named:
             notice = notices.left_out_many(names, raise_to)
         any_shown = bool(packing.plan.full) or packing.plan.partial is not None
         cost_bytes = utf8_len(notice) + (SEPARATOR_BYTES if any_shown else 0)
         cost_lines = notice.count("\n") + 1 + (SEPARATOR_LINES if any_shown else 0)
-        if cost_bytes <= keep_bytes and cost_lines <= keep_lines:
+        cost_tokens = 0.0
+        if counting:
+            cost_tokens = text_tokens(SEPARATOR + notice if any_shown else notice)
+        if cost_bytes <= keep_bytes and cost_lines <= keep_lines and cost_tokens <= keep_tokens:
             break
         keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
+        keep_tokens = max(keep_tokens, cost_tokens)
     return packing, notice, rest, named
 
 
@@ -453,13 +484,21 @@ def _rest(entries: Sequence[Entry], pieces: Sequence[Piece], packing: Packing) -
     return rest
 
 
-def _need(pieces: Sequence[Piece]) -> tuple[int, int]:
-    """Bytes and lines of an output that shows every file whole."""
+def _need(pieces: Sequence[Piece], budget: Budget) -> tuple[int, int, float]:
+    """Bytes, lines and tokens of an output that shows every file whole (tokens, only
+    for a budget of tokens, estimated at each block's tokens a byte)."""
     count = len(pieces)
     separators = max(count - 1, 0)
+    tokens = 0.0
+    if budget.counts_tokens:
+        for piece in pieces:
+            block = piece.block
+            tokens += block.tokens * piece.need_bytes / max(block.bytes, 1)
+        tokens += separators * text_tokens(SEPARATOR)
     return (
         sum(p.need_bytes for p in pieces) + separators * SEPARATOR_BYTES,
         sum(p.need_lines for p in pieces) + separators * SEPARATOR_LINES,
+        tokens,
     )
 
 

@@ -78,7 +78,13 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
         from readmany.emit.summary import ProgressBar
 
         progress = ProgressBar()
-    sink = Sink(stream, json_mode=how.json_mode, on_file=progress.tick if progress else None)
+    sink = Sink(
+        stream,
+        json_mode=how.json_mode,
+        on_file=progress.tick if progress else None,
+        # The tokens of the output are said in the details, the summary and --copy's note.
+        weigh=how.json_mode or interactive or clipboard is not None,
+    )
     try:
         try:
             outcome = command(sink)
@@ -115,7 +121,7 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     if interactive:
         from readmany.emit.summary import print_summary
 
-        print_summary(outcome.stats or Tally(), sink.bytes_written)
+        print_summary(outcome.stats or Tally(), sink.bytes_written, sink.tokens)
     elif not how.quiet:
         for line in outcome.notices:
             error_line(line)
@@ -123,7 +129,8 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
         for line in outcome.advice:
             error_line(line)
     if clipboard is not None and captured is not None:
-        return _copy(clipboard, captured.getvalue(), sink.bytes_written) or outcome.exit_code
+        copied = _copy(clipboard, captured.getvalue(), sink.bytes_written, sink.tokens)
+        return copied or outcome.exit_code
     return outcome.exit_code
 
 
@@ -140,17 +147,15 @@ def _standard_output() -> IO[bytes]:
     return open(descriptor, "wb", buffering=_STDOUT_BUFFER, closefd=False)
 
 
-def _copy(clipboard: Clipboard, data: bytes, content_bytes: int) -> int:
+def _copy(clipboard: Clipboard, data: bytes, content_bytes: int, tokens: float) -> int:
     from readmany.emit.clipboard import ClipboardError
-    from readmany.units import estimate_tokens
 
     try:
         used = clipboard.copy(data)
     except ClipboardError as exc:
         error_line(str(exc))
         return EXIT_FILE_ERROR
-    tokens = estimate_tokens(content_bytes)
-    error_line(used.report(f"{content_bytes} bytes (~{tokens} tokens)"))
+    error_line(used.report(f"{content_bytes} bytes (~{round(tokens)} tokens)"))
     return 0
 
 

@@ -56,18 +56,28 @@ class Sink:
         *,
         json_mode: bool,
         on_file: Callable[[str, int | None], None] | None = None,
+        weigh: bool | None = None,
     ) -> None:
         self._stream = stream
         self.json_mode = json_mode
         self._on_file = on_file
         self.bytes_written = 0  # UTF-8 bytes of content, not of the JSON wrapping
+        # With `weigh` (by default in JSON mode, whose details say it), the estimated
+        # tokens of the content (`tokens.text_weight` of each piece written, summed), and
+        # of the last piece.
+        self.weigh = json_mode if weigh is None else weigh
+        self.tokens = 0.0
+        self.last_tokens = 0.0
         self._started = False
 
     def _put(self, text: str) -> None:
         self._stream.write(encode_output(text))
 
-    def write(self, text: str) -> int:
-        """Write a piece of content; return its size in bytes (UTF-8, as written)."""
+    def write(self, text: str, tokens: float | None = None) -> int:
+        """Write a piece of content; return its size in bytes (UTF-8, as written).
+        `tokens`: its estimated tokens, where the caller weighed its parts (a frame apart
+        from a long text: weighed together, the frame would count as often as the text's
+        sample is scaled); else, with `weigh`, it is weighed here."""
         if not text:
             return 0
         if self.json_mode:
@@ -81,6 +91,13 @@ class Sink:
             self._stream.write(data)
             size = len(data)
         self.bytes_written += size
+        if self.weigh:
+            if tokens is None:
+                from readmany.tokens import text_weight
+
+                tokens = text_weight(text)
+            self.last_tokens = tokens
+            self.tokens += tokens
         return size
 
     def flush(self) -> None:

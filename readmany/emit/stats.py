@@ -24,6 +24,7 @@ from readmany.frame.paths import header_path
 from readmany.frame.tree import BRANCH, GAP, LAST_BRANCH, PIPE
 from readmany.record import NamedTuple
 from readmany.tokens import (
+    QUICK_SAMPLE_BYTES,
     SAMPLE_BYTES,
     estimate_tokens_for,
     sample_of,
@@ -78,7 +79,7 @@ def measure_chunks(chunks: Iterable[bytes], size: int, sample_bytes: int = SAMPL
 # it, and by 3.1% instead of 1.8% on their sum; on the recorded samples by 6.3% instead of
 # 4.7%. The estimate is much of the time `--stats` spends on a file, and its time goes
 # with the bytes weighed: 1 KiB made `--stats` 5% slower on the benchmark's repo tree.
-STATS_SAMPLE_BYTES = 1 << 9
+STATS_SAMPLE_BYTES = QUICK_SAMPLE_BYTES
 _EMPTY = Measure(0, 0, 0)
 _tuple_new = tuple.__new__  # a record from a tuple in C, not through its Python `__new__`
 

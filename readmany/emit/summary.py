@@ -10,7 +10,7 @@ import time
 
 from readmany.commands import Tally
 from readmany.emit.quote import escape_controls
-from readmany.units import estimate_tokens, human_size
+from readmany.units import human_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,16 +20,16 @@ PROGRESS_AFTER_SECONDS = 1.0
 PROGRESS_AFTER_FILES = 500
 
 
-def summary_lines(tally: Tally, content_bytes: int) -> list[str]:
-    """The summary as plain lines (rendered with colour by `print_summary`)."""
+def summary_lines(tally: Tally, content_bytes: int, tokens: float) -> list[str]:
+    """The summary as plain lines (rendered with colour by `print_summary`); `tokens`,
+    the content's estimated tokens."""
     counts = tally.counts
     parts = [f"{counts['read']} read"]
     for status in ("cut", "omitted", "skipped", "error"):
         if counts[status]:
             label = "errors" if status == "error" and counts[status] > 1 else status
             parts.append(f"{counts[status]} {label}")
-    tokens = estimate_tokens(content_bytes)
-    lines = [f"{', '.join(parts)} · {human_size(content_bytes)} · ~{tokens:,} tokens"]
+    lines = [f"{', '.join(parts)} · {human_size(content_bytes)} · ~{round(tokens):,} tokens"]
     if tally.reasons:
         listed = ", ".join(f"{reason} ({count})" for reason, count in sorted(tally.reasons.items()))
         lines.append(f"not shown: {listed}")
@@ -42,12 +42,12 @@ def summary_lines(tally: Tally, content_bytes: int) -> list[str]:
     return lines
 
 
-def print_summary(tally: Tally, content_bytes: int) -> None:
+def print_summary(tally: Tally, content_bytes: int, tokens: float) -> None:
     from rich.console import Console
     from rich.text import Text
 
     console = Console(stderr=True, highlight=False)
-    first, *rest = summary_lines(tally, content_bytes)
+    first, *rest = summary_lines(tally, content_bytes, tokens)
     console.print(Text("readmany: ", style="bold") + Text(escape_controls(first), style="green"))
     for line in rest:
         label, _, value = line.partition(": ")

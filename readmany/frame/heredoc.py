@@ -32,6 +32,13 @@ class Block(NamedTuple):
     bytes: int
     lines: int
 
+    @property
+    def tokens(self) -> float:
+        """Its estimated tokens, as a budget of tokens counts them (weighed when asked)."""
+        from readmany.tokens import text_weight
+
+        return text_weight(self.text)
+
 
 def path_hash(path: str) -> str:
     """djb2 (h*33 + c) over UTF-16 code units mod 2**32; the first 6 upper-hex digits."""

@@ -33,6 +33,7 @@ from readmany.select.candidates import (
     REASON_EXCLUDED,
     REASON_IGNORED,
     REASON_LINK_OUTSIDE,
+    REASON_LINKED_DIRECTORY,
     REASON_NO_MATCH,
     REASON_OUTPUT,
     REASON_OUTSIDE,
@@ -247,6 +248,8 @@ class _Selector:
             return Skip(rel, REASON_OUTSIDE)
         if is_secret_name(rel) or (real_rel != rel and is_secret_name(real_rel)):
             return Skip(rel, REASON_SECRET_FILE)
+        if is_link and not self.compat and real is not None and os.path.isdir(real):
+            return Skip(rel, REASON_LINKED_DIRECTORY)  # not a file: not a failed read
         linked = real_rel if real is not None and (is_link or real_rel != rel) else None
         return Candidate(rel, path, regular, requested, linked)
 
