@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 from readmany.record import NamedTuple
+from readmany.tokens import text_weight
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
 SEPARATOR_LINES = 1
 UNCOUNTED = float("inf")  # a budget without tokens
+text_tokens = text_weight  # what a text (a block, a joint, a notice) takes of such a budget
 PARTIAL_MIN_BYTES = 32
 PARTIAL_BYTE_SLACK = 96
 PARTIAL_ATTEMPTS = 16
@@ -59,13 +61,6 @@ class Budget(NamedTuple):
     @property
     def counts_tokens(self) -> bool:
         return self.max_tokens != UNCOUNTED
-
-
-def text_tokens(text: str) -> float:
-    """What a text (a block, a joint, a notice) takes of a budget of tokens."""
-    from readmany.tokens import text_weight
-
-    return text_weight(text)
 
 
 class Entry(NamedTuple):
@@ -129,6 +124,7 @@ def pack_blocks(
     joint: tuple[int, int] = (SEPARATOR_BYTES, SEPARATOR_LINES),
     joint_tokens: float | None = None,
     least_cut: int = 0,
+    least_cut_tokens: float = 0.0,
     smallest: Sequence[Entry] | None = None,
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
@@ -136,8 +132,8 @@ def pack_blocks(
     `joint` is the (bytes, lines) between two blocks, and `joint_tokens` its tokens (by
     default those of `SEPARATOR`, weighed when the budget counts tokens); `least_cut`,
     bytes no cut block can take less of (a smaller room left is not offered to any file;
-    each entry's own `least_cut` is checked too); `smallest`, `by_size(entries)` if it is
-    known already.
+    each entry's own `least_cut` is checked too), and `least_cut_tokens` its tokens;
+    `smallest`, `by_size(entries)` if it is known already.
     """
     budget = budget or Budget()
     if not budget.counts_tokens:
@@ -145,7 +141,11 @@ def pack_blocks(
     elif joint_tokens is None:
         joint_tokens = text_tokens(SEPARATOR)
     make_plan = functools.partial(
-        _plan, budget=budget, joint=(*joint, joint_tokens), least_cut=least_cut
+        _plan,
+        budget=budget,
+        joint=(*joint, joint_tokens),
+        least_cut=least_cut,
+        least_cut_tokens=least_cut_tokens,
     )
     in_order = make_plan("request-order", entries, entries, stop_at_misfit=True)
     visit = smallest if smallest is not None else by_size(entries)
@@ -176,6 +176,7 @@ def _plan(
     joint: tuple[int, int, float],
     least_cut: int,
     stop_at_misfit: bool,
+    least_cut_tokens: float = 0.0,
     ascending: bool = False,
 ) -> Plan:
     """The files `visit` takes whole while they fit (all of them, or up to the first that
@@ -207,7 +208,8 @@ def _plan(
     room_bytes -= joint_bytes
     room_lines -= joint_lines
     room_tokens -= joint_tokens
-    if room_bytes <= 0 or room_bytes < least_cut or room_lines <= 0 or room_tokens < 1:
+    too_little = room_bytes < least_cut or room_tokens < max(least_cut_tokens, 1.0)
+    if room_bytes <= 0 or room_lines <= 0 or too_little:
         return Plan(strategy, frozenset(full), success)
     for entry in entries:
         if entry.position in full or entry.least_cut > room_bytes:

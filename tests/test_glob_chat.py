@@ -809,3 +809,36 @@ def test_a_budget_groups_quoted_and_plain_names_alike(tmp_path: Path) -> None:
         '[Left out by the budget: d/{"[x].txt", a.txt, b c.txt}, e/ (2 files).'
         in result.stdout.decode()
     )
+
+
+def test_a_token_budget_reads_no_file_again_that_cannot_be_cut_into_the_room(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Files whose first line is long: once one is shown, what is left cannot take the first
+    # line of another, which is known without reading any of them again.
+    from readmany.commands import glob_plan
+    from readmany.commands.walker import GlobRequest
+    from readmany.emit.sink import Sink
+    from readmany.faces import Face
+
+    def body(n: int) -> str:
+        return f"{'long words here ' * 40}{n}\n" + lines_of(f"word{n}", 5)
+
+    make(tmp_path, {f"f{n:02d}.txt": body(n) for n in range(30)})
+    read_again: list[int] = []
+    text_of = glob_plan._Run.text_of
+
+    def counted(run: glob_plan._Run, position: int) -> object:
+        read_again.append(position)
+        return text_of(run, position)
+
+    monkeypatch.setattr(glob_plan._Run, "text_of", counted)
+    one = framed_tokens(framing_for("text"), "f00.txt", body(0), 1)
+    request = GlobRequest(
+        patterns=(".",), root=str(tmp_path), face=Face.people(), max_tokens=int(one * 1.5)
+    )
+    stream = io.BytesIO()
+    outcome = glob_plan.run_planned(request, Sink(stream, json_mode=False))
+    assert outcome.exit_code == 0, outcome.problems
+    assert stream.getvalue().decode().count("--- f") == 1  # one whole, none cut
+    assert read_again == []

@@ -16,6 +16,7 @@ from readmany.tokens import (
     estimate_tokens_for,
     sample_of,
     sample_spans,
+    text_weight,
     token_features,
     token_weight,
     weight_of_sample,
@@ -224,3 +225,19 @@ def test_parts_sum_to_about_the_whole() -> None:
     parts = [s["text"].encode("utf-8") for s in SAMPLES[:10]]
     joined = token_weight(b"".join(parts))
     assert sum(map(token_weight, parts)) == pytest.approx(joined, rel=0.01)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(alphabet="ab Z09_.,(\n\t", max_size=3000),
+        st.text(max_size=1500),
+    ),
+    sample_bytes=st.sampled_from([8, 64, 512, 1024]),
+)
+def test_a_text_is_weighed_as_its_utf8_bytes_are(text: str, sample_bytes: int) -> None:
+    # `text_weight` samples ASCII text before it encodes it: the same windows, the same
+    # weight, as sampling the bytes.
+    data = text.encode("utf-8", "surrogatepass")
+    expected = weight_of_sample(sample_of(data, sample_bytes), len(data))
+    assert text_weight(text, sample_bytes) == pytest.approx(expected, abs=1e-9)

@@ -10,7 +10,9 @@ once they are long (`emit.jsonarray`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+from collections.abc import Callable
 
 from readmany.commands import FileStat, Outcome, Tally, secrets_mode
 from readmany.commands.walker import (
@@ -324,12 +326,13 @@ def framed_tokens(
     """The estimated tokens of `framing.block(path, body, index, ...)`: its frame's and its
     text's (numbered with `-n`), each weighed apart (`tokens.text_weight`): weighed with a
     long text, a frame would count as often as the text's sample is scaled."""
-    from readmany.frame.numbering import number_lines
-    from readmany.tokens import text_weight
-
     numbered = framing.line_numbers if line_numbers is None else line_numbers
     frame = framing.block(path, "", index, truncated=truncated, note=note, line_numbers=numbered)
-    return text_weight(frame) + text_weight(number_lines(body) if numbered else body)
+    if numbered:
+        from readmany.frame.numbering import number_lines
+
+        body = number_lines(body)
+    return weight(frame) + weight(body)
 
 
 def text_block_tokens(
@@ -345,9 +348,7 @@ def data_url_tokens(
     framing: GlobFraming, path: str, mime_type: str, data: str, index: int
 ) -> float:
     """The estimated tokens of `framing.data_url(...)`: its frame's and its data's."""
-    from readmany.tokens import text_weight
-
-    return text_weight(framing.data_url(path, mime_type, "", index)) + text_weight(data)
+    return weight(framing.data_url(path, mime_type, "", index)) + weight(data)
 
 
 def diff_tokens(framing: GlobFraming, request: GlobRequest, diff: str, index: int) -> float:
@@ -356,10 +357,15 @@ def diff_tokens(framing: GlobFraming, request: GlobRequest, diff: str, index: in
 
 
 def weight(text: str) -> float:
-    """`tokens.text_weight`, imported by the runs that count tokens."""
+    """`tokens.text_weight`, imported by the runs that count tokens (once)."""
+    return _text_weight()(text)
+
+
+@functools.cache
+def _text_weight() -> Callable[[str], float]:
     from readmany.tokens import text_weight
 
-    return text_weight(text)
+    return text_weight
 
 
 def cut_note(root: str, rel: str, text: TextRead) -> str:

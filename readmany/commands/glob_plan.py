@@ -368,13 +368,18 @@ class _Run:
     ) -> None:
         """Keep the size of a block (bytes, newlines, estimated tokens), not its text."""
         first_end = body.find("\n")
-        first_line = utf8_len(body[: first_end + 1] if first_end >= 0 else body)
+        first = body[: first_end + 1] if first_end >= 0 else body
         position = len(self.entries)
-        block = _Block(self, position, size[0], size[1], first_line, tokens)
+        first_bytes = utf8_len(first)
+        block = _Block(self, position, size[0], size[1], first_bytes, tokens)
+        if self.tokens and cuttable and size[0]:
+            # About its first line's tokens, at the block's tokens a byte: only a bound that
+            # spares reading a file again for a cut that cannot fit.
+            block.first_tokens = tokens * first_bytes / size[0]
         self.items.append(item)
         # What a cut takes at least, known without framing: the frame of no line for
         # an empty path, this path (shown whole, or longer when quoted) and a line.
-        least = self.least_frame() + utf8_len(item.path) + first_line if cuttable else 0
+        least = self.least_frame() + utf8_len(item.path) + block.first_line if cuttable else 0
         self.entries.append(
             Entry(position, item.path, block, True, block if cuttable else None, least)
         )
@@ -387,6 +392,12 @@ class _Run:
         if self._least_frame is None:
             self._least_frame = utf8_len(self.framing.block("", "", 1, note=_LEAST_NOTE))
         return self._least_frame
+
+    def least_frame_tokens(self) -> float:
+        """`least_frame` in tokens (0 without a budget of tokens)."""
+        if not self.tokens:
+            return 0.0
+        return text_tokens(self.framing.block("", "", 1, note=_LEAST_NOTE))
 
     def text_of(self, position: int) -> TextFile | None:
         """The text of the entry at `position`: kept, or read again (the last one is kept)."""
@@ -425,6 +436,7 @@ class _Run:
         limits = budget.limits
         joint = size_of(self.framing.joint)
         joint_tokens = text_tokens(self.framing.joint) if self.tokens else 0.0
+        least_tokens = self.least_frame_tokens()
         # The newline after the content ends its last line.
         keep_bytes, keep_lines, keep_tokens = 0, 1, 0.0
         for attempt in range(PLAN_ATTEMPTS):
@@ -443,6 +455,7 @@ class _Run:
                 joint=joint,
                 joint_tokens=joint_tokens,
                 least_cut=self.least_frame(),
+                least_cut_tokens=least_tokens,
                 smallest=self._by_size,
             )
             start, end = self._ends(packing, budget)
@@ -821,7 +834,17 @@ class _Block:
     when it is written); and `pack`'s way to cut it: the longest head of whole lines whose
     framed block fits, ending with the command that shows the rest."""
 
-    __slots__ = ("bytes", "first_line", "least", "lines", "position", "run", "tokens")
+    __slots__ = (
+        "bytes",
+        "first_line",
+        "first_tokens",
+        "least",
+        "least_tokens",
+        "lines",
+        "position",
+        "run",
+        "tokens",
+    )
     text = ""
 
     def __init__(
@@ -833,7 +856,9 @@ class _Block:
         self.lines = lines  # newlines in it
         self.tokens = tokens  # estimated, with a budget of tokens
         self.first_line = first_line  # bytes of the text's first line: a cut shows at least it
+        self.first_tokens = 0.0  # ... and its tokens, with a budget of tokens
         self.least = 0  # bytes the block of one line takes at least; 0: not known yet
+        self.least_tokens = -1.0  # ... and its tokens; negative: not known yet
 
     def __call__(self, max_lines: int, max_bytes: int) -> Cut | None:
         """The longest head within `max_lines` and `max_bytes` of text, framed."""
@@ -851,7 +876,19 @@ class _Block:
                 and block.tokens <= room_tokens
             )
 
+        if room_tokens != UNCOUNTED and self._least_tokens() > room_tokens:
+            return None  # not even its first line: known without reading the file again
         return self._cut(fits, room_lines, room_bytes, room_bytes)
+
+    def _least_tokens(self) -> float:
+        """About the fewest tokens a cut of this file takes: its frame, with the shortest
+        notice, and its first line."""
+        if self.least_tokens < 0:
+            run = self.run
+            path = run.items[self.position].path
+            frame = run.framing.block(path, "", self.position + 1, note=_LEAST_NOTE)
+            self.least_tokens = text_tokens(frame) + self.first_tokens
+        return self.least_tokens
 
     def _cut(
         self, fits: Callable[[Cut], bool], max_lines: int, max_bytes: int, room: int
