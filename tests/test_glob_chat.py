@@ -842,3 +842,33 @@ def test_a_token_budget_reads_no_file_again_that_cannot_be_cut_into_the_room(
     assert outcome.exit_code == 0, outcome.problems
     assert stream.getvalue().decode().count("--- f") == 1  # one whole, none cut
     assert read_again == []
+
+
+def test_a_reader_that_weighs_gives_each_text_the_weight_of_what_it_shows(
+    tmp_path: Path,
+) -> None:
+    # A budget of tokens has each process weigh what it reads: from the bytes of a text
+    # shown as it is stored, from the text itself where it is shown otherwise (Latin-1
+    # shown as UTF-8 with U+FFFD); the helper sends the weight with the text.
+    from readmany.commands import walker
+    from readmany.commands.walker import GlobRequest, candidate_reader
+    from readmany.faces import Face
+    from readmany.read.matched import TextFile
+    from readmany.select.candidates import Candidate
+    from readmany.tokens import text_weight
+
+    make(tmp_path, {"plain.py": "def f(x):\n    return x * 2\n" * 40})
+    (tmp_path / "latin.txt").write_bytes("café crème\n".encode("latin-1") * 30)
+    request = GlobRequest(patterns=("**",), root=str(tmp_path), face=Face.people(), max_tokens=9)
+    reader = candidate_reader(request)
+    assert reader.weigh
+    for name in ("plain.py", "latin.txt"):
+        result = reader(Candidate(name, str(tmp_path / name), True), name)
+        assert isinstance(result, TextFile)
+        assert result.weight == pytest.approx(text_weight(result.text.body), rel=1e-9)
+        sent = walker._unpack_result(walker._pack_result(result))
+        assert sent == result
+    unweighed = candidate_reader(GlobRequest(patterns=("**",), root=str(tmp_path)))
+    assert not unweighed.weigh
+    result = unweighed(Candidate("plain.py", str(tmp_path / "plain.py"), True), "plain.py")
+    assert isinstance(result, TextFile) and result.weight < 0

@@ -322,26 +322,43 @@ def framed_tokens(
     truncated: bool = False,
     note: str = "",
     line_numbers: bool | None = None,
+    weight_of_body: float = -1.0,
 ) -> float:
     """The estimated tokens of `framing.block(path, body, index, ...)`: its frame's and its
     text's (numbered with `-n`), each weighed apart (`tokens.text_weight`): weighed with a
-    long text, a frame would count as often as the text's sample is scaled."""
+    long text, a frame would count as often as the text's sample is scaled.
+    `weight_of_body`: the text's own (not numbered) if it was weighed already."""
     numbered = framing.line_numbers if line_numbers is None else line_numbers
     frame = framing.block(path, "", index, truncated=truncated, note=note, line_numbers=numbered)
     if numbered:
         from readmany.frame.numbering import number_lines
 
-        body = number_lines(body)
-    return weight(frame) + weight(body)
+        return weight(frame) + weight(number_lines(body))
+    return weight(frame) + (weight_of_body if weight_of_body >= 0 else weight(body))
 
 
 def text_block_tokens(
-    framing: GlobFraming, root: str, rel: str, path: str, text: TextRead, index: int
+    framing: GlobFraming,
+    root: str,
+    rel: str,
+    path: str,
+    text: TextRead,
+    index: int,
+    weight_of_text: float = -1.0,
 ) -> float:
-    """The estimated tokens of `text_block(...)`."""
+    """The estimated tokens of `text_block(...)`; `weight_of_text`, the text's own when
+    it was weighed already (as it was read), else negative."""
     note = cut_note(root, rel, text)
     truncated = text.truncated and not note
-    return framed_tokens(framing, path, text.body, index, truncated=truncated, note=note)
+    return framed_tokens(
+        framing,
+        path,
+        text.body,
+        index,
+        truncated=truncated,
+        note=note,
+        weight_of_body=weight_of_text,
+    )
 
 
 def data_url_tokens(

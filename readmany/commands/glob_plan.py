@@ -302,7 +302,10 @@ class _Run:
                     )
                     if size[0] <= self._keep_bytes:
                         self._keep(len(self.entries), checked, size[0])
-                    tokens = self._text_tokens(item, text, index) if self.tokens else 0.0
+                    tokens = 0.0
+                    if self.tokens:  # weighed as it was read, unless a check changed it
+                        known = checked.weight if checked.text is result.text else -1.0
+                        tokens = self._text_tokens(item, text, index, known)
                     self._add(item, size, text.body, cuttable=True, tokens=tokens)
                 elif tree:
                     self.items.append(item)
@@ -359,9 +362,12 @@ class _Run:
         else:
             self.report.fail(path, result.reason, result.reason)
 
-    def _text_tokens(self, item: Item, text: TextRead, index: int) -> float:
-        """The estimated tokens of a text file's block (`glob.text_block_tokens`)."""
-        return text_block_tokens(self.framing, self.report.root, item.rel, item.path, text, index)
+    def _text_tokens(self, item: Item, text: TextRead, index: int, known: float = -1.0) -> float:
+        """The estimated tokens of a text file's block (`glob.text_block_tokens`); `known`,
+        its text's own if they were weighed as it was read."""
+        return text_block_tokens(
+            self.framing, self.report.root, item.rel, item.path, text, index, known
+        )
 
     def _add(
         self, item: Item, size: tuple[int, int], body: str, *, cuttable: bool, tokens: float

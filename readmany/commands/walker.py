@@ -151,7 +151,11 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
         exact=not face.compat,
         sniff_typescript=not face.compat,
     )
-    return CandidateReader(RequestedAssets(request.patterns), limits, os.path.abspath(request.root))
+    requested = RequestedAssets(request.patterns)
+    reader = CandidateReader(requested, limits, os.path.abspath(request.root))
+    # A budget of tokens weighs every text: each process weighs what it reads.
+    reader.weigh = request.max_tokens is not None
+    return reader
 
 
 class Selection:
@@ -387,7 +391,7 @@ def _pack_result(result: MatchedRead | Measured) -> tuple[Any, ...]:
         return ("m", *result)
     if isinstance(result, TextFile):
         text = result.text
-        return ("t", result.kind, *text, result.size)
+        return ("t", result.kind, *text, result.size, result.weight)
     if isinstance(result, AssetFile):
         return ("a", result.kind, result.mime_type, result.data, result.size)
     if isinstance(result, Skipped):
@@ -412,7 +416,7 @@ def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead | Measured:
     if tag == "m":
         return Measured(*packed[1:])
     if tag == "t":
-        return TextFile(packed[1], TextRead(*packed[2:-1]), packed[-1])
+        return TextFile(packed[1], TextRead(*packed[2:-2]), packed[-2], packed[-1])
     if tag == "a":
         return AssetFile(packed[1], packed[2], packed[3], packed[4])
     if tag == "k":

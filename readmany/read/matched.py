@@ -9,6 +9,7 @@ A per-file problem becomes a value, never an exception.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from collections.abc import Callable, Iterator
 
@@ -113,6 +114,9 @@ class TextFile(NamedTuple):
     kind: Kind  # "text" or "svg"
     text: TextRead
     size: int
+    # The text's estimated tokens (`tokens.text_weight`), where the reader was asked to
+    # weigh what it reads (a budget of tokens); else negative.
+    weight: float = -1.0
 
 
 class AssetFile(NamedTuple):
@@ -149,9 +153,11 @@ def read_matched(
     limits: MatchedLimits = _REFERENCE,
     boundary: Boundary | None = None,
     real: str | None = None,
+    weigh: bool = False,
 ) -> MatchedRead:
     """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown.
 
+    `weigh`: a text shown whole is weighed from its bytes as read (`TextFile.weight`).
     `listed_regular`: the walk saw a regular file there (see `open_regular`).
     `boundary`: the root held open, beneath which `rel` is opened without following a
     link the walk did not follow to `real` (see `Boundary.open`), so a file swapped for a
@@ -163,7 +169,7 @@ def read_matched(
     name, kinds, fd, st = opened
     try:
         source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
-        return _read_kind(name, rel, shown, requested, limits, source, kinds)
+        return _read_kind(name, rel, shown, requested, limits, source, kinds, weigh)
     except OSError as exc:
         return Failed(f"Read error: {exc.strerror or exc}: {shown}")
     finally:
@@ -265,6 +271,7 @@ def _read_kind(
     limits: MatchedLimits,
     source: _OpenFile | Blob,
     kinds: Kinds,
+    weigh: bool = False,
 ) -> MatchedRead:
     """Classify by name and content, gate assets, check the size, and read."""
     kind = _shown_kind(name, shown, requested, limits, source, kinds)
@@ -277,7 +284,11 @@ def _read_kind(
             return TextFile(kind, TextRead(note), size)
         return TextFile(kind, decode_whole(source.read()), size)
     if kind == "text" and limits.exact:
-        return TextFile(kind, exact_text(source.read(), limits.max_lines), size)
+        raw = source.read()
+        text = exact_text(raw, limits.max_lines)
+        if weigh and not text.truncated:  # the text is the bytes: weighed before decoding
+            return TextFile(kind, text, size, _weigher()(raw))
+        return TextFile(kind, text, size)
     if kind == "text":
         if isinstance(source, _OpenFile):
             return TextFile(kind, source.reference_text(), size)
@@ -410,6 +421,9 @@ class CandidateReader:
         self.limits = limits
         self._root = root
         self._boundary: Boundary | None = None  # opened on the first file inside the root
+        # Whether a text read is weighed too (`TextFile.weight`): where a budget of tokens
+        # needs it, in whichever process reads the file.
+        self.weigh = False
 
     def _boundary_of(self, candidate: Candidate) -> Boundary | None:
         """The root held open, for a candidate inside it (opened on the first)."""
@@ -422,7 +436,7 @@ class CandidateReader:
     def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
         gate = _named if candidate.named else self._requested
         boundary = self._boundary_of(candidate)
-        return read_matched(
+        result = read_matched(
             candidate.path,
             candidate.rel,
             shown,
@@ -431,11 +445,22 @@ class CandidateReader:
             limits=self.limits,
             boundary=boundary,
             real=candidate.real,
+            weigh=self.weigh,
         )
+        return self._weighed(result)
+
+    def _weighed(self, result: MatchedRead) -> MatchedRead:
+        """The result, its text weighed where the read did not (a text cut or decoded
+        from another encoding, an SVG, a blob)."""
+        if self.weigh and isinstance(result, TextFile) and result.weight < 0:
+            from readmany.tokens import text_weight
+
+            return result._replace(weight=text_weight(result.text.body))
+        return result
 
     def blob(self, rel: str, shown: str, blob: Blob) -> MatchedRead:
         """`read_blob` of a staged file, by the same gate and limits as a read."""
-        return read_blob(rel, shown, blob, self._requested, self.limits)
+        return self._weighed(read_blob(rel, shown, blob, self._requested, self.limits))
 
     def measure(
         self, candidate: Candidate, shown: str, measure: MeasureChunks
@@ -453,6 +478,18 @@ class CandidateReader:
             boundary=self._boundary_of(candidate),
             real=candidate.real,
         )
+
+
+@functools.cache
+def _weigher() -> Callable[[bytes], float]:
+    """What a text shown whole weighs, from its bytes (`tokens.text_weight`'s sample),
+    imported by the first read that weighs."""
+    from readmany.tokens import QUICK_SAMPLE_BYTES, sample_of, weight_of_sample
+
+    def weigh(data: bytes) -> float:
+        return weight_of_sample(sample_of(data, QUICK_SAMPLE_BYTES), len(data))
+
+    return weigh
 
 
 def _named(name: str) -> bool:
