@@ -110,3 +110,18 @@ def test_secret_files_are_refused_by_name_from_every_source(tmp_path: Path, name
     subprocess.run(["git", "add", "-f", name, "a.txt"], cwd=tmp_path, check=True)
     staged = run_readmany(["glob", "--staged", "--with-diff"], cwd=tmp_path)
     assert b"SECRET" not in staged.stdout and b"--- a.txt ---" in staged.stdout
+
+
+def test_a_masked_text_is_weighed_as_it_is_shown(planted: Path) -> None:
+    # The tokens of a masked file are those of what is shown, not of what was read.
+    from readmany.commands.glob import framed_tokens
+    from readmany.frame.formats import framing_for
+
+    result = run_readmany(["glob", "k00.txt", "--secrets", "redact", "--json"], cwd=planted)
+    report = json.loads(result.stdout)
+    (record,) = report["details"]["read"]
+    body = report["content"].split("--- k00.txt ---\n\n", 1)[1].split("\n\n\n--- End")[0]
+    assert "[REDACTED:" in body
+    shown = framed_tokens(framing_for("text"), "k00.txt", body, 1)
+    read = framed_tokens(framing_for("text"), "k00.txt", (planted / "k00.txt").read_text(), 1)
+    assert record["estimatedTokens"] == round(shown) != round(read)

@@ -104,6 +104,7 @@ def main(options: Options) -> int:
         root=root,
         absolute=options.flag("absolute"),
         literal_paths=StdinPaths(options.flag("null")) if stdin else (),
+        json=options.flag("json_mode"),
     )
     if not value.patterns and not stdin and not by_git:
         raise UsageError(
@@ -244,7 +245,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                 tokens = None
                 if sink.weigh:
                     tokens = weight(prefix) + text_block_tokens(
-                        framing, report.root, event.rel, path, text, index
+                        framing, report.root, event.rel, path, text, index, text_file.weight
                     )
                 size = sink.write(prefix + block, tokens)
                 report.text(path, text_file, size, sink.last_tokens)
@@ -533,7 +534,8 @@ class Report:
 
         if mode == "redact":
             body, findings = redact(result.text.body)
-            result = result._replace(text=result.text._replace(body=body))
+            # Masked: its weight, if it was weighed, is no longer its text's.
+            result = result._replace(text=result.text._replace(body=body), weight=-1.0)
         else:
             findings = scan(result.text.body)
         if not findings:

@@ -303,9 +303,8 @@ class _Run:
                     if size[0] <= self._keep_bytes:
                         self._keep(len(self.entries), checked, size[0])
                     tokens = 0.0
-                    if self.tokens:  # weighed as it was read, unless a check changed it
-                        known = checked.weight if checked.text is result.text else -1.0
-                        tokens = self._text_tokens(item, text, index, known)
+                    if self.tokens:  # its text weighed as it was read (or now)
+                        tokens = self._text_tokens(item, text, index, checked.weight)
                     self._add(item, size, text.body, cuttable=True, tokens=tokens)
                 elif tree:
                     self.items.append(item)
@@ -428,7 +427,8 @@ class _Run:
         if mode == "skip" and scan(body):
             return None
         if mode == "redact":
-            return result._replace(text=result.text._replace(body=redact(body)[0]))
+            masked = result.text._replace(body=redact(body)[0])
+            return result._replace(text=masked, weight=-1.0)
         return result
 
     # -- the plan --

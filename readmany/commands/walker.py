@@ -86,6 +86,13 @@ class GlobRequest(NamedTuple):
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
+    json: bool = False  # --json: its details say what each file takes, in tokens too
+
+    @property
+    def weighs(self) -> bool:
+        """Whether each text is weighed as it is read (`TextFile.weight`): for a budget of
+        tokens, or the tokens `--json` details give."""
+        return self.json or self.max_tokens is not None
 
     @property
     def by_git(self) -> bool:
@@ -153,8 +160,8 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
     )
     requested = RequestedAssets(request.patterns)
     reader = CandidateReader(requested, limits, os.path.abspath(request.root))
-    # A budget of tokens weighs every text: each process weighs what it reads.
-    reader.weigh = request.max_tokens is not None
+    # Each process weighs what it reads, where the tokens are wanted.
+    reader.weigh = request.weighs
     return reader
 
 
