@@ -12,7 +12,7 @@ import pytest
 from helpers import readmany_command, run_readmany
 
 from readmany import __version__
-from readmany.tokens import text_weight
+from readmany.frame.heredoc import block_tokens
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_json_output(tree: Path) -> None:
     assert report["details"]["errorCount"] == 1
     # The first block is the content up to the second one (after the separator).
     first_block = report["content"].split("\n\n@missing")[0]
-    assert report["details"]["files"][0]["estimatedTokens"] == round(text_weight(first_block))
+    assert report["details"]["files"][0]["estimatedTokens"] == round(block_tokens(first_block))
     assert report["details"]["files"][0]["bytes"] == len(first_block.encode())
     assert result.stdout.endswith(b"}\n")
 

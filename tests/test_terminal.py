@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import read_terminal, readmany_command, run_readmany
 
-from readmany.tokens import text_weight
+from readmany.frame.heredoc import block_tokens
 
 
 def run_with_terminal_stderr(
@@ -122,7 +122,7 @@ def test_copy_falls_back_to_osc52_on_a_terminal(tree: Path) -> None:
     assert b"\x1b]52;c;" + base64.b64encode(expected) + b"\x07" in screen
     said = screen.split(b"\x07", 1)[1].decode()
     content = len(expected) - 1  # the content, without the newline that ends the output
-    tokens = round(text_weight(expected[:-1].decode()))
+    tokens = round(block_tokens(expected[:-1].decode()))
     assert said == (
         f"readmany: sent {content} bytes (~{tokens} tokens) to the terminal (OSC 52); "
         "most terminals put it on the clipboard\r\n"
@@ -169,7 +169,7 @@ def test_copy_inside_tmux_loads_tmux_buffer(tree: Path, tmp_path: Path) -> None:
     assert record.with_suffix(".in").read_bytes() == expected
     assert b"\x1b]52" not in screen and b"\x1bPtmux" not in screen  # no escape at all
     content = len(expected) - 1  # the content, without the newline that ends the output
-    tokens = round(text_weight(expected[:-1].decode()))
+    tokens = round(block_tokens(expected[:-1].decode()))
     assert screen.decode() == (
         f"readmany: sent {content} bytes (~{tokens} tokens) to tmux's paste buffer "
         "(tmux load-buffer -w), which tmux passes on to the terminal's clipboard\r\n"

@@ -20,7 +20,7 @@ from readmany.faces import Face
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES
-from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
+from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks, text_tokens
 from readmany.read.tool import Number, ReadStyle, ToolRead, read_tool, truncate_head
 from readmany.record import NamedTuple
 
@@ -264,7 +264,10 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
     packing = pack_blocks(candidates, request.budget)
     shown = packing.blocks(candidates)
     for number, shown_block in enumerate(shown):
-        sink.write(SEPARATOR + shown_block.text if number else shown_block.text)
+        tokens = None
+        if sink.weigh:  # the block as a budget of tokens weighs it, and the separator
+            tokens = shown_block.tokens + (text_tokens(SEPARATOR) if number else 0.0)
+        sink.write(SEPARATOR + shown_block.text if number else shown_block.text, tokens)
     errors = sum(not c.ok for c in candidates)
     report: dict[str, Any] = {
         "processedCount": len(candidates),

@@ -20,7 +20,7 @@ from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame import notices
-from readmany.frame.heredoc import Block, frame_heredoc
+from readmany.frame.heredoc import Block, block_tokens, frame_heredoc
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import (
     SEPARATOR,
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 NOTICE_LINES = 2  # an empty line and the notice, after a block's text
 READ_BYTES_PER_TOKEN = 8  # a budget of tokens reads at most this many bytes a token
+UNREAD_MARGIN = 1.2  # what is not read is counted at this much the density of what is
 
 
 # --- the budget -------------------------------------------------------------------------
@@ -131,7 +132,7 @@ class Shown(NamedTuple):
     @property
     def tokens(self) -> float:
         """Its estimated tokens, as a budget of tokens counts them (weighed when asked)."""
-        return text_tokens(self.text)
+        return block_tokens(self.text)
 
 
 def _shown(
@@ -380,7 +381,10 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     packing, left_out, rest, named = _pack(entries, pieces, request)
     shown = packing.blocks(entries)
     for number, block in enumerate(shown):
-        sink.write(SEPARATOR + block.text if number else block.text)
+        tokens = None
+        if sink.weigh:  # the block as a budget of tokens weighs it, and the separator
+            tokens = block.tokens + (text_tokens(SEPARATOR) if number else 0.0)
+        sink.write(SEPARATOR + block.text if number else block.text, tokens)
     if left_out is not None:
         sink.write(SEPARATOR + left_out if shown else left_out)
     errors = sum(not entry.ok for entry in entries)
@@ -486,14 +490,18 @@ def _rest(entries: Sequence[Entry], pieces: Sequence[Piece], packing: Packing) -
 
 def _need(pieces: Sequence[Piece], budget: Budget) -> tuple[int, int, float]:
     """Bytes, lines and tokens of an output that shows every file whole (tokens, only
-    for a budget of tokens, estimated at each block's tokens a byte)."""
+    for a budget of tokens: a file read in part is estimated at its block's tokens a
+    byte, with `UNREAD_MARGIN` more for what was not read)."""
     count = len(pieces)
     separators = max(count - 1, 0)
     tokens = 0.0
     if budget.counts_tokens:
         for piece in pieces:
             block = piece.block
-            tokens += block.tokens * piece.need_bytes / max(block.bytes, 1)
+            tokens += block.tokens
+            unread = piece.need_bytes - block.bytes
+            if unread > 0:
+                tokens += UNREAD_MARGIN * block.tokens * unread / max(block.bytes, 1)
         tokens += separators * text_tokens(SEPARATOR)
     return (
         sum(p.need_bytes for p in pieces) + separators * SEPARATOR_BYTES,

@@ -35,9 +35,22 @@ class Block(NamedTuple):
     @property
     def tokens(self) -> float:
         """Its estimated tokens, as a budget of tokens counts them (weighed when asked)."""
-        from readmany.tokens import text_weight
+        return block_tokens(self.text)
 
-        return text_weight(self.text)
+
+def block_tokens(text: str) -> float:
+    """The estimated tokens of a block's `text`: its frame (the header lines and the
+    closing delimiter) and its body weighed apart (`tokens.text_weight`), as `glob` weighs
+    its blocks: weighed with a long body, the frame would count as often as the body's
+    sample is scaled."""
+    from readmany.tokens import text_weight
+
+    first = text.find("\n")
+    second = text.find("\n", first + 1) if first >= 0 else -1
+    last = text.rfind("\n")
+    if second < 0 or last <= second:
+        return text_weight(text)
+    return text_weight(text[: second + 1] + text[last:]) + text_weight(text[second + 1 : last])
 
 
 def path_hash(path: str) -> str:
