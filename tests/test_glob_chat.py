@@ -872,3 +872,24 @@ def test_a_reader_that_weighs_gives_each_text_the_weight_of_what_it_shows(
     assert not unweighed.weigh
     result = unweighed(Candidate("plain.py", str(tmp_path / "plain.py"), True), "plain.py")
     assert isinstance(result, TextFile) and result.weight < 0
+
+
+def test_a_file_cut_to_fill_a_budget_of_tokens_is_weighed_on_more_of_it(tmp_path: Path) -> None:
+    # The cut file fills what is left of the budget: its head is weighed on up to 8 KiB,
+    # not 512 bytes, in the plan and in what --json says alike.
+    from readmany.tokens import SAMPLE_BYTES, text_weight
+
+    text = "".join(f"value_{n} = compute({n}, name='item {n}')  # step {n}\n" for n in range(3000))
+    make(tmp_path, {"big.py": text})
+    result = run_readmany(["glob", ".", "--max-tokens", "5000", "--json"], cwd=tmp_path)
+    report = details(result)
+    (record,) = report["read"]
+    assert record["truncated"] is True
+    head = content(result).split("--- big.py ---\n\n", 1)[1].split("\n[Showing lines", 1)[0] + "\n"
+    shown = int(re.findall(r"Showing lines 1-(\d+) of 3000", content(result))[0])
+    assert head == "".join(text.splitlines(keepends=True)[:shown])
+    note = re.findall(r"\[Showing lines[^\]]*\]", content(result))[0]
+    frame = framing_for("text").block("big.py", "", 1, note=note)
+    expected = text_weight(frame) + text_weight(head, SAMPLE_BYTES)
+    assert record["estimatedTokens"] == round(expected)
+    assert 4500 <= report["estimatedTokens"] <= 5000

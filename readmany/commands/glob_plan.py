@@ -738,7 +738,7 @@ class _Run:
             return data_url_tokens(self.framing, item.path, mime, data, index)
         if plan_cut is not None and plan_cut[0] == position:
             cut = plan_cut[1]
-            return framed_tokens(self.framing, item.path, cut.head, index, note=cut.note)
+            return framed_tokens(self.framing, item.path, cut.head, index, note=cut.note, cut=True)
         assert isinstance(result, TextFile)
         return text_block_tokens(
             self.framing, self.report.root, item.rel, item.path, result.text, index
@@ -933,7 +933,9 @@ class _Block:
         index = self.position + 1
         text = run.framing.block(item.path, head, index, note=note)
         tokens = (
-            framed_tokens(run.framing, item.path, head, index, note=note) if run.tokens else 0.0
+            framed_tokens(run.framing, item.path, head, index, note=note, cut=True)
+            if run.tokens
+            else 0.0
         )
         return Cut(text, *size_of(text), head, note, count, tokens)
 

@@ -42,15 +42,17 @@ def block_tokens(text: str) -> float:
     """The estimated tokens of a block's `text`: its frame (the header lines and the
     closing delimiter) and its body weighed apart (`tokens.text_weight`), as `glob` weighs
     its blocks: weighed with a long body, the frame would count as often as the body's
-    sample is scaled."""
-    from readmany.tokens import text_weight
+    sample is scaled. `many` shows few files, often cut to fill its budget: the body is
+    weighed on up to `tokens.SAMPLE_BYTES` of it."""
+    from readmany.tokens import SAMPLE_BYTES, text_weight
 
     first = text.find("\n")
     second = text.find("\n", first + 1) if first >= 0 else -1
     last = text.rfind("\n")
     if second < 0 or last <= second:
-        return text_weight(text)
-    return text_weight(text[: second + 1] + text[last:]) + text_weight(text[second + 1 : last])
+        return text_weight(text, SAMPLE_BYTES)
+    frame = text[: second + 1] + text[last:]
+    return text_weight(frame) + text_weight(text[second + 1 : last], SAMPLE_BYTES)
 
 
 def path_hash(path: str) -> str:
