@@ -1,9 +1,11 @@
 """Token estimates without a tokenizer: a byte rule of thumb, and a calibrated count.
 
 `estimate_tokens(byte_count)` is the rule of thumb: one token per four bytes of UTF-8,
-rounded up. It needs only a size. On the sample table below it is off by 22% on
-average: about right for English prose and JavaScript, 10-20% low on Python and C, 50-65%
-low on base64, hex and tables of numbers, and far high on deeply indented text.
+rounded up. It needs only a size, and readmany counts with it no more: it is kept as
+the yardstick the calibrated count is measured against (scripts/, tests/test_tokens.py).
+On the sample table below it is off by 22% on average: about right for English prose
+and JavaScript, 10-20% low on Python and C, 50-65% low on base64, hex and tables of
+numbers, and far high on deeply indented text.
 
 `estimate_tokens_for(data)` counts what a tokenizer's pieces start with, in a few passes
 of C over the raw bytes (`bytes.translate`, integer shifts and bit counts, no
