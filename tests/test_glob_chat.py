@@ -893,3 +893,27 @@ def test_a_file_cut_to_fill_a_budget_of_tokens_is_weighed_on_more_of_it(tmp_path
     expected = text_weight(frame) + text_weight(head, SAMPLE_BYTES)
     assert record["estimatedTokens"] == round(expected)
     assert 4500 <= report["estimatedTokens"] <= 5000
+
+
+def test_a_cut_by_tokens_searches_a_long_file_only_as_far_as_the_room_reaches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readmany.commands import glob_plan
+    from readmany.commands.walker import GlobRequest
+    from readmany.emit.sink import Sink
+    from readmany.faces import Face
+
+    make(tmp_path, {"big.txt": lines_of("a line of some words", 50_000)})
+    searched: list[int] = []
+    line_ends = glob_plan._line_ends
+
+    def recorded(body: str, max_bytes: int) -> tuple[list[int], list[int]]:
+        searched.append(max_bytes)
+        return line_ends(body, max_bytes)
+
+    monkeypatch.setattr(glob_plan, "_line_ends", recorded)
+    request = GlobRequest(patterns=(".",), root=str(tmp_path), face=Face.people(), max_tokens=500)
+    stream = io.BytesIO()
+    glob_plan.run_planned(request, Sink(stream, json_mode=False))
+    assert "[Showing lines 1-" in stream.getvalue().decode()
+    assert searched and max(searched) <= 500 * glob_plan.CUT_BYTES_PER_TOKEN

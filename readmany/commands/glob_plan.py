@@ -94,6 +94,7 @@ if TYPE_CHECKING:
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
+CUT_BYTES_PER_TOKEN = 16  # the bytes a cut is searched within, a token of the room left
 NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
 NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
@@ -882,9 +883,14 @@ class _Block:
                 and block.tokens <= room_tokens
             )
 
-        if room_tokens != UNCOUNTED and self._least_tokens() > room_tokens:
-            return None  # not even its first line: known without reading the file again
-        return self._cut(fits, room_lines, room_bytes, room_bytes)
+        bound = room_bytes
+        if room_tokens != UNCOUNTED:
+            if self._least_tokens() > room_tokens:
+                return None  # not even its first line: known without reading the file again
+            # A head is searched for within so many bytes (a token is rarely more than
+            # `CUT_BYTES_PER_TOKEN` of them): a long file is not split to its last line.
+            bound = min(room_bytes, int(room_tokens * CUT_BYTES_PER_TOKEN))
+        return self._cut(fits, room_lines, bound, room_bytes)
 
     def _least_tokens(self) -> float:
         """About the fewest tokens a cut of this file takes: its frame, with the shortest
