@@ -491,8 +491,10 @@ class _Run:
 
     def _ends_tokens(self, start: str, end: str) -> float:
         """The tokens of the start, the end and the newline after the content (0 without
-        a budget of tokens)."""
-        return text_tokens(f"{start}{end}\n") if self.tokens else 0.0
+        a budget of tokens), each weighed as the sink weighs what it writes."""
+        if not self.tokens:
+            return 0.0
+        return text_tokens(start) + text_tokens(end) + text_tokens("\n")
 
     def _ends(self, packing: Packing, budget: Budgeted | None) -> tuple[str, str]:
         plan = packing.plan
