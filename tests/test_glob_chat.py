@@ -917,3 +917,16 @@ def test_a_cut_by_tokens_searches_a_long_file_only_as_far_as_the_room_reaches(
     glob_plan.run_planned(request, Sink(stream, json_mode=False))
     assert "[Showing lines 1-" in stream.getvalue().decode()
     assert searched and max(searched) <= 500 * glob_plan.CUT_BYTES_PER_TOKEN
+
+
+@pytest.mark.parametrize(
+    "options", [["--tree"], ["--format", "xml", "--tree"], ["--format", "markdown", "-n"]]
+)
+def test_what_json_says_of_a_token_budget_is_within_it(repo_tree: Path, options: list[str]) -> None:
+    # The sink weighs what it writes as the plan weighed it: the tree, each block's frame
+    # and text, the closing notice, apart.
+    result = run_readmany(
+        ["glob", ".", "--max-tokens", "20000", "--json", "-q", *options], cwd=repo_tree
+    )
+    tokens = details(result)["estimatedTokens"]
+    assert 19000 <= tokens <= 20000
