@@ -360,3 +360,15 @@ def test_a_link_to_a_directory_is_a_skip_not_a_failed_read(tmp_path: Path) -> No
     reference = run_readmany(["glob", "--compat", "**"], cwd=tmp_path)
     assert reference.returncode == 1
     assert b"Path is a directory, not a file" in reference.stderr
+
+
+def test_a_listed_link_to_a_directory_is_an_entry_not_walked(tmp_path: Path) -> None:
+    # `git ls-files` names such a link as a file and the target's files by their own
+    # paths: walking the link would show them twice. A directory listed is still walked.
+    make(tmp_path, {"pkg/brew/a.rb": "a\n", "docs/b.md": "b\n"})
+    os.symlink("pkg/brew", tmp_path / "Formula")
+    listed = b"Formula\0pkg/brew/a.rb\0docs\0"
+    result = run_readmany(["glob", "--stdin", "-0", "--json"], cwd=tmp_path, stdin=listed)
+    assert result.returncode == 0
+    assert details(result)["files"] == ["pkg/brew/a.rb", "docs/b.md"]
+    assert skipped(result) == {"Formula": "symlink to a directory"}

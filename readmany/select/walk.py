@@ -652,7 +652,9 @@ class _Selector:
             own_mode = stat_mode(path, follow=False)
             is_link = own_mode is not None and stat.S_ISLNK(own_mode)
             mode = stat_mode(path) if is_link else own_mode
-            if mode is not None and stat.S_ISDIR(mode):
+            # A directory means the files below it; a link to one is an entry of its own
+            # (git lists it so), not walked into by the default face: judged as a file.
+            if mode is not None and stat.S_ISDIR(mode) and (self.compat or not is_link):
                 yield from self._directory_walk(path)
                 continue
             regular = mode is not None and stat.S_ISREG(mode)
