@@ -743,102 +743,105 @@ def _at_least(limit: float) -> Callable[[float], bool]:
     return lambda value: value >= limit
 
 
+def _limit(
+    label: str,
+    measure: Callable[[Report], tuple[float | None, str, str]],
+    limit: float,
+    form: str = "{:g}x",
+    most: bool = True,
+) -> Target:
+    """A target whose limit is written once: the text the report shows (`form` of it,
+    after ≤ or ≥) and the check both come from `limit`."""
+    sign, check = ("≤", _at_most(limit)) if most else ("≥", _at_least(limit))
+    return Target(label, f"{sign} {form.format(limit)}", measure, check)
+
+
 def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[Target]:
     per_tree = [
-        Target(
-            f"{group}: `readmany glob '**'` vs {what}",
-            f"≤ {limit:g}x",
-            _ratio_target(group, "glob", key),
-            _at_most(limit),
-        )
+        _limit(f"{group}: `readmany glob '**'` vs {what}", _ratio_target(group, "glob", key), limit)
         for group in (repo, repo10, mono)
         for key, what, limit in (("python", "minimal Python", 1.5), ("floor", "floor", 2.0))
     ]
     return [
         *per_tree,
-        Target(
+        _limit(
             f"{repo}: `readmany glob '**'` vs files-to-prompt",
-            "≥ 10x faster",
             _ratio_target(repo, "glob", FILES_TO_PROMPT, faster=True),
-            _at_least(10),
+            10,
+            "{:g}x faster",
+            most=False,
         ),
-        Target(
+        _limit(
             f"{repo}: `readmany glob '**'` vs repomix",
-            "≥ 10x faster",
             _ratio_target(repo, "glob", REPOMIX, faster=True),
-            _at_least(10),
+            10,
+            "{:g}x faster",
+            most=False,
         ),
-        Target(
+        _limit(
             f"{repo}: `readmany glob . --stats` vs `readmany glob '**'`",
-            "≤ 1.2x",
             _ratio_target(repo, "stats", "glob"),
-            _at_most(1.2),
+            1.2,
         ),
-        Target(
+        _limit(
             f"{repo}: `readmany glob . --max-tokens 100000` vs `readmany glob '**'`",
-            "≤ 1.2x",
             _ratio_target(repo, "budget", "glob"),
-            _at_most(1.2),
+            1.2,
         ),
-        Target(
+        _limit(
             f"{mono}: `readmany glob --stdin -0` vs floor",
-            "≤ 2x",
             _ratio_target(mono, "glob-stdin", "floor"),
-            _at_most(2),
+            2,
         ),
-        Target(
+        _limit(
             f"{mono}: `readmany glob --stdin -0` vs minimal Python",
-            "≤ 1.5x",
             _ratio_target(mono, "glob-stdin", "python"),
-            _at_most(1.5),
+            1.5,
         ),
-        Target(
+        _limit(
             f"{mono}: peak RSS of `--stdin -0` vs the walk's",
-            "≤ 1.2x",
             _rss_ratio_target(mono, "glob-stdin", "glob"),
-            _at_most(1.2),
+            1.2,
         ),
-        Target(
+        _limit(
             f"{mono}: peak RSS of `glob '**' --json` vs the text run's",
-            "≤ 2x",
             _rss_ratio_target(mono, "glob-json", "glob"),
-            _at_most(2),
+            2,
         ),
-        Target(
+        _limit(
             f"{one}: `readmany glob '**'` over `python -c pass` ({startup})",
-            "≤ 12 ms",
             _over_target(one, "glob", startup, "floor"),
-            _at_most(12),
+            12,
+            "{:g} ms",
         ),
-        Target(
+        _limit(
             f"{one}: `readmany many` vs files-to-prompt",
-            "≤ 1.0x",
             _ratio_target(one, "many", FILES_TO_PROMPT),
-            _at_most(1.0),
+            1.0,
+            "{:.1f}x",
         ),
-        Target(
+        _limit(
             f"{startup}: `readmany --version`",
-            "≤ 0.040 s",
             _seconds_target(startup, "version"),
-            _at_most(0.04),
+            0.04,
+            "{:.3f} s",
         ),
-        Target(
+        _limit(
             f"{repo}: peak RSS of `readmany glob '**'`",
-            "≤ 40 MiB",
             _rss_target(repo, "glob"),
-            _at_most(40),
+            40,
+            "{:g} MiB",
         ),
-        Target(
+        _limit(
             f"{repo10} vs {repo}: peak RSS growth of `readmany glob '**'`",
-            "≤ 1.2x",
             _rss_growth_target(repo, repo10, "glob"),
-            _at_most(1.2),
+            1.2,
         ),
-        Target(
+        _limit(
             "ignore matching, about 300 patterns",
-            "≤ 3 µs a path",
             _matching_target,
-            _at_most(3),
+            3,
+            "{:g} µs a path",
         ),
     ]
 

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 from readmany.record import NamedTuple
-from readmany.tokens import text_weight
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,7 +46,6 @@ SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
 SEPARATOR_LINES = 1
 UNCOUNTED = float("inf")  # a budget without tokens
-text_tokens = text_weight  # what a text (a block, a joint, a notice) takes of such a budget
 PARTIAL_MIN_BYTES = 32
 PARTIAL_BYTE_SLACK = 96
 PARTIAL_ATTEMPTS = 16
@@ -139,7 +137,9 @@ def pack_blocks(
     if not budget.counts_tokens:
         joint_tokens = 0.0
     elif joint_tokens is None:
-        joint_tokens = text_tokens(SEPARATOR)
+        from readmany.tokens import text_weight
+
+        joint_tokens = text_weight(SEPARATOR)
     make_plan = functools.partial(
         _plan,
         budget=budget,

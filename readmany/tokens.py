@@ -31,6 +31,10 @@ from __future__ import annotations
 
 from readmany.units import estimate_tokens as estimate_tokens
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import AnyStr
+
 # Each byte gets a class, a number below 16. Non-ASCII bytes are classed by UTF-8 lead
 # byte: Greek/Cyrillic/Armenian/Hebrew/Arabic (CE-DF), Indic and Thai (E0), general
 # punctuation, arrows and symbols (E1-E2), CJK and kana (E3-E9, EE-EF), Hangul (EA-ED),
@@ -183,8 +187,9 @@ def sample_spans(size: int, sample_bytes: int = SAMPLE_BYTES) -> list[tuple[int,
     return [(i * step, i * step + width) for i in range(WINDOWS)]
 
 
-def sample_of(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> bytes:
-    """The bytes of `data` that are weighed (`data` itself when short enough)."""
+def sample_of(data: AnyStr, sample_bytes: int = SAMPLE_BYTES) -> AnyStr:
+    """The bytes of `data` that are weighed (`data` itself when short enough); of ASCII
+    text, the same windows of its characters."""
     size = len(data)
     if size <= sample_bytes:
         return data
@@ -193,7 +198,7 @@ def sample_of(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> bytes:
     width = max(1, sample_bytes // WINDOWS)
     step = (size - width) // (WINDOWS - 1)
     s2, s3, s4, s5, s6, s7 = step * 2, step * 3, step * 4, step * 5, step * 6, step * 7
-    return b"".join(
+    return data[:0].join(
         (
             data[:width],
             data[step : step + width],
@@ -279,29 +284,13 @@ def text_weight(text: str, sample_bytes: int = QUICK_SAMPLE_BYTES) -> float:
     (a budget of tokens weighs each block so). ASCII text is sampled before it is
     encoded: its characters are its bytes."""
     if text.isascii():
-        size = len(text)
-        if size <= sample_bytes:
-            return weight_of_sample(text.encode("ascii"), size)
-        if sample_bytes == QUICK_SAMPLE_BYTES:  # `sample_spans`, written out as `sample_of` is
-            width = QUICK_SAMPLE_BYTES // WINDOWS
-            step = (size - width) // (WINDOWS - 1)
-            s2, s3, s4, s5, s6, s7 = step * 2, step * 3, step * 4, step * 5, step * 6, step * 7
-            sample = "".join(
-                (
-                    text[:width],
-                    text[step : step + width],
-                    text[s2 : s2 + width],
-                    text[s3 : s3 + width],
-                    text[s4 : s4 + width],
-                    text[s5 : s5 + width],
-                    text[s6 : s6 + width],
-                    text[s7 : s7 + width],
-                )
-            )
-        else:
-            sample = "".join([text[start:end] for start, end in sample_spans(size, sample_bytes)])
-        return weight_of_sample(sample.encode("ascii"), size)
-    data = text.encode("utf-8", "surrogatepass")
+        return weight_of_sample(sample_of(text, sample_bytes).encode("ascii"), len(text))
+    return data_weight(text.encode("utf-8", "surrogatepass"), sample_bytes)
+
+
+def data_weight(data: bytes, sample_bytes: int = QUICK_SAMPLE_BYTES) -> float:
+    """The unrounded estimate of `data` (UTF-8 text as raw bytes), weighed on
+    `sample_bytes` of it: `text_weight` of the text they hold."""
     return weight_of_sample(sample_of(data, sample_bytes), len(data))
 
 

@@ -20,7 +20,6 @@ from helpers import details, make, run_readmany
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readmany.commands.glob import framed_tokens
 from readmany.emit.stats import (
     StatsEntry,
     build_stats,
@@ -163,9 +162,7 @@ def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
     # plan also kept the final newline's token).
     room = 100000 - report["estimatedTokens"]
     for path in omitted:
-        assert (
-            framed_tokens(framing_for("text"), path, (repo_tree / path).read_text(), 1) > room - 1
-        )
+        assert framing_for("text").tokens(path, (repo_tree / path).read_text(), 1) > room - 1
 
 
 def test_smallest_first_fits_more_whole_files_keeps_output_order_and_cuts_one(
@@ -248,7 +245,7 @@ def test_nothing_fits_names_the_smallest_by_bytes_then_lines(tmp_path: Path) -> 
     make(tmp_path, {"a.txt": "x\nx\nx\nx\nx\n", "b.txt": "xxxxxxxxx\n"})  # 10 bytes each
     result = run_readmany(["glob", ".", "--max-bytes", "20"], cwd=tmp_path)
     smallest = frame_separator("b.txt", "xxxxxxxxx\n")
-    tokens = math.ceil(framed_tokens(framing_for("text"), "b.txt", "xxxxxxxxx\n", 2))
+    tokens = math.ceil(framing_for("text").tokens("b.txt", "xxxxxxxxx\n", 2))
     assert stderr_lines(result)[0] == (
         f"readmany: no file fits the budget: the smallest, b.txt, takes {len(smallest)} bytes, "
         f"{smallest.count(chr(10)) + 1} lines (~{tokens} tokens) as framed"
@@ -262,7 +259,7 @@ def test_nothing_fits_the_budget(tmp_path: Path) -> None:
     assert result.stdout == b""
     smallest = frame_separator("a.txt", lines_of("a", 30))
     size, lines = len(smallest), smallest.count("\n") + 1
-    tokens = math.ceil(framed_tokens(framing_for("text"), "a.txt", lines_of("a", 30), 1))
+    tokens = math.ceil(framing_for("text").tokens("a.txt", lines_of("a", 30), 1))
     assert stderr_lines(result) == [
         f"readmany: no file fits the budget: the smallest, a.txt, takes {size} bytes, "
         f"{lines} lines (~{tokens} tokens) as framed",
@@ -833,7 +830,7 @@ def test_a_token_budget_reads_no_file_again_that_cannot_be_cut_into_the_room(
         return text_of(run, position)
 
     monkeypatch.setattr(glob_plan._Run, "text_of", counted)
-    one = framed_tokens(framing_for("text"), "f00.txt", body(0), 1)
+    one = framing_for("text").tokens("f00.txt", body(0), 1)
     request = GlobRequest(
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_tokens=int(one * 1.5)
     )

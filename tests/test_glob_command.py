@@ -13,7 +13,7 @@ import pytest
 from helpers import run_readmany
 
 import readmany.read.matched as matched_module
-from readmany.commands.glob import GlobRequest, framed_tokens, run_glob
+from readmany.commands.glob import GlobRequest, run_glob
 from readmany.emit.sink import Sink
 from readmany.frame.formats import GlobFraming
 from readmany.frame.separator import frame_separator
@@ -65,7 +65,7 @@ def test_text_output_and_exit_status(tree: Path) -> None:
 
 def block_tokens(path: str, body: str, *, truncated: bool = False) -> float:
     """What a section is estimated to take: its frame's tokens and its text's."""
-    return framed_tokens(GlobFraming(), path, body, 1, truncated=truncated)
+    return GlobFraming().tokens(path, body, 1, truncated=truncated)
 
 
 def read_entry(

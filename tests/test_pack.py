@@ -181,10 +181,10 @@ def test_a_budget_of_tokens_counts_each_blocks_tokens_and_the_joints() -> None:
 def test_a_cut_by_tokens_fits_the_tokens_left() -> None:
     # The heredoc cutter knows no tokens: the attempts shrink its bytes until the block's
     # tokens (weighed from its text) fit the room.
-    from readmany.pack import text_tokens
+    from readmany.tokens import text_weight
 
     item = candidate(0, lines(400))
-    whole = text_tokens(item.block.text)
+    whole = text_weight(item.block.text)
     block = cut_block(item, 100_000, 1000, whole / 4)
     assert block is not None
     assert block.tokens <= whole / 4

@@ -114,7 +114,6 @@ def test_secret_files_are_refused_by_name_from_every_source(tmp_path: Path, name
 
 def test_a_masked_text_is_weighed_as_it_is_shown(planted: Path) -> None:
     # The tokens of a masked file are those of what is shown, not of what was read.
-    from readmany.commands.glob import framed_tokens
     from readmany.frame.formats import framing_for
 
     result = run_readmany(["glob", "k00.txt", "--secrets", "redact", "--json"], cwd=planted)
@@ -122,6 +121,6 @@ def test_a_masked_text_is_weighed_as_it_is_shown(planted: Path) -> None:
     (record,) = report["details"]["read"]
     body = report["content"].split("--- k00.txt ---\n\n", 1)[1].split("\n\n\n--- End")[0]
     assert "[REDACTED:" in body
-    shown = framed_tokens(framing_for("text"), "k00.txt", body, 1)
-    read = framed_tokens(framing_for("text"), "k00.txt", (planted / "k00.txt").read_text(), 1)
+    shown = framing_for("text").tokens("k00.txt", body, 1)
+    read = framing_for("text").tokens("k00.txt", (planted / "k00.txt").read_text(), 1)
     assert record["estimatedTokens"] == round(shown) != round(read)

@@ -115,13 +115,38 @@ def test_on_real_repositories_the_estimate_at_least_halves_the_byte_rules_error(
     assert calibrated <= rule / 2
 
 
-def test_whole_file_counts_are_whole_numbers_as_recorded() -> None:
-    # The table keeps counts, not texts: a text of the samples counted the way the
-    # recorder counts a file gives the same numbers `token_features` does, as integers.
-    for sample in SAMPLES[:10]:
-        data = sample["text"].encode("utf-8")
-        features = token_features(data, len(data))
-        assert [round(value) for value in features] == features
+def test_the_recorder_keeps_the_text_files_of_a_repository_spread_evenly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What `record_token_counts.py --repos` records of a checkout: the files git names that
+    # are UTF-8 text, not empty, not binary, not a link; at most REPO_FILES of them, spread
+    # over the sorted list.
+    import os
+    import subprocess
+
+    scripts = Path(__file__).parent.parent / "scripts"
+    monkeypatch.syspath_prepend(str(scripts))
+    import record_token_counts as recorder
+
+    for number in range(10):
+        (tmp_path / f"t{number}.py").write_text(f"x = {number}\n")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "blob.bin").write_bytes(b"\0\1\2")
+    (tmp_path / "latin.txt").write_bytes("café\n".encode("latin-1"))
+    (tmp_path / "link.py").symlink_to("t0.py")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null"}
+    for command in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", "-C", str(tmp_path), *command], check=True, env=env)
+    found = recorder.repo_files(tmp_path)
+    assert [path for path, _ in found] == [f"t{n}.py" for n in range(10)]
+    assert all(data == (tmp_path / path).read_bytes() for path, data in found)
+    monkeypatch.setattr(recorder, "REPO_FILES", 4)
+    assert [path for path, _ in recorder.repo_files(tmp_path)] == [
+        "t0.py",
+        "t2.py",
+        "t5.py",
+        "t7.py",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,7 @@ once they are long (`emit.jsonarray`).
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
-from collections.abc import Callable
 
 from readmany.commands import FileStat, Outcome, Tally, secrets_mode
 from readmany.commands.walker import (
@@ -27,7 +25,7 @@ from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.faces import Face
-from readmany.frame import notices
+from readmany.frame import notices, weigh
 from readmany.frame.formats import FORMATS, GlobFraming, framing_for
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
@@ -244,7 +242,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                 prefix = framing.start(None) if index == 1 else joint
                 tokens = None
                 if sink.weigh:
-                    tokens = weight(prefix) + text_block_tokens(
+                    tokens = weigh(prefix) + text_block_tokens(
                         framing, report.root, event.rel, path, text, index, text_file.weight
                     )
                 size = sink.write(prefix + block, tokens)
@@ -259,7 +257,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                     prefix = framing.start(None) if index == 1 else joint
                     tokens = None
                     if sink.weigh:
-                        tokens = weight(prefix) + data_url_tokens(framing, path, mime, data, index)
+                        tokens = weigh(prefix) + framing.data_url_tokens(path, mime, data, index)
                     report.asset(path, result, sink.write(prefix + block, tokens), sink.last_tokens)
             elif isinstance(result, Skipped):
                 report.skip(path, result.reason, result.category)
@@ -273,7 +271,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         prefix = framing.start(None) if index == 1 else joint
         tokens = None
         if sink.weigh:
-            tokens = weight(prefix) + diff_tokens(framing, request, diff, index)
+            tokens = weigh(prefix) + diff_tokens(framing, request, diff, index)
         sink.write(prefix + block, tokens)
         report.diff = diff
     any_section = index > 0 or report.any_shown
@@ -294,8 +292,8 @@ def text_block(
 ) -> str:
     """A text file's block; a text cut to its first lines ends with the command that
     shows the rest."""
-    note = cut_note(root, rel, text)
-    return framing.block(path, text.body, index, truncated=text.truncated and not note, note=note)
+    note, truncated = _cut_of(root, rel, text)
+    return framing.block(path, text.body, index, truncated=truncated, note=note)
 
 
 def text_block_size(
@@ -309,43 +307,8 @@ def text_block_size(
     lines: bool = True,
 ) -> tuple[int, int]:
     """Bytes and newlines of `text_block(...)` (newlines 0 without `lines`)."""
-    note = cut_note(root, rel, text)
-    truncated = text.truncated and not note
+    note, truncated = _cut_of(root, rel, text)
     return framing.size(path, text.body, index, truncated=truncated, note=note, lines=lines)
-
-
-def framed_tokens(
-    framing: GlobFraming,
-    path: str,
-    body: str,
-    index: int,
-    *,
-    truncated: bool = False,
-    note: str = "",
-    line_numbers: bool | None = None,
-    weight_of_body: float = -1.0,
-    cut: bool = False,
-) -> float:
-    """The estimated tokens of `framing.block(path, body, index, ...)`: its frame's and its
-    text's (numbered with `-n`), each weighed apart (`tokens.text_weight`): weighed with a
-    long text, a frame would count as often as the text's sample is scaled.
-    `weight_of_body`: the text's own (not numbered) if it was weighed already. `cut`: the
-    head of a file cut to fill a budget, which fills what is left of it: weighed on up to
-    `tokens.SAMPLE_BYTES` of it (a file's estimate from 512 bytes is off by 8% on average,
-    as much as it takes of the budget)."""
-    numbered = framing.line_numbers if line_numbers is None else line_numbers
-    frame = framing.block(path, "", index, truncated=truncated, note=note, line_numbers=numbered)
-    if numbered:
-        from readmany.frame.numbering import number_lines
-
-        body = number_lines(body)
-    elif weight_of_body >= 0:
-        return weight(frame) + weight_of_body
-    if cut:
-        from readmany.tokens import SAMPLE_BYTES, text_weight
-
-        return weight(frame) + text_weight(body, SAMPLE_BYTES)
-    return weight(frame) + weight(body)
 
 
 def text_block_tokens(
@@ -359,41 +322,22 @@ def text_block_tokens(
 ) -> float:
     """The estimated tokens of `text_block(...)`; `weight_of_text`, the text's own when
     it was weighed already (as it was read), else negative."""
-    note = cut_note(root, rel, text)
-    truncated = text.truncated and not note
-    return framed_tokens(
-        framing,
-        path,
-        text.body,
-        index,
-        truncated=truncated,
-        note=note,
-        weight_of_body=weight_of_text,
+    note, truncated = _cut_of(root, rel, text)
+    return framing.tokens(
+        path, text.body, index, truncated=truncated, note=note, weight_of_body=weight_of_text
     )
-
-
-def data_url_tokens(
-    framing: GlobFraming, path: str, mime_type: str, data: str, index: int
-) -> float:
-    """The estimated tokens of `framing.data_url(...)`: its frame's and its data's."""
-    return weight(framing.data_url(path, mime_type, "", index)) + weight(data)
 
 
 def diff_tokens(framing: GlobFraming, request: GlobRequest, diff: str, index: int) -> float:
     """The estimated tokens of `diff_block(...)`."""
-    return framed_tokens(framing, diff_label(request), diff, index, line_numbers=False)
+    return framing.tokens(diff_label(request), diff, index, line_numbers=False)
 
 
-def weight(text: str) -> float:
-    """`tokens.text_weight`, imported by the runs that count tokens (once)."""
-    return _text_weight()(text)
-
-
-@functools.cache
-def _text_weight() -> Callable[[str], float]:
-    from readmany.tokens import text_weight
-
-    return text_weight
+def _cut_of(root: str, rel: str, text: TextRead) -> tuple[str, bool]:
+    """The notice a text cut to its first lines ends with (`cut_note`), and whether its
+    block warns of a cut instead (the reference's line limits)."""
+    note = cut_note(root, rel, text)
+    return note, text.truncated and not note
 
 
 def cut_note(root: str, rel: str, text: TextRead) -> str:

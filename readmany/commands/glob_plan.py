@@ -44,11 +44,9 @@ from readmany.commands.glob import (
     LEFT_OUT,
     Report,
     continue_with,
-    data_url_tokens,
     diff_block,
     diff_label,
     diff_tokens,
-    framed_tokens,
     text_block,
     text_block_size,
     text_block_tokens,
@@ -61,7 +59,7 @@ from readmany.commands.walker import (
     shown_path,
 )
 from readmany.emit.sink import Sink
-from readmany.frame import notices
+from readmany.frame import notices, weigh
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path, quoted
@@ -74,7 +72,6 @@ from readmany.pack import (
     Plan,
     by_size,
     pack_blocks,
-    text_tokens,
 )
 from readmany.read.classify import ASSET_KINDS, CREDENTIAL_FILES
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
@@ -320,7 +317,7 @@ class _Run:
                     tokens = 0.0
                     if self.tokens:
                         mime, data = result.mime_type, result.data
-                        tokens = data_url_tokens(self.framing, path, mime, data, index)
+                        tokens = self.framing.data_url_tokens(path, mime, data, index)
                     self._add(item, size_of(block), "", cuttable=False, tokens=tokens)
                 elif tree:
                     self.items.append(item)
@@ -403,7 +400,7 @@ class _Run:
         """`least_frame` in tokens (0 without a budget of tokens)."""
         if not self.tokens:
             return 0.0
-        return text_tokens(self.framing.block("", "", 1, note=_LEAST_NOTE))
+        return weigh(self.framing.block("", "", 1, note=_LEAST_NOTE))
 
     def text_of(self, position: int) -> TextFile | None:
         """The text of the entry at `position`: kept, or read again (the last one is kept)."""
@@ -442,7 +439,7 @@ class _Run:
             return everything, *self._ends(everything, None)
         limits = budget.limits
         joint = size_of(self.framing.joint)
-        joint_tokens = text_tokens(self.framing.joint) if self.tokens else 0.0
+        joint_tokens = weigh(self.framing.joint) if self.tokens else 0.0
         least_tokens = self.least_frame_tokens()
         # The newline after the content ends its last line.
         keep_bytes, keep_lines, keep_tokens = 0, 1, 0.0
@@ -494,7 +491,7 @@ class _Run:
         a budget of tokens), each weighed as the sink weighs what it writes."""
         if not self.tokens:
             return 0.0
-        return text_tokens(start) + text_tokens(end) + text_tokens("\n")
+        return weigh(start) + weigh(end) + weigh("\n")
 
     def _ends(self, packing: Packing, budget: Budgeted | None) -> tuple[str, str]:
         plan = packing.plan
@@ -543,7 +540,7 @@ class _Run:
         elif self.tokens:
             share = NO_LIMIT
         for form in forms:
-            if utf8_len(form) <= share and (not self.tokens or text_tokens(form) <= token_share):
+            if utf8_len(form) <= share and (not self.tokens or weigh(form) <= token_share):
                 return form
         return ""
 
@@ -662,7 +659,7 @@ class _Run:
         need_tokens = 0.0
         if self.tokens:
             need_tokens = sum(b.tokens for b in blocks) + self._ends_tokens(start, end)
-            need_tokens += (count - 1) * text_tokens(joint)
+            need_tokens += (count - 1) * weigh(joint)
         self._need = need_bytes, need_lines, need_tokens
         return self._need
 
@@ -694,7 +691,7 @@ class _Run:
             prefix = start if index == 1 else framing.joint
             weighed = None
             if sink.weigh:
-                weighed = text_tokens(prefix) + self._block_tokens(position, result, index)
+                weighed = weigh(prefix) + self._block_tokens(position, result, index)
             size = sink.write(prefix + block, weighed)
             tokens = sink.last_tokens
             if item.candidate is None:
@@ -738,10 +735,10 @@ class _Run:
             return diff_tokens(self.framing, self.request, self.diff, index)
         if isinstance(result, AssetFile):
             mime, data = result.mime_type, result.data
-            return data_url_tokens(self.framing, item.path, mime, data, index)
+            return self.framing.data_url_tokens(item.path, mime, data, index)
         if plan_cut is not None and plan_cut[0] == position:
             cut = plan_cut[1]
-            return framed_tokens(self.framing, item.path, cut.head, index, note=cut.note, cut=True)
+            return self.framing.tokens(item.path, cut.head, index, note=cut.note, cut=True)
         assert isinstance(result, TextFile)
         return text_block_tokens(
             self.framing, self.report.root, item.rel, item.path, result.text, index
@@ -816,7 +813,7 @@ class _Run:
         text = self.text_of(position)
         if text is None:  # an asset: its block is read again to be weighed
             block, _ = self._block_again(position, position + 1)
-            return text_tokens(block or "")
+            return weigh(block or "")
         return text_block_tokens(
             self.framing, self.report.root, item.rel, item.path, text.text, position + 1
         )
@@ -901,7 +898,7 @@ class _Block:
             run = self.run
             path = run.items[self.position].path
             frame = run.framing.block(path, "", self.position + 1, note=_LEAST_NOTE)
-            self.least_tokens = text_tokens(frame) + self.first_tokens
+            self.least_tokens = weigh(frame) + self.first_tokens
         return self.least_tokens
 
     def _cut(
@@ -941,9 +938,7 @@ class _Block:
         index = self.position + 1
         text = run.framing.block(item.path, head, index, note=note)
         tokens = (
-            framed_tokens(run.framing, item.path, head, index, note=note, cut=True)
-            if run.tokens
-            else 0.0
+            run.framing.tokens(item.path, head, index, note=note, cut=True) if run.tokens else 0.0
         )
         return Cut(text, *size_of(text), head, note, count, tokens)
 

@@ -17,10 +17,11 @@ from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.faces import Face
+from readmany.frame import weigh
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES
-from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks, text_tokens
+from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
 from readmany.read.tool import Number, ReadStyle, ToolRead, read_tool, truncate_head
 from readmany.record import NamedTuple
 
@@ -266,7 +267,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
     for number, shown_block in enumerate(shown):
         tokens = None
         if sink.weigh:  # the block as a budget of tokens weighs it, and the separator
-            tokens = shown_block.tokens + (text_tokens(SEPARATOR) if number else 0.0)
+            tokens = shown_block.tokens + (weigh(SEPARATOR) if number else 0.0)
         sink.write(SEPARATOR + shown_block.text if number else shown_block.text, tokens)
     errors = sum(not c.ok for c in candidates)
     report: dict[str, Any] = {

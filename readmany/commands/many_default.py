@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from readmany.commands import FileStat, Outcome, Tally
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
-from readmany.frame import notices
+from readmany.frame import notices, weigh
 from readmany.frame.heredoc import Block, block_tokens, frame_heredoc
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import (
@@ -30,7 +30,6 @@ from readmany.pack import (
     Budget,
     Entry,
     pack_blocks,
-    text_tokens,
 )
 from readmany.read.tool import ReadStyle, ToolRead, format_size, js_number, read_tool
 from readmany.record import NamedTuple
@@ -383,7 +382,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     for number, block in enumerate(shown):
         tokens = None
         if sink.weigh:  # the block as a budget of tokens weighs it, and the separator
-            tokens = block.tokens + (text_tokens(SEPARATOR) if number else 0.0)
+            tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
         sink.write(SEPARATOR + block.text if number else block.text, tokens)
     if left_out is not None:
         sink.write(SEPARATOR + left_out if shown else left_out)
@@ -455,7 +454,7 @@ def _pack(
         names = [entries[i].path for i in packing.omitted]
         notice = notices.left_out(names, raise_to, notices.many_command(rest))
         named = utf8_len(notice) <= budget.max_bytes // 4 and (
-            not counting or text_tokens(notice) <= budget.max_tokens / 4
+            not counting or weigh(notice) <= budget.max_tokens / 4
         )
         if not named:
             notice = notices.left_out_many(names, raise_to)
@@ -464,7 +463,7 @@ def _pack(
         cost_lines = notice.count("\n") + 1 + (SEPARATOR_LINES if any_shown else 0)
         cost_tokens = 0.0
         if counting:
-            cost_tokens = text_tokens(SEPARATOR + notice if any_shown else notice)
+            cost_tokens = weigh(SEPARATOR + notice if any_shown else notice)
         if cost_bytes <= keep_bytes and cost_lines <= keep_lines and cost_tokens <= keep_tokens:
             break
         keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
@@ -502,7 +501,7 @@ def _need(pieces: Sequence[Piece], budget: Budget) -> tuple[int, int, float]:
             unread = piece.need_bytes - block.bytes
             if unread > 0:
                 tokens += UNREAD_MARGIN * block.tokens * unread / max(block.bytes, 1)
-        tokens += separators * text_tokens(SEPARATOR)
+        tokens += separators * weigh(SEPARATOR)
     return (
         sum(p.need_bytes for p in pieces) + separators * SEPARATOR_BYTES,
         sum(p.need_lines for p in pieces) + separators * SEPARATOR_LINES,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from readmany.frame import weigh
 from readmany.record import NamedTuple
 from readmany.units import encode_output, utf8_len
 
@@ -93,9 +94,7 @@ class Sink:
         self.bytes_written += size
         if self.weigh:
             if tokens is None:
-                from readmany.tokens import text_weight
-
-                tokens = text_weight(text)
+                tokens = weigh(text)
             self.last_tokens = tokens
             self.tokens += tokens
         return size

@@ -26,8 +26,8 @@ from readmany.record import NamedTuple
 from readmany.tokens import (
     QUICK_SAMPLE_BYTES,
     SAMPLE_BYTES,
+    data_weight,
     estimate_tokens_for,
-    sample_of,
     sample_spans,
     weight_of_sample,
 )
@@ -100,8 +100,8 @@ def measure_for_stats(chunks: Iterable[bytes], size: int) -> Measure:
     if not size:
         return _EMPTY
     lines = data.count(b"\n") + (not data.endswith(b"\n"))
-    sample = sample_of(data, STATS_SAMPLE_BYTES)
-    return _tuple_new(Measure, (size, lines, max(1, round(weight_of_sample(sample, size)))))
+    weight = data_weight(data, STATS_SAMPLE_BYTES)
+    return _tuple_new(Measure, (size, lines, max(1, round(weight))))
 
 
 class StatsEntry(NamedTuple):

@@ -10,6 +10,7 @@ so that a body line `\r<DELIM>` cannot end a block early for such a reader.
 
 from __future__ import annotations
 
+from readmany.frame import weigh
 from readmany.frame.paths import header_path
 from readmany.record import NamedTuple
 from readmany.units import utf8_len, utf16_len
@@ -44,15 +45,13 @@ def block_tokens(text: str) -> float:
     its blocks: weighed with a long body, the frame would count as often as the body's
     sample is scaled. `many` shows few files, often cut to fill its budget: the body is
     weighed on up to `tokens.SAMPLE_BYTES` of it."""
-    from readmany.tokens import SAMPLE_BYTES, text_weight
-
     first = text.find("\n")
     second = text.find("\n", first + 1) if first >= 0 else -1
     last = text.rfind("\n")
     if second < 0 or last <= second:
-        return text_weight(text, SAMPLE_BYTES)
+        return weigh(text, whole=True)
     frame = text[: second + 1] + text[last:]
-    return text_weight(frame) + text_weight(text[second + 1 : last], SAMPLE_BYTES)
+    return weigh(frame) + weigh(text[second + 1 : last], whole=True)
 
 
 def path_hash(path: str) -> str:

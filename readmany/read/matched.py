@@ -482,14 +482,10 @@ class CandidateReader:
 
 @functools.cache
 def _weigher() -> Callable[[bytes], float]:
-    """What a text shown whole weighs, from its bytes (`tokens.text_weight`'s sample),
-    imported by the first read that weighs."""
-    from readmany.tokens import QUICK_SAMPLE_BYTES, sample_of, weight_of_sample
+    """`tokens.data_weight`, imported by the first read that weighs."""
+    from readmany.tokens import data_weight
 
-    def weigh(data: bytes) -> float:
-        return weight_of_sample(sample_of(data, QUICK_SAMPLE_BYTES), len(data))
-
-    return weigh
+    return data_weight
 
 
 def _named(name: str) -> bool:
