@@ -194,7 +194,11 @@ def body_of(result: ToolRead) -> str:
     return f"{result.text}\n{summary}" if summary else result.text
 
 
-def file_detail(request: FileRequest, result: ToolRead, block: Block) -> dict[str, Any]:
+def file_detail(
+    request: FileRequest, result: ToolRead, block: Block, *, weigh: bool
+) -> dict[str, Any]:
+    """A file's record of `--json` details; its tokens are weighed only with `weigh` (the
+    details are written), else they are 0."""
     detail: dict[str, Any] = {"path": request.path, "ok": result.ok}
     if result.error is not None:
         detail["error"] = result.error
@@ -204,7 +208,7 @@ def file_detail(request: FileRequest, result: ToolRead, block: Block) -> dict[st
             detail["truncation"] = result.truncation.as_json()
     detail["bytes"] = block.bytes
     detail["lines"] = block.lines
-    detail["estimatedTokens"] = round(block.tokens)
+    detail["estimatedTokens"] = round(block.tokens) if weigh else 0
     return detail
 
 
@@ -256,7 +260,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
         block = frame_heredoc(file.path, body, index + 1)
         cut = partial(cut_heredoc_head, file.path, index + 1, body) if result.ok else None
         candidates.append(Entry(index, file.path, block, result.ok, cut))
-        details.append(file_detail(file, result, block))
+        details.append(file_detail(file, result, block, weigh=sink.weigh))
         sink.file_done(file.path, len(request.files))
         if not result.ok:
             problems.append(f"{file.path}: {result.error}")

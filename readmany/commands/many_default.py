@@ -364,7 +364,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         piece = piece_of(file, index + 1, result)
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
-        detail = file_detail(file, result, Block(*piece.block[:4]))
+        detail = file_detail(file, result, Block(*piece.block[:4]), weigh=sink.weigh)
         if result.error is not None:
             detail["error"] = problem(file, result)
         elif "truncation" in detail:
