@@ -6,14 +6,14 @@ Blocks are joined by `SEPARATOR` unless the caller says what joins them (`joint`
 Tokens are counted only for a budget that has some (`Budget.max_tokens`): a block then
 says what it is estimated to take (`tokens.text_weight`), unrounded.
 Two plans are computed over the same entries: request order (stop at the first block
-that does not fit) and smallest first (skip what does not fit). Each then gives the first
-remaining entry in request order that can take it a partial block. Smallest first
-wins only when it includes strictly more successful files in full.
+that does not fit) and smallest first (skip what does not fit). Smallest first wins only
+when it includes strictly more successful files in full. The plan chosen then gives the
+first remaining entry in request order that can take it a partial block (a cut is read
+and framed: the other plan's is never made).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
@@ -140,20 +140,20 @@ def pack_blocks(
         from readmany.tokens import text_weight
 
         joint_tokens = text_weight(SEPARATOR)
-    make_plan = functools.partial(
-        _plan,
-        budget=budget,
-        joint=(*joint, joint_tokens),
+    joints = (*joint, joint_tokens)
+    in_order = _take(entries, budget=budget, joint=joints, stop_at_misfit=True)
+    visit = smallest if smallest is not None else by_size(entries)
+    smallest_first = _take(visit, budget=budget, joint=joints, stop_at_misfit=False, ascending=True)
+    switched = smallest_first.success > in_order.success
+    # Only the plan chosen is given its cut: which one is chosen does not depend on it.
+    taken = smallest_first if switched else in_order
+    plan = _cut_into(
+        "smallest-first" if switched else "request-order",
+        entries,
+        taken,
         least_cut=least_cut,
         least_cut_tokens=least_cut_tokens,
     )
-    in_order = make_plan("request-order", entries, entries, stop_at_misfit=True)
-    visit = smallest if smallest is not None else by_size(entries)
-    smallest_first = make_plan(
-        "smallest-first", entries, visit, stop_at_misfit=False, ascending=True
-    )
-    switched = smallest_first.full_success > in_order.full_success
-    plan = smallest_first if switched else in_order
     omitted = tuple(
         c.position
         for c in entries
@@ -183,6 +183,32 @@ def _plan(
     does not with `stop_at_misfit`), then the first file of `entries` that can be cut to
     fill the rest. `ascending`: `visit` is sorted by bytes, so none after a file too big
     for the room can fit either."""
+    taken = _take(
+        visit, budget=budget, joint=joint, stop_at_misfit=stop_at_misfit, ascending=ascending
+    )
+    return _cut_into(
+        strategy, entries, taken, least_cut=least_cut, least_cut_tokens=least_cut_tokens
+    )
+
+
+class _Taken(NamedTuple):
+    """The files a plan takes whole, and the room they leave (before one more joint)."""
+
+    full: set[int]
+    success: int
+    room: Budget
+    joint: tuple[int, int, float]  # what joins the next block: nothing before the first
+
+
+def _take(
+    visit: Sequence[Entry],
+    *,
+    budget: Budget,
+    joint: tuple[int, int, float],
+    stop_at_misfit: bool,
+    ascending: bool = False,
+) -> _Taken:
+    """The files `visit` takes whole while they fit (see `_plan`)."""
     full: set[int] = set()
     success = 0
     # The room left, before the joint that comes before any block but the first.
@@ -205,9 +231,25 @@ def _plan(
             success += entry.ok
         elif stop_at_misfit or (ascending and block.bytes + joint_bytes > room_bytes):
             break
-    room_bytes -= joint_bytes
-    room_lines -= joint_lines
-    room_tokens -= joint_tokens
+    room = Budget(room_bytes, room_lines, room_tokens)
+    return _Taken(full, success, room, (joint_bytes, joint_lines, joint_tokens))
+
+
+def _cut_into(
+    strategy: str,
+    entries: Sequence[Entry],
+    taken: _Taken,
+    *,
+    least_cut: int,
+    least_cut_tokens: float = 0.0,
+) -> Plan:
+    """The plan of `taken`, with the first file of `entries` not taken that can be cut
+    to fill the room left."""
+    full, success = taken.full, taken.success
+    joint_bytes, joint_lines, joint_tokens = taken.joint
+    room_bytes = taken.room.max_bytes - joint_bytes
+    room_lines = taken.room.max_lines - joint_lines
+    room_tokens = taken.room.max_tokens - joint_tokens
     too_little = room_bytes < least_cut or room_tokens < max(least_cut_tokens, 1.0)
     if room_bytes <= 0 or room_lines <= 0 or too_little:
         return Plan(strategy, frozenset(full), success)

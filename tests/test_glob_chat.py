@@ -775,7 +775,9 @@ def test_a_block_size_is_the_size_of_the_block(
 
     framing = framing_for(form, line_numbers=line_numbers)
     block = framing.block(path, body, 7, truncated=truncated, note=note)
-    assert framing.size(path, body, 7, truncated=truncated, note=note) == measured(block)
+    size = framing.measure(path, body, 7, truncated=truncated, note=note, tokens=True)
+    assert size == (*measured(block), framing.tokens(path, body, 7, truncated=truncated, note=note))
+    assert framing.measure(path, body, 7, truncated=truncated, note=note, lines=False)[1:] == (0, 0)
     assert measured(block) == (len(block.encode("utf-8", "surrogateescape")), block.count("\n"))
 
 

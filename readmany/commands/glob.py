@@ -296,7 +296,7 @@ def text_block(
     return framing.block(path, text.body, index, truncated=truncated, note=note)
 
 
-def text_block_size(
+def text_block_measure(
     framing: GlobFraming,
     root: str,
     rel: str,
@@ -305,10 +305,22 @@ def text_block_size(
     index: int,
     *,
     lines: bool = True,
-) -> tuple[int, int]:
-    """Bytes and newlines of `text_block(...)` (newlines 0 without `lines`)."""
+    tokens: bool = False,
+    weight_of_text: float = -1.0,
+) -> tuple[int, int, float]:
+    """Bytes, newlines and estimated tokens of `text_block(...)` (newlines 0 without
+    `lines`, tokens 0 without `tokens`); `weight_of_text` as `text_block_tokens` has it."""
     note, truncated = _cut_of(root, rel, text)
-    return framing.size(path, text.body, index, truncated=truncated, note=note, lines=lines)
+    return framing.measure(
+        path,
+        text.body,
+        index,
+        truncated=truncated,
+        note=note,
+        lines=lines,
+        tokens=tokens,
+        weight_of_body=weight_of_text,
+    )
 
 
 def text_block_tokens(

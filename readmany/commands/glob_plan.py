@@ -48,7 +48,7 @@ from readmany.commands.glob import (
     diff_label,
     diff_tokens,
     text_block,
-    text_block_size,
+    text_block_measure,
     text_block_tokens,
 )
 from readmany.commands.walker import (
@@ -295,15 +295,20 @@ class _Run:
                 if sizes:
                     index = len(self.entries) + 1  # the most it can be
                     text = checked.text
-                    size = text_block_size(
-                        self.framing, report.root, item.rel, path, text, index, lines=self.lines
+                    size, lines, tokens = text_block_measure(  # its text weighed as read
+                        self.framing,
+                        report.root,
+                        item.rel,
+                        path,
+                        text,
+                        index,
+                        lines=self.lines,
+                        tokens=self.tokens,
+                        weight_of_text=checked.weight,
                     )
-                    if size[0] <= self._keep_bytes:
-                        self._keep(len(self.entries), checked, size[0])
-                    tokens = 0.0
-                    if self.tokens:  # its text weighed as it was read (or now)
-                        tokens = self._text_tokens(item, text, index, checked.weight)
-                    self._add(item, size, text.body, cuttable=True, tokens=tokens)
+                    if size <= self._keep_bytes:
+                        self._keep(len(self.entries), checked, size)
+                    self._add(item, (size, lines), text.body, cuttable=True, tokens=tokens)
                 elif tree:
                     self.items.append(item)
             elif isinstance(result, AssetFile):

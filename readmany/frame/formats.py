@@ -60,7 +60,7 @@ class GlobFraming:
             body = number_lines(body)
         return frame_separator(path, body, truncated, note)
 
-    def size(
+    def measure(
         self,
         path: str,
         body: str,
@@ -69,20 +69,31 @@ class GlobFraming:
         truncated: bool = False,
         note: str = "",
         lines: bool = True,
-    ) -> tuple[int, int]:
-        """Bytes (UTF-8) and newlines of `block(...)`; here without building it.
-        Without `lines`, the newlines are not counted (0): no budget of lines needs them."""
+        tokens: bool = False,
+        weight_of_body: float = -1.0,
+    ) -> tuple[int, int, float]:
+        """Bytes (UTF-8), newlines and estimated tokens of `block(...)`; here without
+        building it, its frame built once for both. Without `lines`, the newlines are not
+        counted (0): no budget of lines needs them; without `tokens`, tokens are 0 (else
+        `tokens(...)`, `weight_of_body` as there)."""
         if self.line_numbers:
             block = self.block(path, body, index, truncated=truncated, note=note)
-            return measured(block, lines=lines)
+            weight = 0.0
+            if tokens:
+                weight = self.tokens(path, body, index, truncated=truncated, note=note)
+            return *measured(block, lines=lines), weight
         head = section_head(path, truncated)
         size = utf8_len(head) + utf8_len(body) + utf8_len(note) + len(SECTION_TAIL)
-        if not lines:
-            return size, 0
-        return (
-            size,
-            head.count("\n") + body.count("\n") + note.count("\n") + SECTION_TAIL.count("\n"),
-        )
+        newlines = 0
+        if lines:
+            newlines = (
+                head.count("\n") + body.count("\n") + note.count("\n") + SECTION_TAIL.count("\n")
+            )
+        weight = 0.0
+        if tokens:  # the frame, `block(path, "", ...)`, and the text weighed apart
+            body_weight = weight_of_body if weight_of_body >= 0 else weigh(body)
+            weight = weigh(head + note + SECTION_TAIL) + body_weight
+        return size, newlines, weight
 
     def tokens(
         self,
@@ -147,7 +158,7 @@ class _NotedFraming(GlobFraming):
     def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
         raise NotImplementedError
 
-    def size(
+    def measure(
         self,
         path: str,
         body: str,
@@ -156,9 +167,16 @@ class _NotedFraming(GlobFraming):
         truncated: bool = False,
         note: str = "",
         lines: bool = True,
-    ) -> tuple[int, int]:
+        tokens: bool = False,
+        weight_of_body: float = -1.0,
+    ) -> tuple[int, int, float]:
         block = self.block(path, body, index, truncated=truncated, note=note)
-        return measured(block, lines=lines)
+        weight = 0.0
+        if tokens:
+            weight = self.tokens(
+                path, body, index, truncated=truncated, note=note, weight_of_body=weight_of_body
+            )
+        return *measured(block, lines=lines), weight
 
 
 # The markdown and xml framers are imported by the runs that use them: most use text.
