@@ -362,6 +362,30 @@ def test_a_link_to_a_directory_is_a_skip_not_a_failed_read(tmp_path: Path) -> No
     assert b"Path is a directory, not a file" in reference.stderr
 
 
+def test_a_link_to_nothing_is_a_skip_not_a_failed_read(tmp_path: Path) -> None:
+    # A dangling link (git keeps one as an entry like any other) holds nothing to read: a
+    # pre-commit dump of the tree must not fail on it; a named one shows nothing, exit 1.
+    make(tmp_path, {"a.txt": "a\n"})
+    os.symlink("gone.txt", tmp_path / "broken")
+    result = run_readmany(["glob", "**"], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (
+        0,
+        b"--- a.txt ---\n\na\n\n\n\n--- End of content ---\n",
+    )
+    assert result.stderr == b"readmany: 1 skipped (symlink to nothing): broken\n"
+    listed = run_readmany(
+        ["glob", "--stdin", "-0", "--json"], cwd=tmp_path, stdin=b"broken\0a.txt\0"
+    )
+    assert listed.returncode == 0
+    assert skipped(listed) == {"broken": "symlink to nothing"}
+    named = run_readmany(["glob", "broken"], cwd=tmp_path)
+    assert (named.returncode, named.stdout) == (1, b"")
+    # The reference face reads it, and fails, as the reference did.
+    reference = run_readmany(["glob", "--compat", "**"], cwd=tmp_path)
+    assert reference.returncode == 1
+    assert b"File not found: broken" in reference.stderr
+
+
 def test_a_listed_link_to_a_directory_is_an_entry_not_walked(tmp_path: Path) -> None:
     # `git ls-files` names such a link as a file and the target's files by their own
     # paths: walking the link would show them twice. A directory listed is still walked.

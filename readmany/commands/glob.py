@@ -33,6 +33,7 @@ from readmany.read.classify import CREDENTIAL_FILES
 from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
 from readmany.select.candidates import (
+    REASON_DANGLING_LINK,
     REASON_DEFAULT_EXCLUDE,
     REASON_EXCLUDED,
     REASON_IGNORED,
@@ -60,6 +61,7 @@ _SELECT_CATEGORIES = {
     REASON_IGNORED: "ignored",
     REASON_LINK_OUTSIDE: "symlink outside the root",
     REASON_LINKED_DIRECTORY: "symlink to a directory",
+    REASON_DANGLING_LINK: "symlink to nothing",
     REASON_DEFAULT_EXCLUDE: "default exclude",
     REASON_EXCLUDED: "excluded",
     REASON_OUTPUT: "output file",

@@ -13,6 +13,8 @@ REASON_OUTSIDE = "Security: Path not in workspace"
 REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
 # The default face: a link to a directory is not read as a file (nor walked into by `**`).
 REASON_LINKED_DIRECTORY = "symlink to a directory, not followed"
+# ... and a link to nothing (its target does not exist) holds nothing to read.
+REASON_DANGLING_LINK = "symlink to nothing: its target does not exist"
 # The default face's own reasons (with `--compat` such files are dropped silently).
 REASON_DEFAULT_EXCLUDE = "default exclude"
 REASON_EXCLUDED = "excluded"  # a named file that an `--exclude` pattern leaves out

@@ -29,6 +29,7 @@ from readmany.select.boundary import (
     stat_mode,
 )
 from readmany.select.candidates import (
+    REASON_DANGLING_LINK,
     REASON_DEFAULT_EXCLUDE,
     REASON_EXCLUDED,
     REASON_IGNORED,
@@ -248,8 +249,15 @@ class _Selector:
             return Skip(rel, REASON_OUTSIDE)
         if is_secret_name(rel) or (real_rel != rel and is_secret_name(real_rel)):
             return Skip(rel, REASON_SECRET_FILE)
-        if is_link and not self.compat and real is not None and os.path.isdir(real):
-            return Skip(rel, REASON_LINKED_DIRECTORY)  # not a file: not a failed read
+        if is_link and not self.compat and real is not None:
+            # Not a file, so not a failed read: a link to a directory, or to nothing.
+            try:
+                if stat.S_ISDIR(os.stat(real).st_mode):
+                    return Skip(rel, REASON_LINKED_DIRECTORY)
+            except (FileNotFoundError, NotADirectoryError):
+                return Skip(rel, REASON_DANGLING_LINK)
+            except OSError:
+                pass  # unreadable, a loop: the read says so
         linked = real_rel if real is not None and (is_link or real_rel != rel) else None
         return Candidate(rel, path, regular, requested, linked)
 
