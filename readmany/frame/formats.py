@@ -37,6 +37,7 @@ class GlobFraming:
 
     name = "text"
     joint = ""  # between two blocks
+    measured_built = False  # whether `measure` builds the block (else it adds up its parts)
 
     def __init__(self, *, line_numbers: bool = False) -> None:
         self.line_numbers = line_numbers
@@ -76,11 +77,13 @@ class GlobFraming:
         building it, its frame built once for both. Without `lines`, the newlines are not
         counted (0): no budget of lines needs them; without `tokens`, tokens are 0 (else
         `tokens(...)`, `weight_of_body` as there)."""
-        if self.line_numbers:
+        if self.line_numbers or self.measured_built:
             block = self.block(path, body, index, truncated=truncated, note=note)
             weight = 0.0
             if tokens:
-                weight = self.tokens(path, body, index, truncated=truncated, note=note)
+                weight = self.tokens(
+                    path, body, index, truncated=truncated, note=note, weight_of_body=weight_of_body
+                )
             return *measured(block, lines=lines), weight
         head = section_head(path, truncated)
         size = utf8_len(head) + utf8_len(body) + utf8_len(note) + len(SECTION_TAIL)
@@ -140,6 +143,8 @@ class _NotedFraming(GlobFraming):
     """A framing whose block carries the truncation warning as its note, and numbers the
     lines itself; sized by building the block."""
 
+    measured_built = True
+
     def block(
         self,
         path: str,
@@ -157,26 +162,6 @@ class _NotedFraming(GlobFraming):
 
     def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
         raise NotImplementedError
-
-    def measure(
-        self,
-        path: str,
-        body: str,
-        index: int,
-        *,
-        truncated: bool = False,
-        note: str = "",
-        lines: bool = True,
-        tokens: bool = False,
-        weight_of_body: float = -1.0,
-    ) -> tuple[int, int, float]:
-        block = self.block(path, body, index, truncated=truncated, note=note)
-        weight = 0.0
-        if tokens:
-            weight = self.tokens(
-                path, body, index, truncated=truncated, note=note, weight_of_body=weight_of_body
-            )
-        return *measured(block, lines=lines), weight
 
 
 # The markdown and xml framers are imported by the runs that use them: most use text.
