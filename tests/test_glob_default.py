@@ -222,7 +222,40 @@ def test_a_missing_stdin_path_is_named_and_exit_1(tmp_path: Path) -> None:
     result = run_readmany(["glob", "--stdin"], cwd=tmp_path, stdin=b"a.txt\nmissing.py\n")
     assert result.returncode == 1
     assert result.stdout == b"--- a.txt ---\n\na\n\n\n\n--- End of content ---\n"
-    assert result.stderr == b"readmany: Read error: File not found: missing.py\n"
+    assert result.stderr == b"readmany: missing.py: no such file or directory\n"
+    listed = run_readmany(["glob", "--stdin", "--json"], cwd=tmp_path, stdin=b"missing.py\n")
+    assert skipped(listed) == {"missing.py": "no such file or directory"}
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+@pytest.mark.parametrize("budget", [[], ["--max-tokens", "1k"], ["--stats"]])
+def test_a_failed_read_is_said_in_a_persons_words(
+    tmp_path: Path, processes: str, budget: list[str]
+) -> None:
+    # As `many` says it: the path, then what went wrong; the reference's words are --compat's.
+    make(tmp_path, {"a.txt": "a\n"})
+    os.mkfifo(tmp_path / "pipe")
+    os.symlink("loop2", tmp_path / "loop1")
+    os.symlink("loop1", tmp_path / "loop2")
+    env = {**os.environ, "READMANY_PROCESSES": processes}
+    result = run_readmany(["glob", "**", "--json", *budget], cwd=tmp_path, env=env)
+    assert result.returncode == 1
+    assert result.stderr.decode().splitlines() == [
+        "readmany: loop1: too many levels of symbolic links",
+        "readmany: loop2: too many levels of symbolic links",
+        "readmany: pipe: not a regular file (FIFO), not read",
+    ]
+    assert skipped(result) == {
+        "loop1": "too many levels of symbolic links",
+        "loop2": "too many levels of symbolic links",
+        "pipe": "not a regular file (FIFO), not read",
+    }
+    reference = run_readmany(["glob", "--compat", "**"], cwd=tmp_path, env=env)
+    assert reference.stderr.decode().splitlines() == [
+        "readmany: Read error: Too many levels of symbolic links: loop1",
+        "readmany: Read error: Too many levels of symbolic links: loop2",
+        "readmany: Read error: Not a regular file (FIFO): pipe",
+    ]
 
 
 def test_nothing_read_is_an_empty_stdout_and_exit_1(tmp_path: Path) -> None:

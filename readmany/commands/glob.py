@@ -30,7 +30,7 @@ from readmany.frame.formats import FORMATS, GlobFraming, framing_for
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
 from readmany.read.classify import CREDENTIAL_FILES
-from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
+from readmany.read.matched import AssetFile, Failed, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
 from readmany.select.candidates import (
     REASON_DANGLING_LINK,
@@ -264,7 +264,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             elif isinstance(result, Skipped):
                 report.skip(path, result.reason, result.category)
             else:  # Failed
-                report.fail(path, result.reason, result.reason)
+                report.read_failed(path, result)
             sink.file_done(path)
         diff = selection.diff
     if diff is not None:
@@ -528,6 +528,16 @@ class Report:
     def nothing_read(self) -> None:
         if not self.problems:
             self.problems.append("no file was read: every file matched was skipped")
+
+    def read_failed(self, path: str, result: Failed) -> None:
+        """A file that could not be read: in the reference's words with `--compat`, else
+        in a person's: `PATH: no such file or directory` on stderr, the part after the
+        path as the reason in `--json` details (as a skip's reason is its kind)."""
+        if self.compat or not result.code:
+            self.fail(path, result.reason, result.reason)
+        else:
+            problem = notices.read_problem(path, result.code, result.detail)
+            self.fail(path, problem, problem.removeprefix(f"{path}: "))
 
     def fail(self, path: str, problem: str, reason: str) -> None:
         self.tally.add(FileStat(path, "error", 0, "read failed"))

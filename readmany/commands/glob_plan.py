@@ -362,7 +362,7 @@ class _Run:
         if isinstance(result, Skipped):
             self.report.skip(path, result.reason, result.category)
         else:
-            self.report.fail(path, result.reason, result.reason)
+            self.report.read_failed(path, result)
 
     def _text_tokens(self, item: Item, text: TextRead, index: int, known: float = -1.0) -> float:
         """The estimated tokens of a text file's block (`glob.text_block_tokens`); `known`,

@@ -404,7 +404,7 @@ def _pack_result(result: MatchedRead | Measured) -> tuple[Any, ...]:
     if isinstance(result, Skipped):
         return ("k", result.reason, result.category)
     if isinstance(result, Failed):
-        return ("f", result.reason)
+        return ("f", *result)
     raise TypeError(f"not a read result: {result!r}")
 
 
@@ -428,7 +428,7 @@ def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead | Measured:
         return AssetFile(packed[1], packed[2], packed[3], packed[4])
     if tag == "k":
         return Skipped(packed[1], packed[2])
-    return Failed(packed[1])
+    return Failed(*packed[1:])
 
 
 # --- the helper -----------------------------------------------------------------------

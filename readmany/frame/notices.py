@@ -113,6 +113,7 @@ _PROBLEMS = {
     "ELOOP": "too many levels of symbolic links",
     "ENAMETOOLONG": "file name too long",
     "EIO": "input/output error",
+    "EMISSING": "not in the repository",
 }
 
 

@@ -134,9 +134,16 @@ class Skipped(NamedTuple):
 
 
 class Failed(NamedTuple):
-    """Could not be read: `reason` is one line naming the file."""
+    """Could not be read: `reason` is one line naming the file, in the reference's words.
+
+    `code` says why for a person's words (`frame.notices.read_problem`): an errno name
+    (`ENOENT`, `EACCES` …), `ESPECIAL` with the kind of file as `detail`, `EMISSING` for
+    a file git's index does not hold; empty where `reason` is all there is to say (a
+    refusal at the boundary)."""
 
     reason: str
+    code: str = ""
+    detail: str = ""
 
 
 MatchedRead = TextFile | AssetFile | Skipped | Failed
@@ -171,7 +178,7 @@ def read_matched(
         source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
         return _read_kind(name, rel, shown, requested, limits, source, kinds, weigh)
     except OSError as exc:
-        return Failed(f"Read error: {exc.strerror or exc}: {shown}")
+        return _read_failed(exc, shown)
     finally:
         os.close(fd)
 
@@ -200,7 +207,8 @@ def _gate_and_open(
         else:
             fd, st = open_regular(path, listed_regular=listed_regular)
     except OpenFailure as failure:
-        return Failed(f"Read error: {_open_failure_text(failure)}: {shown}")
+        code = "" if refusal_text(failure) is not None else failure.code
+        return Failed(f"Read error: {_open_failure_text(failure)}: {shown}", code, failure.kind)
     return name, kinds, fd, st
 
 
@@ -219,7 +227,7 @@ def read_blob(
     if unrequested is not None:
         return unrequested
     if blob.missing:
-        return Failed(f"Read error: not in the repository: {shown}")
+        return Failed(f"Read error: not in the repository: {shown}", "EMISSING")
     return _read_kind(name, rel, shown, requested, limits, blob, kinds)
 
 
@@ -392,7 +400,7 @@ def measure_matched(
         cost = measure(source.chunks(), st.st_size)
         return Measured(kind, cost.bytes, cost.lines, cost.tokens)
     except OSError as exc:
-        return Failed(f"Read error: {exc.strerror or exc}: {shown}")
+        return _read_failed(exc, shown)
     finally:
         os.close(fd)
 
@@ -497,6 +505,12 @@ def _megabytes(size: int) -> str:
     """`size` in MiB with two decimals, halves rounded up (JavaScript's `toFixed(2)`)."""
     hundredths = (size * 100 * 2 + 1024 * 1024) // (2 * 1024 * 1024)
     return f"{hundredths // 100}.{hundredths % 100:02d}"
+
+
+def _read_failed(exc: OSError, shown: str) -> Failed:
+    """A read that failed after the file was opened."""
+    code = errno.errorcode.get(exc.errno, "") if exc.errno is not None else ""
+    return Failed(f"Read error: {exc.strerror or exc}: {shown}", code)
 
 
 def _open_failure_text(failure: OpenFailure) -> str:
