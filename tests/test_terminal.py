@@ -269,3 +269,49 @@ def test_copy_on_a_vte_terminal_inside_tmux_uses_tmux(tree: Path, tmp_path: Path
     assert screen.decode().endswith(
         "; this terminal (VTE) ignores that: paste with tmux's prefix key and ]\r\n"
     )
+
+
+def run_with_terminal_stdout(args: list[str], cwd: Path) -> tuple[int, bytes]:
+    """Run readmany with stdout on a pseudo-terminal (raw: no newline translation)."""
+    import tty
+
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    process = subprocess.Popen(
+        [*readmany_command(), *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "TERM": "xterm-256color"},
+    )
+    os.close(slave)
+    screen = read_terminal(master)
+    return process.wait(timeout=60), screen
+
+
+HOSTILE = (
+    b"title \x1b]0;owned\x07 clipboard \x1b]52;c;cm0gLXJmIH4=\x07 clear \x1b[2J\n"
+    b"rm -rf ~\r# a harmless comment\r\n"
+    b"C1 \xc2\x9b31m, bidi \xe2\x80\xae, tab\tkept\n"
+)
+
+
+@pytest.mark.parametrize("command", [["glob", "x.txt"], ["many", "x.txt"], ["hashline", "x.txt"]])
+def test_contents_cannot_reach_a_terminal_raw(tmp_path: Path, command: list[str]) -> None:
+    # Standard output on a terminal: what a terminal acts on is shown as an escape, so a
+    # file cannot set the clipboard, retitle the window or hide a line behind a `\r`.
+    (tmp_path / "x.txt").write_bytes(HOSTILE)
+    status, screen = run_with_terminal_stdout([*command, "-q"], tmp_path)
+    assert status == 0
+    for raw in (b"\x1b", b"\x07", b"\xc2\x9b", b"\xe2\x80\xae"):
+        assert raw not in screen
+    assert b"\\u001b]52;c;cm0gLXJmIH4=\\u0007" in screen
+    assert b"C1 \\u009b31m, bidi \\u202e, tab\tkept" in screen
+    piped = run_readmany([*command, "-q"], cwd=tmp_path)
+    if command[0] == "hashline":  # its lines are split at every line break, `\r` too
+        assert b"|rm -rf ~\n" in screen
+        assert b"\x1b]52;c;cm0gLXJmIH4=\x07" in piped.stdout
+    else:
+        assert b"rm -rf ~\\r# a harmless comment\r\n" in screen  # a CRLF line end stays
+        assert HOSTILE in piped.stdout  # into a pipe: the file, byte for byte

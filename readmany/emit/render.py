@@ -72,6 +72,10 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
         stream = _Tee(outputs)
     else:
         stream = stdout = _standard_output()
+        if _is_terminal(stdout):
+            from readmany.emit.quote import TerminalGuard
+
+            stream = TerminalGuard(stdout)
     interactive = not how.quiet and _stderr_is_terminal()
     progress = None
     if interactive:
@@ -157,6 +161,13 @@ def _copy(clipboard: Clipboard, data: bytes, content_bytes: int, tokens: float) 
         return EXIT_FILE_ERROR
     error_line(used.report(f"{content_bytes} bytes (~{round(tokens)} tokens)"))
     return 0
+
+
+def _is_terminal(stream: IO[bytes]) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def _stderr_is_terminal() -> bool:
