@@ -140,3 +140,31 @@ def test_one_run_holds_every_staged_file_of_a_large_commit(
     assert list(sections((repo / ".git" / "readmany-context.txt").read_text())) == [names[7]]
     assert "context.json" not in git("ls-files", cwd=repo).splitlines()
     assert git("status", "--porcelain", cwd=repo) == ""
+
+
+def test_the_hooks_name_a_staged_secret(
+    tmp_path: Path, revision: str, hook_env: dict[str, str]
+) -> None:
+    # `--secrets warn`: the commit goes on (the dump is local), the finding is said where
+    # pre-commit shows it (`verbose: true`) and kept in the JSON dump's details.
+    repo = hooked_repo(
+        tmp_path / "repo",
+        revision,
+        hook_env,
+        "      - id: readmany-context\n        verbose: true\n      - id: readmany-context-json\n",
+    )
+    (repo / "settings.py").write_text("AWS_KEY = 'AKIAIOSFODNN7EXAMPLE'\n")
+    git("add", ".", cwd=repo)
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", "key"],
+        cwd=repo,
+        capture_output=True,
+        env=hook_env,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    shown = done.stdout.decode() + done.stderr.decode()
+    assert "settings.py: looks like a secret: line 1 (aws-access-key-id)" in shown
+    report = json.loads((repo / ".git" / "readmany-context.json").read_text())
+    assert [finding["path"] for finding in report["details"]["secrets"]] == ["settings.py"]
+    assert "AKIAIOSFODNN7EXAMPLE" in (repo / ".git" / "readmany-context.txt").read_text()
