@@ -192,12 +192,12 @@ def _plan(
 
 
 class _Taken(NamedTuple):
-    """The files a plan takes whole, and the room they leave (before one more joint)."""
+    """The files a plan takes whole, and the room they leave for one block more (its
+    joint counted: none before the first block)."""
 
     full: set[int]
     success: int
     room: Budget
-    joint: tuple[int, int, float]  # what joins the next block: nothing before the first
 
 
 def _take(
@@ -231,8 +231,8 @@ def _take(
             success += entry.ok
         elif stop_at_misfit or (ascending and block.bytes + joint_bytes > room_bytes):
             break
-    room = Budget(room_bytes, room_lines, room_tokens)
-    return _Taken(full, success, room, (joint_bytes, joint_lines, joint_tokens))
+    room = Budget(room_bytes - joint_bytes, room_lines - joint_lines, room_tokens - joint_tokens)
+    return _Taken(full, success, room)
 
 
 def _cut_into(
@@ -245,11 +245,7 @@ def _cut_into(
 ) -> Plan:
     """The plan of `taken`, with the first file of `entries` not taken that can be cut
     to fill the room left."""
-    full, success = taken.full, taken.success
-    joint_bytes, joint_lines, joint_tokens = taken.joint
-    room_bytes = taken.room.max_bytes - joint_bytes
-    room_lines = taken.room.max_lines - joint_lines
-    room_tokens = taken.room.max_tokens - joint_tokens
+    full, success, (room_bytes, room_lines, room_tokens) = taken
     too_little = room_bytes < least_cut or room_tokens < max(least_cut_tokens, 1.0)
     if room_bytes <= 0 or room_lines <= 0 or too_little:
         return Plan(strategy, frozenset(full), success)
