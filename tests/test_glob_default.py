@@ -419,6 +419,22 @@ def test_a_link_to_nothing_is_a_skip_not_a_failed_read(tmp_path: Path) -> None:
     assert b"File not found: broken" in reference.stderr
 
 
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_listed_directory_with_no_file_is_said(tmp_path: Path, processes: str) -> None:
+    # `git ls-files` lists a submodule that is not checked out as an empty directory:
+    # nothing to read, and said so where it stands in the list, not dropped in silence.
+    make(tmp_path, {"a.txt": "a\n", "z.txt": "z\n"})
+    (tmp_path / "vendor" / "lib").mkdir(parents=True)
+    (tmp_path / "nested" / "deeper").mkdir(parents=True)
+    listed = b"a.txt\0vendor/lib\0nested\0z.txt\0"
+    env = {**os.environ, "READMANY_PROCESSES": processes}
+    result = run_readmany(["glob", "--stdin", "-0", "--json"], cwd=tmp_path, stdin=listed, env=env)
+    assert result.returncode == 0
+    assert details(result)["files"] == ["a.txt", "z.txt"]
+    assert skipped(result) == {"vendor/lib/": "empty directory", "nested/": "empty directory"}
+    assert b"2 skipped (empty directory): vendor/lib/, nested/" in result.stderr
+
+
 def test_a_listed_link_to_a_directory_is_an_entry_not_walked(tmp_path: Path) -> None:
     # `git ls-files` names such a link as a file and the target's files by their own
     # paths: walking the link would show them twice. A directory listed is still walked.

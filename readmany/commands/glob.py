@@ -35,6 +35,7 @@ from readmany.read.safe import refuse_root
 from readmany.select.candidates import (
     REASON_DANGLING_LINK,
     REASON_DEFAULT_EXCLUDE,
+    REASON_EMPTY_DIRECTORY,
     REASON_EXCLUDED,
     REASON_IGNORED,
     REASON_LINK_OUTSIDE,
@@ -62,6 +63,7 @@ _SELECT_CATEGORIES = {
     REASON_LINK_OUTSIDE: "symlink outside the root",
     REASON_LINKED_DIRECTORY: "symlink to a directory",
     REASON_DANGLING_LINK: "symlink to nothing",
+    REASON_EMPTY_DIRECTORY: "empty directory",
     REASON_DEFAULT_EXCLUDE: "default exclude",
     REASON_EXCLUDED: "excluded",
     REASON_OUTPUT: "output file",

@@ -15,6 +15,9 @@ REASON_LINK_OUTSIDE = "ignored: symlink target is outside the root"
 REASON_LINKED_DIRECTORY = "symlink to a directory, not followed"
 # ... and a link to nothing (its target does not exist) holds nothing to read.
 REASON_DANGLING_LINK = "symlink to nothing: its target does not exist"
+# A directory listed on `--stdin` with no file under it (as git lists a submodule that
+# is not checked out): nothing to read, said so.
+REASON_EMPTY_DIRECTORY = "empty directory: no file under it"
 # The default face's own reasons (with `--compat` such files are dropped silently).
 REASON_DEFAULT_EXCLUDE = "default exclude"
 REASON_EXCLUDED = "excluded"  # a named file that an `--exclude` pattern leaves out

@@ -31,6 +31,7 @@ from readmany.select.boundary import (
 from readmany.select.candidates import (
     REASON_DANGLING_LINK,
     REASON_DEFAULT_EXCLUDE,
+    REASON_EMPTY_DIRECTORY,
     REASON_EXCLUDED,
     REASON_IGNORED,
     REASON_LINK_OUTSIDE,
@@ -663,7 +664,12 @@ class _Selector:
             # A directory means the files below it; a link to one is an entry of its own
             # (git lists it so), not walked into by the default face: judged as a file.
             if mode is not None and stat.S_ISDIR(mode) and (self.compat or not is_link):
-                yield from self._directory_walk(path)
+                found = False
+                for below in self._directory_walk(path):
+                    found = True
+                    yield below
+                if not found and not self.compat:  # listed, so said: a submodule not checked out
+                    yield Skip(relative(path).rstrip("/") + "/", REASON_EMPTY_DIRECTORY)
                 continue
             regular = mode is not None and stat.S_ISREG(mode)
             event = self._literal(path, relative(path), regular, is_link, listed=True)
