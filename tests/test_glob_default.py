@@ -258,6 +258,32 @@ def test_a_failed_read_is_said_in_a_persons_words(
     ]
 
 
+def test_names_git_quoted_without_z_get_the_command_that_lists_them(tmp_path: Path) -> None:
+    make(tmp_path, {"café.txt": "c\n", "naïve.txt": "n\n", "plain.txt": "p\n"})
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+    listed = subprocess.run(
+        ["git", "-c", "core.quotePath=true", "ls-files"], cwd=tmp_path, capture_output=True
+    ).stdout
+    assert b'"caf\\303\\251.txt"' in listed  # as git writes it
+    result = run_readmany(["glob", "--stdin"], cwd=tmp_path, stdin=listed)
+    assert result.returncode == 1
+    lines = result.stderr.decode().splitlines()
+    assert (
+        lines.count(
+            "readmany: git quotes names with special characters unless told not to: "
+            "list them with git ls-files -z | readmany glob --stdin -0"
+        )
+        == 1
+    )  # once, however many names
+    zero = subprocess.run(["git", "ls-files", "-z"], cwd=tmp_path, capture_output=True).stdout
+    fixed = run_readmany(["glob", "--stdin", "-0", "--json"], cwd=tmp_path, stdin=zero)
+    assert (fixed.returncode, details(fixed)["files"]) == (
+        0,
+        ["café.txt", "naïve.txt", "plain.txt"],
+    )
+
+
 def test_nothing_read_is_an_empty_stdout_and_exit_1(tmp_path: Path) -> None:
     make(tmp_path, {"debug.log": "x\n", ".gitignore": "*.log\n"})
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)

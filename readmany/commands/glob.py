@@ -402,6 +402,7 @@ class Report:
         self.diff: str | None = None
         self.found_secrets: list[dict[str, Any]] = []
         self.warnings: list[str] = []  # said on stderr, the exit status unchanged
+        self.advice: list[str] = []  # what to run instead, said once after the rest
         # The records of `--json`, kept as their JSON text: a run can name many files.
         if keep_records:
             from readmany.emit.jsonarray import JsonArray
@@ -537,9 +538,11 @@ class Report:
         path as the reason in `--json` details (as a skip's reason is its kind)."""
         if self.compat or not result.code:
             self.fail(path, result.reason, result.reason)
-        else:
-            problem = notices.read_problem(path, result.code, result.detail)
-            self.fail(path, problem, problem.removeprefix(f"{path}: "))
+            return
+        problem = notices.read_problem(path, result.code, result.detail)
+        self.fail(path, problem, problem.removeprefix(f"{path}: "))
+        if result.code == "ENOENT" and _git_quoted(path) and _GIT_QUOTED_ADVICE not in self.advice:
+            self.advice.append(_GIT_QUOTED_ADVICE)
 
     def fail(self, path: str, problem: str, reason: str) -> None:
         self.tally.add(FileStat(path, "error", 0, "read failed"))
@@ -587,7 +590,21 @@ class Report:
             problems=(*self.problems, *self.warnings),
             notices=tuple(self.notices()),
             stats=self.tally,
+            advice=tuple(self.advice),
         )
+
+
+# `git ls-files` without -z writes a name with a byte outside printable ASCII as a C
+# string ("caf\303\251.txt"): a path that reads so and does not exist was most likely
+# listed that way.
+_GIT_QUOTED_ADVICE = (
+    "git quotes names with special characters unless told not to: "
+    "list them with git ls-files -z | readmany glob --stdin -0"
+)
+
+
+def _git_quoted(path: str) -> bool:
+    return len(path) > 2 and path.startswith('"') and path.endswith('"') and "\\" in path
 
 
 def _holds_credentials(rel: str, text: str) -> bool:
