@@ -422,7 +422,13 @@ def test_stats_as_json_and_marked_by_a_budget(tmp_path: Path) -> None:
     assert written["packing"] == report["packing"]
 
 
-def test_stats_measures_bytes_as_stored_without_decoding(tmp_path: Path) -> None:
+@pytest.mark.parametrize("processes", ["1", "2"])
+@pytest.mark.parametrize("budget", [[], ["--max-tokens", "40"], ["--max-bytes", "1k"]])
+def test_stats_measures_bytes_as_stored_without_decoding(
+    tmp_path: Path, processes: str, budget: list[str]
+) -> None:
+    # With a budget the texts are read to be planned, and measured as they are read: the
+    # numbers are those of --stats alone, of the bytes as stored.
     files: dict[str, str | bytes] = {
         "bom.txt": b"\xef\xbb\xbfhi\n",
         "latin.txt": b"caf\xe9\nna\xefve\n",
@@ -430,14 +436,21 @@ def test_stats_measures_bytes_as_stored_without_decoding(tmp_path: Path) -> None
         "crlf.txt": b"a\r\nb\r\n",
         "last.txt": b"no newline",
         "empty.txt": b"",
+        "plain.py": lines_of("value = compute(42)", 30).encode(),
+        "icon.svg": b"<svg><rect/></svg>\n",
     }
     make(tmp_path, files)
-    report = details(run_readmany(["glob", ".", "--stats", "--json"], cwd=tmp_path))
+    env = {**os.environ, "READMANY_PROCESSES": processes}
+    report = details(
+        run_readmany(["glob", ".", "--stats", "--json", *budget], cwd=tmp_path, env=env)
+    )
     rows = {child["path"]: child for child in report["stats"]["children"]}
     for name, data in files.items():
         assert isinstance(data, bytes)
         lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         assert (rows[name]["bytes"], rows[name]["lines"]) == (len(data), lines), name
+        stored = measure_for_stats([data], len(data))
+        assert rows[name]["estimatedTokens"] == stored.tokens, name
     assert rows["empty.txt"]["estimatedTokens"] == 0
 
 

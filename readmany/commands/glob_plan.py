@@ -266,7 +266,9 @@ class _Run:
             cost: MeasuredFile | None = None
             if isinstance(done, MeasuredFile):  # measured by the helper process
                 cost, done = done, None
-            elif measure is not None and not request.staged:  # staged: measured as read
+            elif measure is not None and not request.staged and not sizes:
+                # (staged: measured as read; with a budget, a text is measured as it is
+                # read, in whichever process reads it: `TextFile.cost`)
                 measured = self.reader.measure(event, path, measure)
                 if isinstance(measured, (Skipped, Failed)):
                     self._not_shown(path, measured)
@@ -291,7 +293,7 @@ class _Run:
                 if checked is None:
                     continue
                 if stats:
-                    self._cost(item, cost or _text_cost(checked))
+                    self._cost(item, cost or self._stored_cost(event, path, checked))
                 if sizes:
                     index = len(self.entries) + 1  # the most it can be
                     text = checked.text
@@ -313,7 +315,7 @@ class _Run:
                     self.items.append(item)
             elif isinstance(result, AssetFile):
                 if stats:
-                    self._cost(item, cost or _asset_cost(result))
+                    self._cost(item, cost or self._stored_cost(event, path, result))
                 if attachments:  # an attachment, not content: no part of the budget
                     report.attach(path, result)
                 elif sizes:
@@ -352,6 +354,20 @@ class _Run:
             negative, dropped = heapq.heappop(self._kept_sizes)
             del self._kept[dropped]
             self._kept_bytes += negative
+
+    def _stored_cost(self, event: Candidate, path: str, result: TextFile | AssetFile) -> Cost:
+        """What a file read whole costs as stored (as `--stats` measures it): measured as
+        it was read, or now; from what was read where it is not stored (git's index), or
+        changed since."""
+        if isinstance(result, TextFile) and result.cost is not None:
+            return MeasuredFile(result.kind, *result.cost)
+        if not self.request.staged:
+            from readmany.emit.stats import measure_for_stats
+
+            measured = self.reader.measure(event, path, measure_for_stats)
+            if isinstance(measured, MeasuredFile):
+                return measured
+        return _text_cost(result) if isinstance(result, TextFile) else _asset_cost(result)
 
     def _cost(self, item: Item, cost: Cost) -> None:
         assert self.costs is not None

@@ -160,8 +160,13 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
     )
     requested = RequestedAssets(request.patterns)
     reader = CandidateReader(requested, limits, os.path.abspath(request.root))
-    # Each process weighs what it reads, where the tokens are wanted.
+    # Each process weighs what it reads, where the tokens are wanted; and for `--stats`
+    # with a budget, measures it as it reads it.
     reader.weigh = request.weighs
+    if request.stats and request.budgeted:
+        from readmany.emit.stats import measure_for_stats
+
+        reader.measure_as_read = measure_for_stats
     return reader
 
 
@@ -398,7 +403,7 @@ def _pack_result(result: MatchedRead | Measured) -> tuple[Any, ...]:
         return ("m", *result)
     if isinstance(result, TextFile):
         text = result.text
-        return ("t", result.kind, *text, result.size, result.weight)
+        return ("t", result.kind, *text, result.size, result.weight, result.cost)
     if isinstance(result, AssetFile):
         return ("a", result.kind, result.mime_type, result.data, result.size)
     if isinstance(result, Skipped):
@@ -423,7 +428,7 @@ def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead | Measured:
     if tag == "m":
         return Measured(*packed[1:])
     if tag == "t":
-        return TextFile(packed[1], TextRead(*packed[2:-2]), packed[-2], packed[-1])
+        return TextFile(packed[1], TextRead(*packed[2:-3]), *packed[-3:])
     if tag == "a":
         return AssetFile(packed[1], packed[2], packed[3], packed[4])
     if tag == "k":

@@ -117,6 +117,9 @@ class TextFile(NamedTuple):
     # The text's estimated tokens (`tokens.text_weight`), where the reader was asked to
     # weigh what it reads (a budget of tokens); else negative.
     weight: float = -1.0
+    # What the file costs as stored, (bytes, lines, tokens) as `--stats` measures it from
+    # the bytes read, where the reader was asked to (`--stats` with a budget); else None.
+    cost: tuple[int, int, int] | None = None
 
 
 class AssetFile(NamedTuple):
@@ -161,10 +164,12 @@ def read_matched(
     boundary: Boundary | None = None,
     real: str | None = None,
     weigh: bool = False,
+    measure: MeasureChunks | None = None,
 ) -> MatchedRead:
     """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown.
 
     `weigh`: a text shown whole is weighed from its bytes as read (`TextFile.weight`).
+    `measure`: such a text is measured too, as `--stats` measures it (`TextFile.cost`).
     `listed_regular`: the walk saw a regular file there (see `open_regular`).
     `boundary`: the root held open, beneath which `rel` is opened without following a
     link the walk did not follow to `real` (see `Boundary.open`), so a file swapped for a
@@ -176,7 +181,7 @@ def read_matched(
     name, kinds, fd, st = opened
     try:
         source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
-        return _read_kind(name, rel, shown, requested, limits, source, kinds, weigh)
+        return _read_kind(name, rel, shown, requested, limits, source, kinds, weigh, measure)
     except OSError as exc:
         return _read_failed(exc, shown)
     finally:
@@ -280,6 +285,7 @@ def _read_kind(
     source: _OpenFile | Blob,
     kinds: Kinds,
     weigh: bool = False,
+    measure: MeasureChunks | None = None,
 ) -> MatchedRead:
     """Classify by name and content, gate assets, check the size, and read."""
     kind = _shown_kind(name, shown, requested, limits, source, kinds)
@@ -294,9 +300,13 @@ def _read_kind(
     if kind == "text" and limits.exact:
         raw = source.read()
         text = exact_text(raw, limits.max_lines)
+        cost = None
+        if measure is not None:  # the bytes as stored, as --stats measures them
+            stored = measure(iter((raw,)), len(raw))
+            cost = (stored.bytes, stored.lines, stored.tokens)
         if weigh and not text.truncated:  # the text is the bytes: weighed before decoding
-            return TextFile(kind, text, size, _weigher()(raw))
-        return TextFile(kind, text, size)
+            return TextFile(kind, text, size, _weigher()(raw), cost)
+        return TextFile(kind, text, size, cost=cost)
     if kind == "text":
         if isinstance(source, _OpenFile):
             return TextFile(kind, source.reference_text(), size)
@@ -432,6 +442,9 @@ class CandidateReader:
         # Whether a text read is weighed too (`TextFile.weight`): where a budget of tokens
         # needs it, in whichever process reads the file.
         self.weigh = False
+        # ... and measured as `--stats` measures it (`TextFile.cost`): `--stats` with a
+        # budget, which needs the text read, need not read it twice.
+        self.measure_as_read: MeasureChunks | None = None
 
     def _boundary_of(self, candidate: Candidate) -> Boundary | None:
         """The root held open, for a candidate inside it (opened on the first)."""
@@ -454,6 +467,7 @@ class CandidateReader:
             boundary=boundary,
             real=candidate.real,
             weigh=self.weigh,
+            measure=self.measure_as_read,
         )
         return self._weighed(result)
 
