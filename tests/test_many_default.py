@@ -476,3 +476,24 @@ def test_too_many_files_left_out_to_name_are_counted(tmp_path: Path) -> None:
     ]
     whole = run_readmany(["many", *names, "--max-bytes", "5k"], cwd=tmp_path)
     assert (whole.stderr, len(blocks_of(whole.stdout.decode()))) == (b"", 90)
+
+
+def test_names_git_quoted_without_z_get_the_command_that_lists_them(tmp_path: Path) -> None:
+    for name in ("café.txt", "naïve.txt", "plain.txt"):
+        (tmp_path / name).write_text(name + "\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+    listed = subprocess.run(
+        ["git", "-c", "core.quotePath=true", "ls-files"], cwd=tmp_path, capture_output=True
+    ).stdout
+    result = run_readmany(["many", "--stdin"], cwd=tmp_path, stdin=listed)
+    assert result.returncode == 1
+    lines = result.stderr.decode().splitlines()
+    assert lines[-1] == (
+        "readmany: git quotes names with special characters unless told not to: "
+        "list them with git ls-files -z | readmany many --stdin -0"
+    )
+    assert sum("git quotes names" in line for line in lines) == 1  # once, for both names
+    zero = subprocess.run(["git", "ls-files", "-z"], cwd=tmp_path, capture_output=True).stdout
+    fixed = run_readmany(["many", "--stdin", "-0"], cwd=tmp_path, stdin=zero)
+    assert (fixed.returncode, fixed.stderr) == (0, b"")

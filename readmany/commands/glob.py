@@ -541,8 +541,9 @@ class Report:
             return
         problem = notices.read_problem(path, result.code, result.detail)
         self.fail(path, problem, problem.removeprefix(f"{path}: "))
-        if result.code == "ENOENT" and _git_quoted(path) and _GIT_QUOTED_ADVICE not in self.advice:
-            self.advice.append(_GIT_QUOTED_ADVICE)
+        advice = notices.GIT_QUOTED_ADVICE.format(command="glob")
+        if result.code == "ENOENT" and notices.git_quoted(path) and advice not in self.advice:
+            self.advice.append(advice)
 
     def fail(self, path: str, problem: str, reason: str) -> None:
         self.tally.add(FileStat(path, "error", 0, "read failed"))
@@ -592,19 +593,6 @@ class Report:
             stats=self.tally,
             advice=tuple(self.advice),
         )
-
-
-# `git ls-files` without -z writes a name with a byte outside printable ASCII as a C
-# string ("caf\303\251.txt"): a path that reads so and does not exist was most likely
-# listed that way.
-_GIT_QUOTED_ADVICE = (
-    "git quotes names with special characters unless told not to: "
-    "list them with git ls-files -z | readmany glob --stdin -0"
-)
-
-
-def _git_quoted(path: str) -> bool:
-    return len(path) > 2 and path.startswith('"') and path.endswith('"') and "\\" in path
 
 
 def _holds_credentials(rel: str, text: str) -> bool:

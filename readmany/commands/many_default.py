@@ -347,6 +347,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     entries: list[Entry] = []
     details: list[dict[str, Any]] = []
     problems: list[str] = []
+    quoted_names = False  # a name not found that git ls-files quoted (listed without -z)
     warnings: list[str] = []  # said on stderr, the exit status unchanged
     found: list[dict[str, Any]] = []  # details.secrets
     for index, file in enumerate(request.files):
@@ -375,6 +376,8 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         sink.file_done(file.path, len(request.files))
         if not result.ok:
             problems.append(detail["error"])
+            if result.error_code == "ENOENT" and notices.git_quoted(file.path):
+                quoted_names = True
             if request.stop_on_error:
                 break
     packing, left_out, rest, named = _pack(entries, pieces, request)
@@ -405,7 +408,10 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
         problems=(*problems, *warnings),
         notices=tuple(fate.note for fate in fates if fate.note is not None),
-        advice=(_advice(rest if named else (), raise_to),) if rest else (),
+        advice=(
+            *((_advice(rest if named else (), raise_to),) if rest else ()),
+            *((notices.GIT_QUOTED_ADVICE.format(command="many"),) if quoted_names else ()),
+        ),
         stats=Tally.of(fate.stat for fate in fates),
     )
 

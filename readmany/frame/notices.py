@@ -131,5 +131,19 @@ def read_problem(name: str, code: str, detail: str = "") -> str:
     return f"{name}: {_PROBLEMS.get(code, code.lower())}"
 
 
+# `git ls-files` without -z writes a name with a byte outside printable ASCII as a C
+# string ("caf\303\251.txt"): a path that reads so and does not exist was most likely
+# listed that way.
+GIT_QUOTED_ADVICE = (
+    "git quotes names with special characters unless told not to: "
+    "list them with git ls-files -z | readmany {command} --stdin -0"
+)
+
+
+def git_quoted(path: str) -> bool:
+    """Whether `path` reads as a name `git ls-files` quoted (see `GIT_QUOTED_ADVICE`)."""
+    return len(path) > 2 and path.startswith('"') and path.endswith('"') and "\\" in path
+
+
 def past_the_end(name: str, offset: str, total: int) -> str:
     return f"{name}: line {offset} is past the end of the file ({total} lines)"
