@@ -449,6 +449,27 @@ def test_a_directory_that_cannot_be_listed_is_a_failure(
     )
 
 
+def test_a_link_that_cannot_be_followed_is_a_failed_read(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # readlink can be refused (a link under /proc, say): the walk goes on, and says so.
+    os.symlink("README.md", repo / "locked")
+    real_realpath = os.path.realpath
+
+    def realpath(path: Any, *args: Any, **kwargs: Any) -> str:
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_realpath(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", realpath)
+    for selection in (select(repo, "*"), select(repo, literal_paths=("locked", "README.md"))):
+        assert "README.md" in rels(selection)
+        assert (
+            Skip("locked", "Read error: cannot follow the link: Permission denied", failed=True)
+            in selection.skipped
+        )
+
+
 # --- literal paths (--stdin) ---
 
 

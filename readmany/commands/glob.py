@@ -424,7 +424,8 @@ class Report:
             return
         path = shown_path(self.root, event.rel, True) if absolute else event.rel
         if event.failed:
-            self.fail(path, f"{path}: {event.reason}", event.reason)
+            reason = event.reason if self.compat else event.reason.removeprefix("Read error: ")
+            self.fail(path, f"{path}: {reason}", reason)
         else:
             self.skip(path, event.reason, _SELECT_CATEGORIES.get(event.reason, event.reason))
 

@@ -304,7 +304,12 @@ class _Selector:
             return Skip(rel, REASON_IGNORED)
         # Resolve the directory once for all its files; only a link itself needs more.
         directory, _, name = path.rpartition("/")
-        real = os.path.realpath(path) if is_link else f"{self._real_directory(directory)}/{name}"
+        try:
+            real = (
+                os.path.realpath(path) if is_link else f"{self._real_directory(directory)}/{name}"
+            )
+        except OSError as exc:  # a link on the way that cannot be followed (EACCES, …)
+            return _unfollowed(rel, exc)
         regular = regular and not is_link
         # Naming a file asks for it even as an asset; a `--stdin` list asks for no asset
         # (in the default face: a list is not a request to inline every image in it).
@@ -506,12 +511,16 @@ class _Selector:
                         )
                     event = self._plain_file(rel, entry.name, entry.path, regular, parent_refused)
                 else:
-                    event = self._leaf(
-                        rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
-                    )
+                    try:
+                        event = self._leaf(
+                            rel, entry.path, inside, is_link=is_link, via_link=via_link,
+                            regular=regular,
+                        )  # fmt: skip
+                    except OSError as exc:  # a link that cannot be followed (EACCES, …)
+                        event = _unfollowed(rel, exc)
                 if event is not None:
                     yield event
-            elif entry.is_dir():
+            elif _is_directory(entry):
                 verdict = self._may_enter(rel, inside, is_dir=False, quiet=step.accepts)
                 if isinstance(verdict, Skip):
                     yield verdict
@@ -678,6 +687,20 @@ class _Selector:
 
 
 _DIRECTORY_MEMO = 4096  # directories known at most, while a `--stdin` list is read
+
+
+def _unfollowed(rel: str, exc: OSError) -> Skip:
+    """A path whose link could not be followed to see what it is: a failed read."""
+    return Skip(rel, f"Read error: cannot follow the link: {exc.strerror or exc}", failed=True)
+
+
+def _is_directory(entry: os.DirEntry[str]) -> bool:
+    """Whether a listed link leads to a directory; not when it cannot be followed."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False  # reported as the file it is listed as, where it is matched
+
 
 _FILE, _DIRECTORY, _LINKED_DIRECTORY = range(3)
 
