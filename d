@@ -1,0 +1,6 @@
+--- a.txt ---
+
+
+
+
+--- End of content ---
