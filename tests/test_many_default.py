@@ -497,3 +497,16 @@ def test_names_git_quoted_without_z_get_the_command_that_lists_them(tmp_path: Pa
     zero = subprocess.run(["git", "ls-files", "-z"], cwd=tmp_path, capture_output=True).stdout
     fixed = run_readmany(["many", "--stdin", "-0"], cwd=tmp_path, stdin=zero)
     assert (fixed.returncode, fixed.stderr) == (0, b"")
+
+
+def test_a_limit_of_0_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("one\ntwo\nthree\n")
+    result = run_readmany(["many", "a.py:2:0"], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr == (
+        b"readmany: a.py:2:0: a LIMIT of 0 shows no line: give 1 or more, "
+        b"or leave it out for the rest of the file (a.py:2)\n"
+    )
+    assert run_readmany(["many", "a.py:2:1"], cwd=tmp_path).returncode == 0
+    # The reference's face shows the empty selection, as the reference did.
+    assert run_readmany(["many", "--compat", "a.py:2:0"], cwd=tmp_path).returncode == 0

@@ -232,14 +232,18 @@ def main(options: Options) -> int:
         value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
     else:
         check_file_count(len(specs) + len(piped), face.many_max_files)
-        value = ManyRequest(
-            (
-                *(parse_file_spec(spec, cwd) for spec in specs),
-                *(parse_file_spec(spec, cwd, literal=True) for spec in piped),
-            ),
-            stop_on_error=stop_on_error,
-            cwd=cwd,
+        files = (
+            *(parse_file_spec(spec, cwd) for spec in specs),
+            *(parse_file_spec(spec, cwd, literal=True) for spec in piped),
         )
+        if not face.compat:
+            for spec, file in zip(specs, files, strict=False):
+                if file.limit == 0:  # the reference shows nothing for it, without a word
+                    raise UsageError(
+                        f"{spec}: a LIMIT of 0 shows no line: give 1 or more, or leave it "
+                        f"out for the rest of the file ({spec.rpartition(':')[0]})"
+                    )
+        value = ManyRequest(files, stop_on_error=stop_on_error, cwd=cwd)
     secrets = secrets_mode(options, redact=True)
     value = value._replace(budget=budget, face=face, asked=asked, secrets=secrets)
     return present(lambda sink: run_many(value, sink), Presentation.of(options))
