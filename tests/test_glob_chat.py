@@ -289,6 +289,20 @@ def test_a_line_budget_counts_every_line_written(tmp_path: Path) -> None:
     )
 
 
+def test_a_byte_budget_counts_the_last_newline_too(tmp_path: Path) -> None:
+    # The output is the content and the newline that ends it: at most the budget, in all.
+    make(tmp_path, {"long.md": lines_of("a line of text", 400), "b.py": "x = 1\n"})
+    whole = run_readmany(["glob", "."], cwd=tmp_path).stdout
+    sizes = set()
+    for limit in [*range(300, 340), *range(len(whole) - 40, len(whole) + 2)]:
+        result = run_readmany(["glob", ".", "--max-bytes", str(limit), "-q"], cwd=tmp_path)
+        assert result.returncode == 0
+        assert len(result.stdout) <= limit, limit
+        sizes.add(len(result.stdout))
+    assert len(whole) in sizes  # the whole output at its own size
+    assert max(sizes - {len(whole)}) >= len(whole) - 100  # a cut fills what is left
+
+
 def test_a_directory_left_out_whole_is_named_once_and_siblings_together(
     tmp_path: Path,
 ) -> None:

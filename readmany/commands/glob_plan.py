@@ -462,8 +462,8 @@ class _Run:
         joint = size_of(self.framing.joint)
         joint_tokens = weigh(self.framing.joint) if self.tokens else 0.0
         least_tokens = self.least_frame_tokens()
-        # The newline after the content ends its last line.
-        keep_bytes, keep_lines, keep_tokens = 0, 1, 0.0
+        # The newline after the content ends its last line: a byte and a line.
+        keep_bytes, keep_lines, keep_tokens = 1, 1, 0.0
         for attempt in range(PLAN_ATTEMPTS):
             room = Budget(
                 limits.max_bytes - keep_bytes,
@@ -484,7 +484,7 @@ class _Run:
                 smallest=self._by_size,
             )
             start, end = self._ends(packing, budget)
-            cost_bytes = utf8_len(start) + utf8_len(end)
+            cost_bytes = utf8_len(start) + utf8_len(end) + 1
             cost_lines = start.count("\n") + end.count("\n") + 1
             cost_tokens = self._ends_tokens(start, end)
             if cost_bytes <= keep_bytes and cost_lines <= keep_lines and cost_tokens <= keep_tokens:
@@ -500,7 +500,7 @@ class _Run:
         nothing = Packing(_none(), False, tuple(range(len(entries))))
         start, end = self._ends(nothing, budget)
         if (
-            utf8_len(end) > limits.max_bytes
+            utf8_len(end) + 1 > limits.max_bytes
             or end.count("\n") + 1 > limits.max_lines
             or self._ends_tokens("", end) > limits.max_tokens
         ):
@@ -675,7 +675,7 @@ class _Run:
         end = self.framing.end(True)
         need_bytes = sum(b.bytes for b in blocks) + (count - 1) * utf8_len(joint)
         need_lines = sum(b.lines for b in blocks) + (count - 1) * joint.count("\n")
-        need_bytes += utf8_len(start) + utf8_len(end)
+        need_bytes += utf8_len(start) + utf8_len(end) + 1
         need_lines += start.count("\n") + end.count("\n") + 1
         need_tokens = 0.0
         if self.tokens:
