@@ -510,3 +510,29 @@ def test_a_limit_of_0_is_a_usage_error(tmp_path: Path) -> None:
     assert run_readmany(["many", "a.py:2:1"], cwd=tmp_path).returncode == 0
     # The reference's face shows the empty selection, as the reference did.
     assert run_readmany(["many", "--compat", "a.py:2:0"], cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("budget", [["--max-bytes", "114"], ["--max-tokens", "17"]])
+def test_a_notice_that_cannot_fit_the_budget_is_said_on_stderr_alone(
+    tmp_path: Path, budget: list[str]
+) -> None:
+    # A budget smaller than the notice that names what it left out: the output keeps to
+    # the budget, and stderr names every file left out and how to read them.
+    names = ["first.txt", "second.txt", "third.txt"]
+    for name in names:
+        (tmp_path / name).write_text(f"{name} " * 300 + "\n")
+    result = run_readmany(["many", *names, *budget], cwd=tmp_path)
+    assert result.returncode == 0
+    report = run_readmany(["many", *names, *budget, "--json", "-q"], cwd=tmp_path)
+    details = json.loads(report.stdout)["details"]
+    if budget[0] == "--max-bytes":
+        assert len(result.stdout) <= 114
+    else:
+        assert details["estimatedTokens"] <= 17
+    assert b"Left out by the budget" not in result.stdout
+    stderr = result.stderr.decode()
+    omitted = details["packing"]["omittedPaths"]
+    assert omitted and all(
+        f"readmany: {name}: left out by the budget" in stderr for name in omitted
+    )
+    assert "or continue with: readmany many " in stderr

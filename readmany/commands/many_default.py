@@ -453,6 +453,10 @@ def _pack(
             budget.max_lines - keep_lines,
             budget.max_tokens - keep_tokens,
         )
+        if room.max_bytes < 0 or room.max_lines < 0 or room.max_tokens < 0:
+            # Not even the notice fits the budget: it is said on stderr alone.
+            packing = pack_blocks(entries, budget)
+            return packing, None, _rest(entries, pieces, packing), True
         packing = pack_blocks(entries, room)
         rest = _rest(entries, pieces, packing)
         if not packing.omitted or not request.face.many_omitted_notice:
