@@ -149,3 +149,18 @@ def test_a_read_only_file_continues_with_offset(shared_dir: Path) -> None:
         "[Showing lines 4998-4999 of 5000. Continue with: "
         "readmany hashline ro.txt --offset 5000 --limit 2]\n"
     )
+
+
+def test_a_file_of_cr_line_ends_pages_by_the_lines_it_shows(tmp_path: Path) -> None:
+    # Each CR ends a line as hashline shows it, so each line can be asked for; the
+    # reference's own check counts LFs alone (`--compat` keeps it).
+    (tmp_path / "cr.txt").write_bytes(b"one\rtwo\rthree\r")
+    second = run_readmany(["hashline", "cr.txt", "--offset", "2", "--limit", "1"], cwd=tmp_path)
+    assert second.returncode == 0
+    rows = second.stdout.decode().splitlines()[1:]
+    whole = run_readmany(["hashline", "cr.txt"], cwd=tmp_path).stdout.decode().splitlines()
+    assert rows[0] == whole[2] == "2#nbl|two"
+    past = run_readmany(["hashline", "cr.txt", "--offset", "5"], cwd=tmp_path)
+    assert past.stderr == b"readmany: cr.txt: line 5 is past the end of the file (4 lines)\n"
+    reference = run_readmany(["hashline", "--compat", "cr.txt", "--offset", "2"], cwd=tmp_path)
+    assert reference.stderr == b"readmany: Offset 2 is beyond end of file (1 lines total)\n"

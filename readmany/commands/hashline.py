@@ -150,10 +150,14 @@ def _anchored_read(request: HashlineRequest, fd: int, size: int) -> _Shown | Out
     start = (request.offset or 1) - 1
     scan = scan_file(chunks(fd, size, READ_CHUNK), start, request.limit)
     # The plain read runs first in the reference, so its offset check (LF-separated
-    # pieces of the raw bytes, no final period) decides before anything else.
-    if start >= scan.raw_lines:
-        if request.face.shell_notices:
-            return _failure(notices.past_the_end(request.path, str(request.offset), scan.raw_lines))
+    # pieces of the raw bytes, no final period) decides before anything else. The default
+    # face counts the lines it shows: a file whose lines end in CR alone has more of
+    # them than LFs, and each can be asked for.
+    if request.face.shell_notices:
+        shown = scan.total_lines if scan.valid_utf8 else scan.raw_lines
+        if start >= shown:
+            return _failure(notices.past_the_end(request.path, str(request.offset), shown))
+    elif start >= scan.raw_lines:
         return _failure(
             f"Offset {request.offset} is beyond end of file ({scan.raw_lines} lines total)"
         )
