@@ -60,11 +60,14 @@ def hooked_repo(repo: Path, revision: str, env: dict[str, str], hooks: str) -> P
     return repo
 
 
-def commit(repo: Path, env: dict[str, str], message: str) -> None:
+def commit(repo: Path, env: dict[str, str], message: str) -> str:
+    """Commit what is staged; what the hooks said (stdout and stderr)."""
     done = subprocess.run(
         ["git", "commit", "-q", "-m", message], cwd=repo, capture_output=True, env=env, timeout=900
     )
-    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    said = done.stdout.decode() + done.stderr.decode()
+    assert done.returncode == 0, said
+    return said
 
 
 def sections(dump: str) -> Iterator[str]:
@@ -155,15 +158,7 @@ def test_the_hooks_name_a_staged_secret(
     )
     (repo / "settings.py").write_text("AWS_KEY = 'AKIAIOSFODNN7EXAMPLE'\n")
     git("add", ".", cwd=repo)
-    done = subprocess.run(
-        ["git", "commit", "-q", "-m", "key"],
-        cwd=repo,
-        capture_output=True,
-        env=hook_env,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
-    shown = done.stdout.decode() + done.stderr.decode()
+    shown = commit(repo, hook_env, "key")
     assert "settings.py: looks like a secret: line 1 (aws-access-key-id)" in shown
     report = json.loads((repo / ".git" / "readmany-context.json").read_text())
     assert [finding["path"] for finding in report["details"]["secrets"]] == ["settings.py"]
