@@ -93,3 +93,31 @@ def test_many_chooses_a_delimiter_no_reader_collides_with(tmp_path: Path) -> Non
     delimiter = opener[3:-1]
     assert opener.startswith("<<'") and delimiter.startswith(base) and delimiter != base
     assert lines.index(delimiter) == len(lines) - 1
+
+
+@pytest.mark.parametrize("form", ["text", "markdown", "xml"])
+def test_a_name_that_is_not_utf8_keeps_the_output_utf8_and_is_read_back(
+    tmp_path: Path, form: str
+) -> None:
+    # A file name's bytes need not be UTF-8: the header writes it as a JSON string with
+    # the byte escaped, which reads back as the name Python holds (a lone surrogate).
+    import json
+    import os
+
+    from readmany.frame.markdown import parse_markdown
+    from readmany.frame.xml import parse_xml
+
+    name = os.fsdecode(b"bad\xffname.txt")
+    (tmp_path / name).write_bytes(b"x\n")
+    result = run_readmany(["glob", "**", "--format", form, "-q"], cwd=tmp_path)
+    assert result.returncode == 0
+    text = result.stdout.decode("utf-8")  # valid UTF-8, or this raises
+    if form == "text":
+        header = text.splitlines()[0].removeprefix("--- ").removesuffix(" ---")
+        assert json.loads(header) == name
+    else:
+        parse = parse_markdown if form == "markdown" else parse_xml
+        assert parse(text) == [(name, "x\n")]
+    for drawn in (["--tree"], ["--stats"]):
+        tree = run_readmany(["glob", "**", *drawn, "-q"], cwd=tmp_path).stdout.decode("utf-8")
+        assert '── "bad\\udcffname.txt"' in tree, drawn

@@ -1,10 +1,11 @@
 """How a path is written in a block header so that no path can forge a header.
 
 A path is written as it is, unless it holds a character some reader takes for a control
-or a line break (C0 and C1 controls, DEL, U+2028, U+2029) or starts with a double quote:
-then it is written as a JSON string, `"dir/a\\nb.txt"`, with those characters escaped
-as `\\uXXXX` (JSON itself would leave C1, DEL and U+2028/9 raw). A reader tells the two
-forms apart by the leading quote.
+or a line break (C0 and C1 controls, DEL, U+2028, U+2029), a byte that is not UTF-8 (a
+lone surrogate, as Python holds it), or starts with a double quote: then it is written as
+a JSON string, `"dir/a\\nb.txt"`, with those characters escaped as `\\uXXXX` (JSON
+itself would leave C1, DEL, U+2028/9 and lone surrogates raw), so the output stays UTF-8
+and the name can be read back. A reader tells the two forms apart by the leading quote.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import re
 
 # Compiled on first use, by re's cache: most paths are printable ASCII.
-_NEEDS_QUOTING = '[\x00-\x1f\x7f-\x9f\u2028\u2029]|^"'
-_RAW_IN_JSON = "[\x7f-\x9f\u2028\u2029]"
+_NEEDS_QUOTING = '[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|^"'
+_RAW_IN_JSON = "[\x7f-\x9f\u2028\u2029\ud800-\udfff]"
 
 
 def header_path(path: str) -> str:
