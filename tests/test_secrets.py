@@ -195,3 +195,21 @@ def test_credential_files_are_refused_only_with_credentials(
     path: str, text: str, holds: bool
 ) -> None:
     assert holds_credentials(path, text) is holds
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "rule"),
+    [
+        ("ghp_" + "a1B2" * 9, "gho_" + "Z9y8" * 9, "github-token"),
+        ("sk_live_" + "q1W2" * 6, "rk_live_" + "e3R4" * 6, "stripe-secret-key"),
+    ],
+)
+def test_keys_of_a_kind_written_with_nothing_between_are_all_hidden(
+    first: str, second: str, rule: str
+) -> None:
+    # The first key's body would take the second one's prefix, and the second, glued to
+    # a word, would not count as a key: its body was shown.
+    for text in (first + second, f"token={first}{second}{first};"):
+        masked, findings = redact(text)
+        assert first[8:] not in masked and second[8:] not in masked, masked
+        assert {finding.rule for finding in findings} == {rule}

@@ -66,6 +66,16 @@ _OPENAI_KINDS = {"ant": "anthropic-api-key"}
 # Each family: its anchor, and an expression that starts at the anchor (lookbehinds see
 # what comes before it, and check that a key does not continue a longer word). Group
 # names are rules; `_BEFORE` says how far before the anchor each rule's secret starts.
+# A GitHub or Stripe key's body stops where another key of its kind starts, and a hit
+# goes on over the keys of its kind that follow it directly (`_FOLLOWING`): two keys
+# written with nothing between them are both hidden, where the first one's body would
+# swallow the second one's prefix and the lookbehind would refuse the second.
+_GITHUB_BODY = r"(?:(?!gh[pousr]_)[A-Za-z0-9]){36,255}"
+_STRIPE_BODY = r"(?:(?![sr]k_live_)[0-9A-Za-z]){24,255}"
+_FOLLOWING_SOURCES = {
+    "github_token": r"gh[pousr]_" + _GITHUB_BODY,
+    "stripe_key": r"[sr]k_live_" + _STRIPE_BODY,
+}
 _CLOUD = (
     "A",
     r"A(?:(?<![A-Za-z0-9]A)(?P<aws_access_key_id>KIA[0-9A-Z]{16})(?![0-9A-Za-z])"
@@ -73,7 +83,7 @@ _CLOUD = (
 )
 _KEYED = (
     "k",
-    r"k(?:_live_(?<=[sr]k_live_)(?<![A-Za-z0-9_].{8})(?P<stripe_key>[0-9A-Za-z]{24,255})"
+    r"k(?:_live_(?<=[sr]k_live_)(?<![A-Za-z0-9_].{8})(?P<stripe_key>" + _STRIPE_BODY + ")"
     r"|-(?<=sk-)(?<![A-Za-z0-9_\-].{3})"
     r"(?P<sk_key>(?:(?P<sk_kind>ant|proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,255}))",
 )
@@ -84,7 +94,7 @@ _DASHED = (
 )
 _GITHUB = (
     "g",
-    r"g(?:h[pousr]_(?<![A-Za-z0-9_].{4})(?P<github_token>[A-Za-z0-9]{36,255})"
+    r"g(?:h[pousr]_(?<![A-Za-z0-9_].{4})(?P<github_token>" + _GITHUB_BODY + ")"
     r"|ithub_pat_(?<![A-Za-z0-9_].{11})(?P<github_pat>[A-Za-z0-9_]{22,255}))",
 )
 _URL = ("@", r"://(?P<user>[^\s:/@]{1,256}):(?P<url_password>[^\s/@]{1,256})@")
@@ -234,6 +244,11 @@ def _token_hit(text: str, match: re.Match[str], add: Callable[[_Hit], None]) -> 
         rule = "private-key"
     else:
         rule = _RULE_NAMES[group]
+        following = _FOLLOWING_SOURCES.get(group)
+        if following is not None:
+            follow = re.compile(following).match  # re's cache: compiled once
+            while (more := follow(text, end)) is not None:
+                end = more.end()
     add(_Hit(start, end, rule))
 
 
