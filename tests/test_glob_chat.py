@@ -956,3 +956,57 @@ def test_what_json_says_of_a_token_budget_is_within_it(repo_tree: Path, options:
     )
     tokens = details(result)["estimatedTokens"]
     assert 19000 <= tokens <= 20000
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    texts=st.lists(
+        st.tuples(
+            st.sampled_from(["", "d/", "d/e f/"]),
+            st.lists(st.sampled_from([*HOSTILE, "word", "x" * 300, "\r\n", "😀 中"]), max_size=40),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    dimension=st.sampled_from(["--max-bytes", "--max-lines", "--max-tokens"]),
+    limit=st.integers(min_value=1, max_value=3000),
+    form=st.sampled_from(["text", "markdown", "xml"]),
+    extra=st.sampled_from([[], ["-n"], ["--tree"], ["-n", "--tree"]]),
+)
+def test_any_budget_holds_and_accounts_for_every_file(
+    tmp_path_factory: pytest.TempPathFactory,
+    texts: list[tuple[str, list[str]]],
+    dimension: str,
+    limit: int,
+    form: str,
+    extra: list[str],
+) -> None:
+    # Hostile texts under any budget, in any format: the output keeps to the budget (bytes
+    # and lines as written, tokens as --json estimates them), every file is shown, cut or
+    # named as left out, and each file shown whole reads back exactly.
+    root = tmp_path_factory.mktemp("budget")
+    files = {f"{where}f{n}.txt": "\n".join(lines) for n, (where, lines) in enumerate(texts)}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(text.encode())
+    args = ["glob", ".", dimension, str(limit), "--format", form, *extra, "-q"]
+    result = run_readmany(args, cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    out = result.stdout
+    if dimension == "--max-bytes":
+        assert len(out) <= limit
+    if dimension == "--max-lines":
+        assert out.count(b"\n") <= limit
+    report = details(run_readmany([*args, "--json"], cwd=root))
+    if dimension == "--max-tokens":
+        assert report["estimatedTokens"] <= limit
+    packing = report.get("packing", {})
+    shown = set(report["files"])
+    assert shown | set(packing.get("omittedPaths", [])) == set(files)
+    if out and form != "text":
+        parse = parse_xml if form == "xml" else parse_markdown
+        parsed = dict(parse(out.decode(), line_numbers="-n" in extra))
+        for rel in shown - {packing.get("partialIncludedPath")}:
+            assert parsed[rel] == files[rel], rel
