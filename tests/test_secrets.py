@@ -197,19 +197,24 @@ def test_credential_files_are_refused_only_with_credentials(
     assert holds_credentials(path, text) is holds
 
 
-@pytest.mark.parametrize(
-    ("first", "second", "rule"),
-    [
-        ("ghp_" + "a1B2" * 9, "gho_" + "Z9y8" * 9, "github-token"),
-        ("sk_live_" + "q1W2" * 6, "rk_live_" + "e3R4" * 6, "stripe-secret-key"),
-    ],
-)
-def test_keys_of_a_kind_written_with_nothing_between_are_all_hidden(
-    first: str, second: str, rule: str
-) -> None:
+KEYS = {
+    "aws-access-key-id": AWS,
+    "google-api-key": GOOGLE,
+    "github-token": "ghp_" + "a1B2" * 9,
+    "slack-token": "xoxb-1234567890-abcdefghij",
+    "stripe-secret-key": "sk_live_" + "q1W2" * 6,
+    "openai-api-key": "sk-proj-" + "aB3" * 12,
+}
+
+
+@pytest.mark.parametrize("first", sorted(KEYS))
+@pytest.mark.parametrize("second", sorted(KEYS))
+def test_keys_written_with_nothing_between_are_all_hidden(first: str, second: str) -> None:
     # The first key's body would take the second one's prefix, and the second, glued to
-    # a word, would not count as a key: its body was shown.
-    for text in (first + second, f"token={first}{second}{first};"):
+    # a word, would not count as a key: its body was shown. The hit goes on over it.
+    for text in (KEYS[first] + KEYS[second], f"token={KEYS[first]}{KEYS[second]};"):
         masked, findings = redact(text)
-        assert first[8:] not in masked and second[8:] not in masked, masked
-        assert {finding.rule for finding in findings} == {rule}
+        assert KEYS[first][6:] not in masked and KEYS[second][6:] not in masked, masked
+        assert [finding.rule for finding in findings] == [first]
+    # A key of fixed length followed by a letter that starts no key is not a key.
+    assert redact(AWS + "plain") == (AWS + "plain", [])

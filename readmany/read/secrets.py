@@ -66,24 +66,19 @@ _OPENAI_KINDS = {"ant": "anthropic-api-key"}
 # Each family: its anchor, and an expression that starts at the anchor (lookbehinds see
 # what comes before it, and check that a key does not continue a longer word). Group
 # names are rules; `_BEFORE` says how far before the anchor each rule's secret starts.
-# A GitHub or Stripe key's body stops where another key of its kind starts, and a hit
-# goes on over the keys of its kind that follow it directly (`_FOLLOWING`): two keys
-# written with nothing between them are both hidden, where the first one's body would
-# swallow the second one's prefix and the lookbehind would refuse the second.
-_GITHUB_BODY = r"(?:(?!gh[pousr]_)[A-Za-z0-9]){36,255}"
-_STRIPE_BODY = r"(?:(?![sr]k_live_)[0-9A-Za-z]){24,255}"
-_FOLLOWING_SOURCES = {
-    "github_token": r"gh[pousr]_" + _GITHUB_BODY,
-    "stripe_key": r"[sr]k_live_" + _STRIPE_BODY,
-}
+# How each kind of key starts: a key of fixed length may be followed by another with
+# nothing between (see `_glued`), not by any other letter.
+_KEY_PREFIXES = r"AKIA|AIza|gh[pousr]_|github_pat_|[sr]k_live_|xox[abpors]-|sk-"
 _CLOUD = (
     "A",
-    r"A(?:(?<![A-Za-z0-9]A)(?P<aws_access_key_id>KIA[0-9A-Z]{16})(?![0-9A-Za-z])"
-    r"|(?<![A-Za-z0-9_\-]A)(?P<google_api_key>Iza[0-9A-Za-z_\-]{35})(?![0-9A-Za-z_\-]))",
+    r"A(?:(?<![A-Za-z0-9]A)(?P<aws_access_key_id>KIA[0-9A-Z]{16})"
+    r"(?!(?!" + _KEY_PREFIXES + r")[0-9A-Za-z])"
+    r"|(?<![A-Za-z0-9_\-]A)(?P<google_api_key>Iza[0-9A-Za-z_\-]{35})"
+    r"(?!(?!" + _KEY_PREFIXES + r")[0-9A-Za-z_\-]))",
 )
 _KEYED = (
     "k",
-    r"k(?:_live_(?<=[sr]k_live_)(?<![A-Za-z0-9_].{8})(?P<stripe_key>" + _STRIPE_BODY + ")"
+    r"k(?:_live_(?<=[sr]k_live_)(?<![A-Za-z0-9_].{8})(?P<stripe_key>[0-9A-Za-z]{24,255})"
     r"|-(?<=sk-)(?<![A-Za-z0-9_\-].{3})"
     r"(?P<sk_key>(?:(?P<sk_kind>ant|proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,255}))",
 )
@@ -94,10 +89,21 @@ _DASHED = (
 )
 _GITHUB = (
     "g",
-    r"g(?:h[pousr]_(?<![A-Za-z0-9_].{4})(?P<github_token>" + _GITHUB_BODY + ")"
+    r"g(?:h[pousr]_(?<![A-Za-z0-9_].{4})(?P<github_token>[A-Za-z0-9]{36,255})"
     r"|ithub_pat_(?<![A-Za-z0-9_].{11})(?P<github_pat>[A-Za-z0-9_]{22,255}))",
 )
 _URL = ("@", r"://(?P<user>[^\s:/@]{1,256}):(?P<url_password>[^\s/@]{1,256})@")
+
+# A key of any kind where it starts, with no look at what comes before: a hit goes on
+# over the keys written right after it (`_glued`). Two keys with nothing between them
+# are both hidden; else the first one's body takes the next one's prefix, and the next,
+# glued to a word, is not a key by the rules above, so its body would be shown.
+_KEY_AT = (
+    r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"
+    r"|[sr]k_live_[0-9A-Za-z]{24,255}|xox[abpors]-[0-9A-Za-z\-]{10,255}"
+    r"|sk-[A-Za-z0-9_\-]{32,255}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}"
+)
+_LONGEST_PREFIX = len("github_pat_")  # a glued key starts this far into a hit at most
 
 _BEFORE = {
     "aws_access_key_id": 0,
@@ -244,12 +250,23 @@ def _token_hit(text: str, match: re.Match[str], add: Callable[[_Hit], None]) -> 
         rule = "private-key"
     else:
         rule = _RULE_NAMES[group]
-        following = _FOLLOWING_SOURCES.get(group)
-        if following is not None:
-            follow = re.compile(following).match  # re's cache: compiled once
-            while (more := follow(text, end)) is not None:
-                end = more.end()
+    if group != "private_key":
+        end = _glued(text, start, end)
     add(_Hit(start, end, rule))
+
+
+def _glued(text: str, start: int, end: int) -> int:
+    """Where a hit ends, with the keys written right after it: one that starts in its
+    last few characters (its prefix taken by the hit's body) or where it ends."""
+    key_at = re.compile(_KEY_AT).match  # re's cache: compiled once
+    while True:
+        for at in range(max(start + 1, end - _LONGEST_PREFIX), end + 1):
+            more = key_at(text, at)
+            if more is not None and more.end() > end:
+                end = more.end()
+                break
+        else:
+            return end
 
 
 def _mixed(body: str) -> bool:
