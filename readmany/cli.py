@@ -326,7 +326,7 @@ def glob_command(
         typer.Option(
             "--stats",
             help="Instead of the files, a tree of what each costs: bytes, lines and "
-            "estimated tokens per file and directory, biggest first, the total on top; "
+            "estimated tokens per file and directory, the most tokens first, the total on top; "
             "with a budget, what it leaves out or cuts is marked.",
         ),
     ] = False,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+
 EXIT_OK = 0
 EXIT_FILE_ERROR = 1
 EXIT_USAGE = 2
@@ -21,3 +24,10 @@ class StdoutClosed(Exception):
 
 class OutputError(Exception):
     """Writing the output failed (no space left, an I/O error): one line, exit 1."""
+
+
+def errno_text(code: str) -> str:
+    """The system's words for an errno name (`EACCES`: "Permission denied"); the name
+    itself for one the system does not know."""
+    number = getattr(errno, code, None)
+    return os.strerror(number) if isinstance(number, int) else code

@@ -167,30 +167,6 @@ def by_size(entries: Sequence[Entry]) -> list[Entry]:
     return sorted(entries, key=lambda c: (c.block.bytes, c.block.lines, c.position))
 
 
-def _plan(
-    strategy: str,
-    entries: Sequence[Entry],
-    visit: Sequence[Entry],
-    *,
-    budget: Budget,
-    joint: tuple[int, int, float],
-    least_cut: int,
-    stop_at_misfit: bool,
-    least_cut_tokens: float = 0.0,
-    ascending: bool = False,
-) -> Plan:
-    """The files `visit` takes whole while they fit (all of them, or up to the first that
-    does not with `stop_at_misfit`), then the first file of `entries` that can be cut to
-    fill the rest. `ascending`: `visit` is sorted by bytes, so none after a file too big
-    for the room can fit either."""
-    taken = _take(
-        visit, budget=budget, joint=joint, stop_at_misfit=stop_at_misfit, ascending=ascending
-    )
-    return _cut_into(
-        strategy, entries, taken, least_cut=least_cut, least_cut_tokens=least_cut_tokens
-    )
-
-
 class _Taken(NamedTuple):
     """The files a plan takes whole, and the room they leave for one block more (its
     joint counted: none before the first block)."""
@@ -208,7 +184,9 @@ def _take(
     stop_at_misfit: bool,
     ascending: bool = False,
 ) -> _Taken:
-    """The files `visit` takes whole while they fit (see `_plan`)."""
+    """The files `visit` takes whole while they fit: all of them, or up to the first that
+    does not with `stop_at_misfit`. `ascending`: `visit` is sorted by bytes, so none after
+    a file too big for the room can fit either."""
     full: set[int] = set()
     success = 0
     # The room left, before the joint that comes before any block but the first.

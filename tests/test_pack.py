@@ -133,20 +133,17 @@ def test_line_budget_counts_separators() -> None:
 def test_smallest_first_stops_at_the_first_file_too_big_as_a_full_visit_would(
     sizes: list[tuple[int, int]], max_bytes: int, max_lines: int
 ) -> None:
-    from readmany.pack import _plan, by_size
+    from readmany.pack import _take, by_size
 
     entries = [
         Entry(i, f"f{i}", Sized(f"{i}", size, lines), True, None)
         for i, (size, lines) in enumerate(sizes)
     ]
     plan = partial(
-        _plan,
-        "smallest-first",
-        entries,
+        _take,
         by_size(entries),
         budget=Budget(max_bytes, max_lines),
         joint=(2, 1, 0.0),
-        least_cut=0,
         stop_at_misfit=False,
     )
     assert plan(ascending=True) == plan(ascending=False)

@@ -338,10 +338,18 @@ def text_block_tokens(
 ) -> float:
     """The estimated tokens of `text_block(...)`; `weight_of_text`, the text's own when
     it was weighed already (as it was read), else negative."""
-    note, truncated = _cut_of(root, rel, text)
-    return framing.tokens(
-        path, text.body, index, truncated=truncated, note=note, weight_of_body=weight_of_text
+    measured = text_block_measure(
+        framing,
+        root,
+        rel,
+        path,
+        text,
+        index,
+        lines=False,
+        tokens=True,
+        weight_of_text=weight_of_text,
     )
+    return measured[2]
 
 
 def diff_tokens(framing: GlobFraming, request: GlobRequest, diff: str, index: int) -> float:

@@ -761,9 +761,7 @@ class _Run:
             cut = plan_cut[1]
             return self.framing.tokens(item.path, cut.head, index, note=cut.note, cut=True)
         assert isinstance(result, TextFile)
-        return text_block_tokens(
-            self.framing, self.report.root, item.rel, item.path, result.text, index
-        )
+        return self._text_tokens(item, result.text, index)
 
     def _block_again(self, position: int, index: int) -> tuple[str | None, Any]:
         """The block of a file read again; None if it is no longer shown, or (with a
@@ -835,9 +833,7 @@ class _Run:
         if text is None:  # an asset: its block is read again to be weighed
             block, _ = self._block_again(position, position + 1)
             return weigh(block or "")
-        return text_block_tokens(
-            self.framing, self.report.root, item.rel, item.path, text.text, position + 1
-        )
+        return self._text_tokens(item, text.text, position + 1)
 
     def _newlines(self, entry: Entry) -> int:
         """The newlines of an entry's block: counted now if the first pass did not."""
@@ -916,11 +912,15 @@ class _Block:
         """About the fewest tokens a cut of this file takes: its frame, with the shortest
         notice, and its first line."""
         if self.least_tokens < 0:
-            run = self.run
-            path = run.items[self.position].path
-            frame = run.framing.block(path, "", self.position + 1, note=_LEAST_NOTE)
-            self.least_tokens = weigh(frame) + self.first_tokens
+            self.least_tokens = weigh(self._least_frame()) + self.first_tokens
         return self.least_tokens
+
+    def _least_frame(self) -> str:
+        """This file's block with no line and the shortest notice: what any cut of it
+        takes besides its lines."""
+        run = self.run
+        path = run.items[self.position].path
+        return run.framing.block(path, "", self.position + 1, note=_LEAST_NOTE)
 
     def _cut(
         self, fits: Callable[[Cut], bool], max_lines: int, max_bytes: int, room: int
@@ -931,8 +931,7 @@ class _Block:
         # notice shorter than any, naming no path) and that line: when that cannot fit,
         # it is known without reading the file again.
         if not self.least:
-            frame = run.framing.block(item.path, "", self.position + 1, note=_LEAST_NOTE)
-            self.least = utf8_len(frame) + self.first_line
+            self.least = utf8_len(self._least_frame()) + self.first_line
         if self.least > room:
             return None
         result = run.text_of(self.position)

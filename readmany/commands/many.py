@@ -29,6 +29,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from readmany.pack import Block as Packed
+
 MAX_FILES = MANY_MAX_FILES
 _RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>\d+)(?::(?P<limit>\d+))?$", re.DOTALL)
 
@@ -194,6 +196,16 @@ def body_of(result: ToolRead) -> str:
     return f"{result.text}\n{summary}" if summary else result.text
 
 
+def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
+    """The blocks shown, joined by `SEPARATOR`; each weighed as a budget of tokens weighs
+    it (frame and body apart), where the sink counts tokens."""
+    for number, block in enumerate(shown):
+        tokens = None
+        if sink.weigh:
+            tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
+        sink.write(SEPARATOR + block.text if number else block.text, tokens)
+
+
 def file_detail(
     request: FileRequest, result: ToolRead, block: Block, *, weigh: bool
 ) -> dict[str, Any]:
@@ -272,11 +284,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
                 break
     packing = pack_blocks(candidates, request.budget)
     shown = packing.blocks(candidates)
-    for number, shown_block in enumerate(shown):
-        tokens = None
-        if sink.weigh:  # the block as a budget of tokens weighs it, and the separator
-            tokens = shown_block.tokens + (weigh(SEPARATOR) if number else 0.0)
-        sink.write(SEPARATOR + shown_block.text if number else shown_block.text, tokens)
+    write_blocks(sink, shown)
     errors = sum(not c.ok for c in candidates)
     report: dict[str, Any] = {
         "processedCount": len(candidates),

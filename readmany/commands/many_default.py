@@ -340,7 +340,7 @@ class Cutter:
 
 
 def run_default(request: ManyRequest, sink: Sink) -> Outcome:
-    from readmany.commands.many import file_detail
+    from readmany.commands.many import file_detail, write_blocks
 
     style = read_style(request.budget, request.face)
     pieces: list[Piece] = []
@@ -382,11 +382,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
                 break
     packing, left_out, rest, named = _pack(entries, pieces, request)
     shown = packing.blocks(entries)
-    for number, block in enumerate(shown):
-        tokens = None
-        if sink.weigh:  # the block as a budget of tokens weighs it, and the separator
-            tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
-        sink.write(SEPARATOR + block.text if number else block.text, tokens)
+    write_blocks(sink, shown)
     if left_out is not None:
         sink.write(SEPARATOR + left_out if shown else left_out)
     errors = sum(not entry.ok for entry in entries)

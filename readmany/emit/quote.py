@@ -45,7 +45,11 @@ def escape_controls(line: str) -> str:
 
 
 def _escape(match: re.Match[str]) -> str:
-    char = match.group()
+    return _escaped(match.group())
+
+
+def _escaped(char: str) -> str:
+    """One unsafe character as `\\n`, `\\t`, … or `\\uXXXX`."""
     return _SHORT.get(char) or f"\\u{ord(char):04x}"
 
 
@@ -74,5 +78,4 @@ class TerminalGuard:
 
 
 def _escape_bytes(match: re.Match[bytes]) -> bytes:
-    char = match.group().decode("utf-8")
-    return (_SHORT.get(char) or f"\\u{ord(char):04x}").encode("ascii")
+    return _escaped(match.group().decode("utf-8")).encode("ascii")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from readmany.errors import errno_text
+
 _SAFE_WORD = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _ANSI_C_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -128,16 +130,7 @@ def read_problem(name: str, code: str, detail: str = "") -> str:
         return f"{name}: not a regular file ({detail}), not read"
     if code == "binary":
         return f"{name}: binary file, not shown"
-    return f"{name}: {_PROBLEMS.get(code) or _strerror(code)}"
-
-
-def _strerror(code: str) -> str:
-    """The system's words for an errno name (`EINVAL`: invalid argument), else the name."""
-    import errno
-    import os
-
-    number = getattr(errno, code, None)
-    return os.strerror(number).lower() if isinstance(number, int) else code.lower()
+    return f"{name}: {_PROBLEMS.get(code) or errno_text(code).lower()}"
 
 
 # `git ls-files` without -z writes a name with a byte outside printable ASCII as a C

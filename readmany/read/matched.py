@@ -13,6 +13,7 @@ import functools
 import os
 from collections.abc import Callable, Iterator
 
+from readmany.errors import errno_text
 from readmany.limits import (
     GLOB_MAX_FILE_BYTES,
     GLOB_MAX_LINE_UNITS,
@@ -537,8 +538,7 @@ def _open_failure_text(failure: OpenFailure) -> str:
         return "Path is a directory, not a file"
     if failure.code == "ESPECIAL":
         return f"Not a regular file ({failure.kind})"
-    number = getattr(errno, failure.code, None)
-    return os.strerror(number) if isinstance(number, int) else failure.code
+    return errno_text(failure.code)
 
 
 def _base64(fd: int, size: int) -> str:

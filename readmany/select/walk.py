@@ -218,9 +218,11 @@ class _Selector:
             if is_secret_name(rel):
                 return Skip(rel, REASON_SECRET_FILE)
             return Candidate(rel, path, regular)
-        return self._accept_real(
-            rel, path, os.path.realpath(path), is_link=is_link, regular=regular
-        )
+        try:
+            real = os.path.realpath(path)
+        except OSError as exc:  # a link that cannot be followed (EACCES, …)
+            return _unfollowed(rel, exc)
+        return self._accept_real(rel, path, real, is_link=is_link, regular=regular)
 
     def _accept_real(
         self,
@@ -511,13 +513,9 @@ class _Selector:
                         )
                     event = self._plain_file(rel, entry.name, entry.path, regular, parent_refused)
                 else:
-                    try:
-                        event = self._leaf(
-                            rel, entry.path, inside, is_link=is_link, via_link=via_link,
-                            regular=regular,
-                        )  # fmt: skip
-                    except OSError as exc:  # a link that cannot be followed (EACCES, …)
-                        event = _unfollowed(rel, exc)
+                    event = self._leaf(
+                        rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
+                    )
                 if event is not None:
                     yield event
             elif _is_directory(entry):
