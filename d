@@ -1,6 +1,0 @@
---- a.txt ---
-
-
-
-
---- End of content ---
