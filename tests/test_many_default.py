@@ -536,3 +536,29 @@ def test_a_notice_that_cannot_fit_the_budget_is_said_on_stderr_alone(
         f"readmany: {name}: left out by the budget" in stderr for name in omitted
     )
     assert "or continue with: readmany many " in stderr
+
+
+@pytest.mark.parametrize(
+    ("spec", "shown", "body", "after"),
+    [
+        ("blank.txt:1:2", "1-2", "a\n", "blank.txt:3:2"),
+        ("blank.txt:2:2", "2-3", "\n", "blank.txt:4:2"),
+        ("blank.txt:2:1", "2-2", "", "blank.txt:3:1"),
+        ("blank.txt:1:3", "1-3", "a\n\n", "blank.txt:4:3"),
+    ],
+)
+def test_lines_asked_for_that_end_on_a_blank_line_are_all_shown(
+    tmp_path: Path, spec: str, shown: str, body: str, after: str
+) -> None:
+    """A blank line that ends the lines asked for is a line of the file, shown and
+    counted: the notice names the lines asked for, its command goes on after them, and
+    nothing claims a budget cut a read that has no budget."""
+    (tmp_path / "blank.txt").write_bytes(b"a\n\n\nb\n")
+    result = run_readmany(["many", spec], cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stderr == b""
+    text = result.stdout.decode()
+    notice = f"[Showing lines {shown} of 4. Continue with: readmany many {after}]"
+    assert f"\n{body}\n\n{notice}\n" in text
+    follow = run_readmany(["many", after], cwd=tmp_path)
+    assert follow.returncode == 0 and follow.stderr == b""

@@ -26,6 +26,51 @@ def test_escape_sequences_in_names_never_reach_stderr_raw(tmp_path: Path, dangli
     assert b"x\\u001b]0;pwned\\u0007\\u001b[2J.txt" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["many", "a.txt"], "a.txt"),
+        (["many", "./a.txt:1:1"], "./a.txt"),
+        (["many", "--compat", "@a.txt"], "@a.txt"),  # the reference's rewriting, resolved
+        (["many", "--stdin"], "a.txt"),
+        (["many", "--request", "request.json"], "a.txt"),
+        (["many", "--request", "request.json", "-o", "request.json"], "request.json"),
+        (["hashline", "a.txt"], "a.txt"),
+        (["hashline", "--compat", "link"], "link"),  # a link to it is the same file
+        (["glob", "--compat", "a.txt"], "a.txt"),
+        (["glob", "--stdin"], "a.txt"),
+    ],
+)
+def test_no_command_overwrites_a_file_it_is_asked_to_read(
+    tmp_path: Path, args: list[str], named: str
+) -> None:
+    """`-o` naming an input is a usage error, before anything is read or written: the run
+    would replace the file with its own dump."""
+    (tmp_path / "a.txt").write_text("source\n")
+    os.symlink("a.txt", tmp_path / "link")
+    (tmp_path / "request.json").write_text('{"files": [{"path": "a.txt"}]}')
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    command = args if "-o" in args else [*args, "-o", "a.txt"]
+    target = command[command.index("-o") + 1]
+    result = run_readmany(command, cwd=tmp_path, stdin=b"a.txt\n")
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == b""
+    assert result.stderr.decode() == (
+        f"readmany: -o {target}: that file is also named as input ({named}); "
+        "write the output elsewhere\n"
+    )
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_output_beside_the_inputs_is_written(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("source\n")
+    for args in (["many", "a.txt"], ["hashline", "a.txt"], ["glob", "--compat", "a.txt"]):
+        result = run_readmany([*args, "-o", "out.txt"], cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert b"source" in (tmp_path / "out.txt").read_bytes()
+    assert (tmp_path / "a.txt").read_text() == "source\n"
+
+
 def test_output_to_a_device_writes_it_and_leaves_it_a_device(tmp_path: Path) -> None:
     device = tmp_path / "null"
     os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a /dev/null of our own

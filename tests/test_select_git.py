@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_readmany
 
 from readmany.errors import UsageError
 from readmany.select.candidates import REASON_LINK_OUTSIDE, REASON_OUTSIDE, Candidate, Skip
@@ -662,3 +663,33 @@ def test_changed_links_keep_to_the_boundary(repo: Path, tmp_path: Path) -> None:
         ("to_env", REASON_OUTSIDE),
         ("to_outside", REASON_LINK_OUTSIDE),
     ]
+
+
+def test_writing_over_a_tracked_file_is_said(tmp_path: Path) -> None:
+    """`-o` naming a file git tracks: a staged dump is told how to keep the dump out of
+    commits; a walk that replaces a tracked file is told how to bring it back. An
+    untracked or new target is written without a word."""
+    repo = new_repo(tmp_path / "repo", {"main.py": "x = 1\n", "ctx.txt": "old dump\n"})
+    sub = repo / "sub"
+    sub.mkdir()
+    walk = run_readmany(["glob", "--root", "..", ".", "-o", "../main.py"], cwd=sub)
+    assert walk.stderr.decode().splitlines()[0] == (
+        "readmany: warning: -o ../main.py is a file git tracks: the dump replaces it "
+        "(`git restore ../main.py` brings back what was committed); write the dump under "
+        ".git/ or to a name in .gitignore"
+    )
+    git(repo, "restore", "main.py")
+    write(repo, {"main.py": "x = 2\n"})
+    git(repo, "add", "main.py")
+    staged_run = run_readmany(["glob", "--staged", "-o", "ctx.txt"], cwd=repo)
+    assert staged_run.returncode == 0, staged_run.stderr
+    assert (
+        staged_run.stderr.decode()
+        .splitlines()[0]
+        .startswith("readmany: warning: -o ctx.txt is tracked by git: every run rewrites it")
+    )
+    for target in ("new.txt", ".git/context.txt"):
+        quiet = run_readmany(["glob", ".", "-o", target, "-q"], cwd=repo)
+        assert quiet.returncode == 0 and quiet.stderr == b"", quiet.stderr
+        again = run_readmany(["glob", ".", "-o", target, "-q"], cwd=repo)
+        assert again.stderr == b"", again.stderr  # it exists now, and git does not track it

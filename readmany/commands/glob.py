@@ -112,9 +112,9 @@ def main(options: Options) -> int:
         raise UsageError(
             "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"
         )
-    if value.output and by_git:
-        _warn_if_tracked(root, value.output)
-    if value.output and not value.face.compat:
+    if value.output and (by_git or os.path.isfile(value.output)):
+        _warn_if_tracked(value.output, by_git)
+    if value.output:  # in both faces: -o is readmany's own, the reference has none
         _refuse_output_as_input(value)
     # The walk starts first: in a helper process, it goes on while the rest is set up.
     with open_selection(value) as selection:
@@ -182,32 +182,33 @@ def _face(options: Options) -> Face:
     return Face.people(max_file_lines=max_file_lines, max_file_bytes=size)
 
 
-def _warn_if_tracked(root: str, output: str) -> None:
-    """A dump written into the work tree and tracked changes at every commit."""
+def _warn_if_tracked(output: str, by_git: bool) -> None:
+    """A dump written into the work tree and tracked changes at every commit; and a
+    tracked file that is no dump (`glob . -o main.py`) is replaced by one."""
     from readmany.select.git import is_tracked
 
-    if is_tracked(root, output):
+    if not is_tracked(".", os.path.abspath(output)):
+        return
+    if by_git:
         error_line(
             f"warning: -o {output} is tracked by git: every run rewrites it, and pre-commit "
             "fails a hook that changes a tracked file; add it to .gitignore and run "
             f"`git rm --cached {output}`, or write it under .git/"
         )
+    else:
+        error_line(
+            f"warning: -o {output} is a file git tracks: the dump replaces it "
+            f"(`git restore {output}` brings back what was committed); write the dump "
+            "under .git/ or to a name in .gitignore"
+        )
 
 
 def _refuse_output_as_input(request: GlobRequest) -> None:
     """`-o FILE` never overwrites a file the same run is asked to read by name."""
-    from readmany.emit.target import check_output, refuse_as_input
+    from readmany.emit.target import named_input_check
 
     assert request.output is not None
-    plan = check_output(request.output)
-
-    def check(named: str) -> None:
-        if refuse_as_input(plan, [os.path.join(request.root, named)]) is not None:
-            raise UsageError(
-                f"-o {request.output}: that file is also named as input ({named}); "
-                "write the output elsewhere"
-            )
-
+    check = named_input_check(request.output, request.root)
     for named in request.patterns:
         check(named)
     listed = request.literal_paths

@@ -65,6 +65,14 @@ def main(options: Options) -> int:
         Face.reference() if options.flag("compat") else Face.people(),
     )
     secrets = secrets_mode(options, redact=False)
+    output = options.text("output")
+    if output is not None and value.path:
+        from readmany.emit.target import named_input_check
+
+        cwd = os.getcwd()
+        named_input_check(output, cwd)(
+            value.path, resolve_path(value.path, cwd, rewrite=value.face.rewrite_paths)
+        )
 
     def run(sink: Sink) -> Outcome:
         outcome = run_hashline(value, sink) if secrets == "off" else None
@@ -208,7 +216,7 @@ def _plain_read(
         cwd,
         count_trailing_empty=False,
         data=data,
-        style=ReadStyle(rewrite_paths=False, notices=not people),
+        style=ReadStyle(rewrite_paths=False, notices=not people, reference_window_end=not people),
     )
     if result.error is not None:
         if people and result.error_code == "offset":

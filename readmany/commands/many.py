@@ -22,7 +22,14 @@ from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES
 from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
-from readmany.read.tool import Number, ReadStyle, ToolRead, read_tool, truncate_head
+from readmany.read.tool import (
+    Number,
+    ReadStyle,
+    ToolRead,
+    read_tool,
+    resolve_path,
+    truncate_head,
+)
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -258,6 +265,16 @@ def main(options: Options) -> int:
         value = ManyRequest(files, stop_on_error=stop_on_error, cwd=cwd)
     secrets = secrets_mode(options, redact=True)
     value = value._replace(budget=budget, face=face, asked=asked, secrets=secrets)
+    output = options.text("output")
+    if output is not None:
+        from readmany.emit.target import named_input_check
+
+        check = named_input_check(output, cwd)
+        if source is not None and source != "-":
+            check(source)
+        for file in value.files:
+            rewrite = face.rewrite_paths and not file.literal
+            check(file.path, resolve_path(file.path, cwd, rewrite=rewrite))
     return present(lambda sink: run_many(value, sink), Presentation.of(options))
 
 

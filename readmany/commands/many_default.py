@@ -181,6 +181,7 @@ def read_style(budget: Budget, face: Face) -> ReadStyle:
         max_bytes=capped.max_bytes if face.many_file_cap else max_bytes,
         notices=False,
         refuse_binary=face.many_binary_error,
+        reference_window_end=False,
     )
 
 

@@ -26,7 +26,7 @@ from readmany.errors import OutputError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from types import FrameType
     from typing import IO, Any
 
@@ -300,6 +300,24 @@ def refuse_as_input(target: OutputTarget | Plan, paths: Iterable[str]) -> str | 
         if (st.st_dev, st.st_ino) in identities:
             return f"{path}: is the -o output file: write the output elsewhere"
     return None
+
+
+def named_input_check(output: str, root: str = ".") -> Callable[..., None]:
+    """A check for each path a run names as input (relative to `root`): a usage error
+    when it is the `-o` file itself, which the run would replace with its dump. Raises
+    `UsageError` at once for an `-o` that cannot be written (`check_output`)."""
+    plan = check_output(output)
+
+    def check(named: str, resolved: str | None = None) -> None:
+        """`named` as given; `resolved`, where it leads when not `root`/`named`."""
+        where = resolved if resolved is not None else os.path.join(root, named)
+        if refuse_as_input(plan, [where]) is not None:
+            raise UsageError(
+                f"-o {output}: that file is also named as input ({named}); "
+                "write the output elsewhere"
+            )
+
+    return check
 
 
 def _umask() -> int:

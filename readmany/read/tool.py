@@ -107,6 +107,11 @@ class ReadStyle(NamedTuple):
     max_bytes: int = MAX_BYTES
     notices: bool = True  # the tool's notices in the text; else the text alone
     refuse_binary: bool = False  # a binary file (readmany.read.classify) is an error
+    # With `count_trailing_empty=False`, the reference leaves uncounted an empty line that
+    # ends the lines asked for even when it is a blank line of the file, not the empty
+    # piece after its final newline (`a\n\n\nb` read 1:2 is "lines 1-1"); False counts
+    # it wherever the file goes on after it.
+    reference_window_end: bool = True
 
 
 REFERENCE = ReadStyle()
@@ -278,6 +283,8 @@ def _read_text(
     if isinstance(window, str):
         return _past_the_end(window, size, len(lines), counted)
     selected = lines[window.first : window.stop] if window.stop > window.first else []
+    if not style.reference_window_end and window.stop < len(lines):
+        count_trailing_empty = True  # the window ends before the file: its last line is one
     head = _truncate_lines(selected, count_trailing_empty, style.max_lines, style.max_bytes)
     first_bytes = utf8_len(lines[window.first]) if window.first < len(lines) else 0
     return _finish(head, window, len(lines), first_bytes, path, size, style, counted)
@@ -431,6 +438,8 @@ def _read_streamed(
             sizes.append(nbytes)
             keep_budget_bytes -= nbytes + 1
     counted = wanted
+    if not style.reference_window_end and window.stop < total:
+        count_trailing_empty = True  # the window ends before the file: its last line is one
     if not count_trailing_empty and counted > 1 and last_is_empty:
         counted -= 1
     head = _truncate_sized(lines, sizes, counted, total_bytes, style.max_lines, style.max_bytes)
