@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Mapping
@@ -693,3 +694,34 @@ def test_writing_over_a_tracked_file_is_said(tmp_path: Path) -> None:
         assert quiet.returncode == 0 and quiet.stderr == b"", quiet.stderr
         again = run_readmany(["glob", ".", "-o", target, "-q"], cwd=repo)
         assert again.stderr == b"", again.stderr  # it exists now, and git does not track it
+
+
+def test_git_selections_say_what_matched_nothing(tmp_path: Path) -> None:
+    """A pattern that matches none of git's paths is said, with exit status 1, as a
+    walk says it; nothing staged or changed at all is said too, and passes (a
+    pre-commit hook with nothing to dump must not fail the commit)."""
+    repo = new_repo(tmp_path / "repo", {"main.py": "x = 1\n", "b.txt": "y\n"})
+    nothing = run_readmany(["glob", "--staged"], cwd=repo)
+    assert (nothing.returncode, nothing.stdout) == (0, b"")
+    assert nothing.stderr == b"readmany: nothing is staged: git add the files first\n"
+    same = run_readmany(["glob", "--changed", "HEAD", "--max-tokens", "1k"], cwd=repo)
+    assert (same.returncode, same.stdout) == (0, b"")
+    assert same.stderr == b"readmany: no file differs from HEAD\n"
+    write(repo, {"b.txt": "z\n"})
+    for extra in ([], ["--max-tokens", "1k"], ["--stats"]):
+        result = run_readmany(
+            ["glob", "--changed", "HEAD", "b.txt", "nomatch/**", *extra], cwd=repo
+        )
+        assert result.returncode == 1, result.stderr
+        assert b"readmany: no file matches 'nomatch/**'\n" in result.stderr
+        assert b"b.txt" in result.stdout
+    git(repo, "add", "b.txt")
+    report = run_readmany(["glob", "--staged", "*.py", "b.txt", "--json"], cwd=repo)
+    assert report.returncode == 1
+    assert json.loads(report.stdout)["details"]["unmatched"] == ["*.py"]
+    assert json.loads(report.stdout)["details"]["files"] == ["b.txt"]
+    # A pattern that matches a file git names but does not read is not unmatched.
+    git(repo, "rm", "-q", "main.py")
+    deleted = run_readmany(["glob", "--staged", "main.py"], cwd=repo)
+    assert deleted.returncode == 0, deleted.stderr
+    assert b"no file matches" not in deleted.stderr

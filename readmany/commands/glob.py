@@ -286,9 +286,8 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         if any_section and not index:  # attachments alone (--json)
             sink.write(framing.start(None))
         sink.write(framing.end(any_section))
-    by_git = request.by_git
-    if not any_section and not compat and not by_git:
-        report.nothing_read()
+    if not any_section and not compat:
+        report.nothing_read_from(request)
     return report.outcome(sink.bytes_written, sink.tokens)
 
 
@@ -541,6 +540,18 @@ class Report:
     def nothing_read(self) -> None:
         if not self.problems:
             self.problems.append("no file was read: every file matched was skipped")
+
+    def nothing_read_from(self, request: GlobRequest) -> None:
+        """Nothing was shown: a walk's failure (`nothing_read`); for git's files, an
+        answer said on stderr, the exit status unchanged (a pre-commit hook with nothing
+        to dump passes): nothing is staged, or nothing differs."""
+        if not request.by_git:
+            self.nothing_read()
+        elif not self.tally.counts and not self.problems:
+            if request.staged:
+                self.advice.append("nothing is staged: git add the files first")
+            else:
+                self.advice.append(f"no file differs from {request.changed}")
 
     def read_failed(self, path: str, result: Failed) -> None:
         """A file that could not be read: in the reference's words with `--compat`, else

@@ -1070,9 +1070,8 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
         run.gather(selection, sizes=budget is not None, stats=False)
         packing, start, end = run.plan(budget)
         run.write(packing, start, end)
-    by_git = request.by_git
-    if not run.items and not report.any_shown and not by_git:
-        report.nothing_read()
+    if not run.items and not report.any_shown:
+        report.nothing_read_from(request)
     return report.outcome(sink.bytes_written, sink.tokens)
 
 
@@ -1099,5 +1098,5 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
     if sink.json_mode:
         report.details["stats"] = stats_json(root)
     if not root.files:
-        report.nothing_read()
+        report.nothing_read_from(request)
     return report.outcome(sink.bytes_written, sink.tokens)

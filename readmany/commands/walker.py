@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     )
     from readmany.read.text import TextRead
     from readmany.select.candidates import Candidate, Event
+    from readmany.select.git import GitSelection
     from readmany.select.walk import SelectRequest
 
 # This module is imported before the fork and kept light: the stages are imported where
@@ -250,6 +251,9 @@ class FromGit(Selection):
             selection = git.changed(root, request.changed)
         keep = _git_filter(request, selection.root)
         self._selection = selection.filtered(keep) if keep is not None else selection
+        # The patterns that match none of git's paths: said as a pattern that matched
+        # nothing (exit status 1), as a walk says it.
+        self._unmatched = _unmatched_patterns(request, selection)
         if request.with_diff:
             self.diff = git.diff_text(
                 selection.root,
@@ -263,6 +267,13 @@ class FromGit(Selection):
         return self._selection.root
 
     def __iter__(self) -> Iterator[Item]:
+        from readmany.select.candidates import REASON_NO_MATCH, Skip
+
+        yield from self._items()
+        for pattern in self._unmatched:
+            yield Skip(pattern, REASON_NO_MATCH, failed=True), None
+
+    def _items(self) -> Iterator[Item]:
         from readmany.select.candidates import Candidate
 
         if not self._selection.from_index:
@@ -284,13 +295,36 @@ class FromGit(Selection):
                 yield event, reader.blob(event.rel, shown, blob)
 
 
-def _git_filter(request: GlobRequest, root: str) -> Callable[[str], bool] | None:
-    """Which of git's paths to keep: those the patterns match (a directory means what is
-    below it), never the `-o` file; None to keep them all."""
+def _git_patterns(request: GlobRequest, root: str) -> list[str]:
+    """The patterns as git's paths are matched: a directory means what is below it."""
     patterns = []
     for pattern in request.patterns:
         directory = os.path.isdir(os.path.join(root, pattern))
         patterns.append(pattern.rstrip("/") + "/**" if directory else pattern)
+    return patterns
+
+
+def _unmatched_patterns(request: GlobRequest, selection: GitSelection) -> list[str]:
+    """The patterns, as given, that match none of the paths git named (read or not)."""
+    if not request.patterns:
+        return []
+    from readmany.select.patterns import compile_paths
+
+    paths = [entry.rel for entry in selection.entries]
+    paths += [skip.rel.rstrip("/") for skip in selection.skipped]
+    unmatched = []
+    patterns = _git_patterns(request, selection.root)
+    for given, pattern in zip(request.patterns, patterns, strict=True):
+        matcher = compile_paths([pattern])
+        if not any(matcher.match(path) for path in paths):
+            unmatched.append(given)
+    return unmatched
+
+
+def _git_filter(request: GlobRequest, root: str) -> Callable[[str], bool] | None:
+    """Which of git's paths to keep: those the patterns match (a directory means what is
+    below it), never the `-o` file; None to keep them all."""
+    patterns = _git_patterns(request, root)
     output = None
     if request.output:
         output = os.path.relpath(os.path.abspath(request.output), root).replace(os.sep, "/")
