@@ -725,3 +725,43 @@ def test_git_selections_say_what_matched_nothing(tmp_path: Path) -> None:
     deleted = run_readmany(["glob", "--staged", "main.py"], cwd=repo)
     assert deleted.returncode == 0, deleted.stderr
     assert b"no file matches" not in deleted.stderr
+
+
+def _write_index(repo: Path, names: list[bytes]) -> None:
+    """An index naming `names` (each a blob of its own), written by hand: git refuses
+    to stage such paths, an archive of a repository need not."""
+    import hashlib
+    import struct
+
+    body = b""
+    for name in sorted(names):
+        done = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=repo,
+            input=b"staged " + name + b"\n",
+            capture_output=True,
+            check=True,
+        )
+        oid = done.stdout.decode().strip()
+        entry = struct.pack(">10I", 0, 0, 0, 0, 0, 0, 0o100644, 0, 0, 0)
+        entry += bytes.fromhex(oid) + struct.pack(">H", len(name)) + name
+        body += entry + b"\0" * (8 - len(entry) % 8)
+    index = b"DIRC" + struct.pack(">II", 2, len(names)) + body
+    (repo / ".git" / "index").write_bytes(index + hashlib.sha1(index).digest())
+
+
+@pytest.mark.parametrize("mode", [["--staged"], ["--changed", "HEAD"]])
+def test_an_index_naming_paths_outside_the_root_is_refused(tmp_path: Path, mode: list[str]) -> None:
+    (tmp_path / "outside.txt").write_text("SECRET outside the root\n")
+    repo = new_repo(tmp_path / "repo", {"ok.txt": "ok\n"})
+    names = [b"../outside.txt", b"a/../../outside.txt", b"./ok.txt", b"ok.txt"]
+    _write_index(repo, names)
+    result = run_readmany(["glob", *mode, "--json", "--with-diff"], cwd=repo)
+    assert b"SECRET" not in result.stdout
+    report = json.loads(result.stdout)
+    skipped = {entry["path"]: entry["reason"] for entry in report["details"]["skipped"]}
+    assert skipped["../outside.txt"] == "boundary"
+    for name in ("../outside.txt", "a/../../outside.txt", "./ok.txt"):
+        assert skipped.get(name, "boundary") == "boundary"  # refused, where git names it
+        assert name not in report["details"]["files"]
+        assert f"--- {name} ---" not in report["content"]

@@ -259,9 +259,21 @@ def _raw_changes(out: bytes) -> Iterator[_Change]:
 
 
 def _refused(rel: str) -> bool:
-    """The boundary: a path through `.git`, `.env`, `node_modules` (as the walk refuses)."""
+    """The boundary: a path through `.git`, `.env`, `node_modules` (as the walk refuses),
+    or one that is not a plain path below the root. git never lists `../x`, `/x`, `a//b`
+    or `a/./b`, but an index written by hand (a repository unpacked from an archive) can:
+    such a path would be read outside the root, or shown under a forged name."""
     directory, _, name = rel.rpartition("/")
+    if name in _NOT_NAMES or (directory != "" and _dotted_directory(directory)):
+        return True
     return blocked_name(name) or (directory != "" and _refused_directory(directory))
+
+
+_NOT_NAMES = frozenset(("", ".", ".."))
+
+
+def _dotted_directory(directory: str) -> bool:
+    return not _NOT_NAMES.isdisjoint(directory.split("/"))
 
 
 def _refused_parts(directory: str) -> bool:
