@@ -262,8 +262,9 @@ def _refused(rel: str) -> bool:
     """The boundary: a path through `.git`, `.env`, `node_modules` (as the walk refuses),
     or one that is not a plain path below the root. git never lists `../x`, `/x`, `a//b`
     or `a/./b`, but an index written by hand (a repository unpacked from an archive) can:
-    such a path would be read outside the root, or shown under a forged name."""
-    directory, _, name = rel.rpartition("/")
+    such a path would be read outside the root, or shown under a forged name. A
+    directory (a submodule, a nested repository) ends with `/`."""
+    directory, _, name = rel.removesuffix("/").rpartition("/")
     if name in _NOT_NAMES or (directory != "" and _dotted_directory(directory)):
         return True
     return blocked_name(name) or (directory != "" and _refused_directory(directory))
