@@ -44,7 +44,8 @@ _readmany() {
                 opts="--request --stop-on-error --max-bytes --max-lines --max-tokens --stdin --null -0 --secrets --compat --json --output -o --quiet -q --copy --help -h"
                 case "$prev" in
                     --request|--output|-o) _readmany_files -f; return ;;
-                    --max-bytes|--max-lines|--max-tokens|--secrets) return ;;
+                    --secrets) COMPREPLY=($(compgen -W "off warn skip redact" -- "$cur")); return ;;
+                    --max-bytes|--max-lines|--max-tokens) return ;;
                 esac
                 ;;
             glob)
@@ -52,14 +53,17 @@ _readmany() {
                 case "$prev" in
                     --output|-o) _readmany_files -f; return ;;
                     --root) _readmany_files -d; return ;;
-                    --include|--exclude|--ignore-file|--changed|--secrets|--max-file-lines|--max-file-size|--max-bytes|--max-lines|--max-tokens|--format) return ;;
+                    --secrets) COMPREPLY=($(compgen -W "off warn skip redact" -- "$cur")); return ;;
+                    --format) COMPREPLY=($(compgen -W "text markdown xml" -- "$cur")); return ;;
+                    --include|--exclude|--ignore-file|--changed|--max-file-lines|--max-file-size|--max-bytes|--max-lines|--max-tokens) return ;;
                 esac
                 ;;
             hashline)
                 opts="--offset --limit --secrets --compat --json --output -o --quiet -q --copy --help -h"
                 case "$prev" in
                     --output|-o) _readmany_files -f; return ;;
-                    --offset|--limit|--secrets) return ;;
+                    --secrets) COMPREPLY=($(compgen -W "off warn skip" -- "$cur")); return ;;
+                    --offset|--limit) return ;;
                 esac
                 ;;
             edit)

@@ -20,11 +20,45 @@ from readmany.helptext import HelpCommand, HelpGroup
 from readmany.invoke import invoke
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 
+# The exit statuses: (code, meaning, more). `--help` shows code and meaning; the man page
+# and README's table show meaning + more (tests/test_docs.py keeps README in step).
+EXIT_CODES: tuple[tuple[str, str, str], ...] = (
+    (
+        "0",
+        "every requested file was read",
+        ", or left out by a rule the details name (ignored, excluded, binary file, …), "
+        "or cut or left out by the budget",
+    ),
+    (
+        "1",
+        "output was written but a file could not be read, a pattern matched nothing or a "
+        "--stdin path does not exist, or nothing at all was read",
+        "; many writes an error block for a file it cannot read, and the rest; glob writes "
+        "what it read (with nothing read: nothing, or with --json one JSON object whose "
+        "content is empty, or with a budget only its notice); hashline writes nothing",
+    ),
+    (
+        "2",
+        "usage error (bad arguments, a malformed pattern, -o naming an input or a "
+        "directory, --compat with an option of the default face, more than 26 files to "
+        "many --compat, --copy with no clipboard, --staged or --changed outside a git "
+        "work tree), nothing on stdout",
+        "",
+    ),
+    (
+        "3",
+        "edit only: stale (the file tag, a line anchor, or the file changed during the "
+        "edit), refused, nothing written",
+        ": re-read the file and retry",
+    ),
+    (
+        "70",
+        "internal error: a bug in readmany",
+        " (one line on stderr; READMANY_DEBUG=1 shows the traceback)",
+    ),
+)
 EXIT_CODES_HELP = (
-    "Exit status: 0 every requested file was read; 1 output was written but a file could "
-    "not be read, a pattern matched nothing or a --stdin path does not exist, or nothing "
-    "at all was read; 2 usage error (bad arguments, a malformed pattern, -o naming an "
-    "input), nothing on stdout."
+    "Exit status: " + "; ".join(f"{code} {meaning}" for code, meaning, _ in EXIT_CODES) + "."
 )
 
 app = typer.Typer(
@@ -77,6 +111,17 @@ SecretsOpt = Annotated[
         help="What to do with text that looks like a secret (cloud keys, tokens, private "
         "keys, passwords in URLs): off, warn (name file and line on stderr), skip (leave "
         "the file out) or redact (mask it). Default: warn with --copy, else off.",
+    ),
+]
+HashlineSecretsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--secrets",
+        metavar="MODE",
+        help="What to do with text that looks like a secret (cloud keys, tokens, private "
+        "keys, passwords in URLs): off, warn (name file and line on stderr) or skip (show "
+        "nothing, exit 1); not redact, which would change the bytes the anchors stand "
+        "for. Default: warn with --copy, else off.",
     ),
 ]
 ManyCompatOpt = Annotated[
@@ -374,7 +419,7 @@ def hashline_command(
         int | None, typer.Option("--offset", min=1, help="1-based first line.")
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Lines to show.")] = None,
-    secrets: SecretsOpt = None,
+    secrets: HashlineSecretsOpt = None,
     compat: HashlineCompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
@@ -397,7 +442,7 @@ EDIT_EXIT_CODES_HELP = (
     "(after a partial write of several files, stderr says which were written); 2 usage "
     "error or invalid request (tag form, anchor, range, overlap, not UTF-8), nothing "
     "written; 3 stale: the file changed since it was read (tag, anchor, or during the "
-    "edit), nothing written: re-read it and retry."
+    "edit), nothing written: re-read it and retry; 70 internal error: a bug in readmany."
 )
 
 
@@ -416,7 +461,8 @@ def edit_command(
         str | None,
         typer.Argument(
             metavar="PATH#TAG",
-            help="The file and its tag, from the @file line of a hashline read.",
+            help="The file and its tag, from the @file line of a hashline read; "
+            "not with --request.",
             show_default=False,
         ),
     ] = None,

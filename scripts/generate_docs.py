@@ -18,7 +18,9 @@ from pathlib import Path
 import typer
 
 from readmany import __version__
-from readmany.cli import EXIT_CODES_HELP, app
+from readmany.cli import EXIT_CODES, EXIT_CODES_HELP, app
+from readmany.commands import SECRETS_MODES
+from readmany.frame.formats import FORMATS
 from readmany.helptext import option_names, value_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +30,11 @@ DATE = "2026-11-30"
 # The options of `readmany` itself, before a command.
 TOP_LEVEL = ("--version", "-V", "--help", "-h")
 
+# The values an option takes, offered by the completions; per command where one refuses
+# some (hashline keeps its bytes exact: no redact).
+CHOICES: dict[str, tuple[str, ...]] = {"--format": FORMATS, "--secrets": SECRETS_MODES}
+REFUSED: dict[tuple[str, str], tuple[str, ...]] = {("hashline", "--secrets"): ("redact",)}
+
 
 @dataclass(frozen=True)
 class Opt:
@@ -35,6 +42,7 @@ class Opt:
     help: str
     metavar: str  # "" for a flag
     kind: str  # "flag", "file", "dir", "value"
+    choices: tuple[str, ...] = ()  # the values it takes, where they are a fixed few
 
 
 @dataclass(frozen=True)
@@ -42,9 +50,29 @@ class Command:
     name: str
     summary: str
     help: str
-    arguments: tuple[tuple[str, str], ...]  # (metavar, help)
+    arguments: tuple[tuple[str, str, bool], ...]  # (metavar, help, required)
     options: tuple[Opt, ...]
     examples: tuple[str, ...]
+    exit_status: str  # the help's "Exit status: ..." paragraph
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text, without its full stop: it ends at a full stop
+    followed by a space, outside parentheses and not part of an ellipsis (`REV...`)."""
+    depth = 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif (
+            char == "."
+            and depth == 0
+            and text[i - 1 : i] != "."
+            and text[i + 1 : i + 2] in (" ", "")
+        ):
+            return text[:i]  # a full stop: not in parentheses, not the end of an ellipsis
+    return text.rstrip(".")
 
 
 def _kind(option: object, metavar: str) -> str:
@@ -68,19 +96,34 @@ def commands() -> list[Command]:
         options = []
         for param in command.params:
             if param.param_type_name == "argument":
-                arguments.append((param.metavar or param.name.upper(), getattr(param, "help", "")))
+                metavar = param.metavar or param.name.upper()
+                arguments.append((metavar, getattr(param, "help", ""), param.required))
                 continue
             metavar = value_name(param)
             names = tuple(sorted(option_names(param), key=lambda o: not o.startswith("--")))
-            options.append(Opt(names, param.help or "", metavar, _kind(param, metavar)))
+            refused = next((REFUSED[name, n] for n in names if (name, n) in REFUSED), ())
+            choices = next((CHOICES[n] for n in names if n in CHOICES), ())
+            choices = tuple(c for c in choices if c not in refused)
+            options.append(Opt(names, param.help or "", metavar, _kind(param, metavar), choices))
         options.append(Opt(("--help", "-h"), "Show this help and exit.", "", "flag"))
         epilog = command.epilog or ""
+        # Every example line, pipelines (`git ls-files -z | readmany ...`) included.
         examples = tuple(
-            line.strip() for line in epilog.splitlines() if line.startswith("  readmany ")
+            line.strip()
+            for line in epilog.splitlines()
+            if line.startswith("  ") and "readmany " in line
         )
         doc = (command.help or "").strip()
         found.append(
-            Command(name, doc.splitlines()[0], doc, tuple(arguments), tuple(options), examples)
+            Command(
+                name,
+                doc.splitlines()[0],
+                doc,
+                tuple(arguments),
+                tuple(options),
+                examples,
+                epilog[epilog.index("Exit status:") :] if "Exit status:" in epilog else "",
+            )
         )
     return found
 
@@ -142,7 +185,9 @@ def bash(cmds: list[Command]) -> str:
         words = " ".join(name for o in c.options for name in o.names)
         files = "|".join(n for o in c.options if o.kind == "file" for n in o.names)
         dirs = "|".join(n for o in c.options if o.kind == "dir" for n in o.names)
-        values = "|".join(n for o in c.options if o.kind == "value" for n in o.names)
+        values = "|".join(
+            n for o in c.options if o.kind == "value" and not o.choices for n in o.names
+        )
         out.append(f"            {c.name})")
         out.append(f'                opts="{words}"')
         out.append('                case "$prev" in')
@@ -150,6 +195,12 @@ def bash(cmds: list[Command]) -> str:
             out.append(f"                    {files}) _readmany_files -f; return ;;")
         if dirs:
             out.append(f"                    {dirs}) _readmany_files -d; return ;;")
+        for o in c.options:
+            if o.choices:
+                out.append(
+                    f"                    {'|'.join(o.names)})"
+                    f' COMPREPLY=($(compgen -W "{" ".join(o.choices)}" -- "$cur")); return ;;'
+                )
         if values:
             out.append(f"                    {values}) return ;;")
         out.append("                esac")
@@ -214,9 +265,12 @@ def zsh(cmds: list[Command]) -> str:
         out.append("                    _arguments -s \\")
         for o in c.options:
             action = {"flag": "", "file": ":file:_files", "dir": ":directory:_files -/"}.get(
-                o.kind, f":{o.metavar.lower()}: "
+                o.kind,
+                f":{o.metavar.lower()}:({' '.join(o.choices)})"
+                if o.choices
+                else f":{o.metavar.lower()}: ",
             )
-            helptext = _zsh_quote(o.help.split(". ")[0].rstrip("."))
+            helptext = _zsh_quote(first_sentence(o.help))
             repeat = "*" if "repeatable" in o.help else ""
             if len(o.names) == 1:
                 spec = f"'{repeat}{o.names[0]}[{helptext}]{action}'"
@@ -272,7 +326,9 @@ def fish(cmds: list[Command]) -> str:
                 parts.append("-r -a '(__fish_complete_directories)'")
             elif o.kind == "value":
                 parts.append("-r -f")
-            parts.append(f"-d {_fish_quote(o.help.split('. ')[0].rstrip('.'))}")
+                if o.choices:
+                    parts.append(f"-a {_fish_quote(' '.join(o.choices))}")
+            parts.append(f"-d {_fish_quote(first_sentence(o.help))}")
             out.append(" ".join(parts))
     del names
     out.append("")
@@ -373,8 +429,20 @@ def man(cmds: list[Command]) -> str:
         ".SH SYNOPSIS",
     ]
     for c in cmds:
-        args = " ".join(f"[{m}]" if "..." in m else m for m, _ in c.arguments)
+        # An argument is optional where it may be left out, or where --request takes its
+        # place (edit's PATH#TAG): the --request form gets a line of its own.
+        request = any("--request" in o.names for o in c.options)
+        args = " ".join(
+            m if required or (request and "..." not in m) else f"[{m}]"
+            for m, _, required in c.arguments
+        )
         out += [f".B readmany {c.name}", f"[\\fIOPTIONS\\fR] {_roff(args)}", ".br"]
+        if request:
+            out += [
+                f".B readmany {c.name}",
+                "\\-\\-request \\fIFILE|\\-\\fR [\\fIOPTIONS\\fR]",
+                ".br",
+            ]
     out += [
         ".B readmany",
         "\\-\\-version | \\-V | \\-\\-help",
@@ -390,7 +458,7 @@ def man(cmds: list[Command]) -> str:
     ]
     for c in cmds:
         out += [f".SS readmany {c.name}", _roff(c.help)]
-        for metavar, helptext in c.arguments:
+        for metavar, helptext, _ in c.arguments:
             out += [".TP", f"\\fI{_roff(metavar)}\\fR", _roff(helptext or "")]
         for o in c.options:
             shown = ", ".join(f"\\fB{_roff(n)}\\fR" for n in o.names)
@@ -401,6 +469,8 @@ def man(cmds: list[Command]) -> str:
             out += [".PP", "Examples:", ".PP", ".nf", ".RS 4"]
             out += [_roff(e) for e in c.examples]
             out += [".RE", ".fi"]
+        if c.exit_status and c.exit_status != EXIT_CODES_HELP:  # edit's own meanings
+            out += [".PP", _roff(c.exit_status)]
     out += [
         ".SH OUTPUT",
         _roff(
@@ -412,19 +482,20 @@ def man(cmds: list[Command]) -> str:
         ),
         ".SH EXIT STATUS",
     ]
-    codes = [
-        ("0", "Every requested file was read (glob: every matched file not skipped by a rule)."),
-        ("1", "Output was written, but at least one file could not be read."),
-        ("2", "Usage error: bad arguments, bad pattern, too many files; nothing on stdout."),
-        (
-            "3",
-            "edit only: the snapshot is stale (file tag, line anchor, or the file changed "
-            "during the edit); nothing was written: re-read the file and retry.",
+    for code, meaning, more in EXIT_CODES:
+        text = meaning + more
+        out += [".TP", f"\\fB{code}\\fR", _roff(text[:1].upper() + text[1:] + ".")]
+    out += [
+        ".PP",
+        _roff(
+            "With --compat, glob keeps the reference's exit status: a pattern that matches "
+            'nothing, or every file skipped, is its sentence "No files matching the criteria '
+            'were found or all were skipped." and exit status 0 (a --stdin path that does '
+            "not exist is still 1)."
         ),
-        ("70", "Internal error: a bug in readmany. READMANY_DEBUG=1 shows the traceback."),
+        ".PP",
+        _roff("readmany edit gives 0, 1 and 2 meanings of its own, listed under readmany edit."),
     ]
-    for code, meaning in codes:
-        out += [".TP", f"\\fB{code}\\fR", _roff(meaning)]
     out += [
         ".SH ENVIRONMENT",
         ".TP",
@@ -466,8 +537,14 @@ def man(cmds: list[Command]) -> str:
         _roff("Gitignore syntax, at the root; always honoured by readmany glob."),
         ".SH NOTES",
         _roff(
-            "Estimated tokens are one token per four bytes of UTF-8, rounded up (--stats weighs "
-            "what a file is made of instead, calibrated against a tokenizer). " + EXIT_CODES_HELP
+            "Token counts are estimates for the o200k_base tokenizer, made without one; "
+            "--max-tokens, --stats, the summary, --copy's note and estimatedTokens in --json "
+            "details all count alike. The words, case changes, numbers, punctuation, line "
+            "breaks and non-ASCII characters of a sample of each text are counted and "
+            "weighed with weights fitted to o200k_base counts of text samples and of the "
+            "files of seven repositories (readmany/tokens.py). A file's estimate is off by "
+            "5-9% on average, and reads a few percent low on dense code: under a limit a "
+            "model enforces, keep 5-10% to spare."
         ),
         ".SH SEE ALSO",
         "\\fBgit\\fR(1), \\fBgitignore\\fR(5)",

@@ -293,3 +293,134 @@ def test_every_command_help_shows_examples() -> None:
         result = run_readmany([command, "--help"], env={"COLUMNS": "120", "PATH": "/usr/bin"})
         assert result.returncode == 0
         assert f"readmany {command} " in result.stdout.decode().split("Examples:")[1]
+
+
+def test_completions_offer_the_values_of_format_and_secrets(tmp_path: Path) -> None:
+    assert _bash_complete(["readmany", "glob", "--format", ""]) == ["text", "markdown", "xml"]
+    assert _bash_complete(["readmany", "glob", "--format", "m"]) == ["markdown"]
+    modes = ["off", "warn", "skip", "redact"]
+    assert _bash_complete(["readmany", "glob", "--secrets", ""]) == modes
+    assert _bash_complete(["readmany", "many", "--secrets", "r"]) == ["redact"]
+    # hashline refuses redact: its bytes must stay exact.
+    assert _bash_complete(["readmany", "hashline", "--secrets", ""]) == modes[:3]
+    zsh = (COMPLETIONS / "_readmany").read_text()
+    assert ":format:(text markdown xml)'" in zsh
+    assert zsh.count(":mode:(off warn skip redact)'") == 2
+    assert zsh.count(":mode:(off warn skip)'") == 1
+    fish = (COMPLETIONS / "readmany.fish").read_text()
+    assert "-l format -r -f -a 'text markdown xml' " in fish
+    assert fish.count("-l secrets -r -f -a 'off warn skip redact' ") == 2
+
+
+def test_fish_offers_the_values_of_format_and_secrets() -> None:
+    require("fish")
+    for typed, expected in [
+        ("readmany glob --format ", ["text", "markdown", "xml"]),
+        ("readmany many --secrets ", ["off", "warn", "skip", "redact"]),
+        ("readmany hashline --secrets ", ["off", "warn", "skip"]),
+    ]:
+        script = f"source {COMPLETIONS / 'readmany.fish'}; complete -C '{typed}'"
+        result = subprocess.run(["fish", "-c", script], capture_output=True, check=True)
+        offered = [line.split("\t")[0] for line in result.stdout.decode().splitlines()]
+        assert sorted(offered) == sorted(expected), typed  # fish sorts them
+
+
+def test_zsh_offers_the_values_of_format_and_secrets(tmp_path: Path) -> None:
+    require("zsh")
+    line = _interactive_line("zsh", "", "readmany glob --format ma", tmp_path)
+    assert line == ["readmany", "glob", "--format", "markdown"]
+    line = _interactive_line("zsh", "", "readmany many --secrets red", tmp_path)
+    assert line == ["readmany", "many", "--secrets", "redact"]
+
+
+def test_completion_descriptions_are_whole_sentences() -> None:
+    """A description is the option's first sentence: never cut inside parentheses
+    (`--changed`'s `(REV... starts from the merge base)`)."""
+    fish = (COMPLETIONS / "readmany.fish").read_text()
+    descriptions = re.findall(r" -d '((?:[^'\\]|\\.)*)'$", fish, re.M)
+    assert descriptions
+    for text in descriptions:
+        assert text.count("(") == text.count(")"), text
+    zsh = (COMPLETIONS / "_readmany").read_text()
+    helps = re.findall(r"\[((?:[^\]\\]|\\.)*)\]", zsh)
+    assert helps
+    for text in helps:
+        assert text.count("(") == text.count(")"), text
+    assert "untracked ones (REV... starts from the merge base); patterns filter them" in fish
+    assert "untracked ones (REV... starts from the merge base); patterns filter them" in zsh
+
+
+def _rendered_man() -> str:
+    rendered = subprocess.run(
+        ["man", "-l", str(MAN)],
+        capture_output=True,
+        check=True,
+        env={"MANWIDTH": "2000", "MANPAGER": "cat", "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+    ).stdout.decode()
+    return rendered.replace("\u2010", "-").replace("\u2212", "-")
+
+
+def test_man_page_shows_every_example_of_the_help() -> None:
+    text = _rendered_man()
+    group = typer.main.get_command(app)
+    context = typer.Context(group, info_name="readmany")
+    examples = []
+    for name in group.list_commands(context):  # type: ignore[attr-defined]
+        epilog = group.get_command(context, name).epilog or ""  # type: ignore[attr-defined]
+        examples += [line.strip() for line in epilog.splitlines() if line.startswith("  ")]
+    assert "git ls-files -z | readmany glob --stdin -0" in examples
+    for example in examples:
+        assert example in text, example
+
+
+def test_man_page_synopsis_shows_the_request_form_of_edit() -> None:
+    synopsis = _rendered_man().split("SYNOPSIS")[1].split("DESCRIPTION")[0]
+    assert "readmany edit [OPTIONS] PATH#TAG" in synopsis
+    assert "readmany edit --request FILE|- [OPTIONS]" in synopsis
+    assert "readmany many [OPTIONS] [FILE[:OFFSET[:LIMIT]]...]" in synopsis
+
+
+def test_exit_statuses_agree_in_help_man_page_and_readme() -> None:
+    from readmany.cli import EXIT_CODES, EXIT_CODES_HELP
+
+    text = " ".join(_rendered_man().split())
+    status = text.split("EXIT STATUS")[1].split("ENVIRONMENT")[0]
+    notes = text.split("NOTES")[1]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| (\d+) \| (.*) \|$", readme, re.M))
+    for code, meaning, more in EXIT_CODES:
+        assert f"{code} {meaning}" in EXIT_CODES_HELP
+        whole = meaning + more
+        assert f"{code} {whole[:1].upper()}{whole[1:]}." in status, code
+        assert rows[code].replace("`", "") == whole, code
+    assert "Exit status" not in notes
+    assert "four bytes" not in notes
+
+
+def _usage_block(readme: str, command: str) -> str:
+    """The usage block under README's `### \\`readmany COMMAND\\`` heading."""
+    section = readme.split(f"### `readmany {command}`")[1]
+    return section.split("```\n")[1]
+
+
+def test_readme_usage_lists_every_option() -> None:
+    """Each command's usage block names every option (one of its names), and README
+    names every name somewhere: `--null` as well as `-0`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    group = typer.main.get_command(app)
+    context = typer.Context(group, info_name="readmany")
+
+    def named(name: str, text: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+    for command in all_options():
+        usage = _usage_block(readme, command)
+        assert usage.startswith(f"readmany {command} "), command
+        params = group.get_command(context, command).params  # type: ignore[attr-defined]
+        for param in params:
+            if param.param_type_name != "option":
+                continue
+            names = [*param.opts, *param.secondary_opts]
+            assert any(named(name, usage) for name in names), (command, names)
+            for name in names:
+                assert named(name, readme), name

@@ -122,3 +122,21 @@ def test_readmany_alone_prints_the_short_usage_to_stderr() -> None:
         b"Usage: readmany many|glob|hashline|edit [OPTIONS] [ARGS]...\n"
         b"Try 'readmany --help' or 'readmany COMMAND --help' for help.\n"
     )
+
+
+@pytest.mark.parametrize("command", PAGES, ids=[c or "readmany" for c in PAGES])
+def test_help_lists_every_exit_status(command: str) -> None:
+    from readmany.cli import EXIT_CODES
+
+    args = [command, "--help"] if command else ["--help"]
+    text = " ".join(run_readmany(args, env=environment({"COLUMNS": "80"})).stdout.decode().split())
+    status = text.split("Exit status: ")[1]
+    if command == "edit":  # its own meanings, and the internal error
+        for code in ("0 edited", "1 a file could not be read", "2 usage error", "3 stale", "70 "):
+            assert f" {code}" in f" {status}", code
+        return
+    for code, meaning, _ in EXIT_CODES:
+        assert f"{code} {meaning}" in status, code
+    assert "-o naming an input or a directory" in status
+    assert "--copy with no clipboard" in status
+    assert "--staged or --changed outside a git work tree" in status
