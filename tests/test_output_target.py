@@ -163,25 +163,32 @@ def test_a_link_planted_at_the_temporary_name_is_not_written_through(
 # -- links, FIFOs, devices --
 
 
-def test_a_link_is_written_at_its_target_and_stays_a_link(tmp_path: Path) -> None:
-    (tmp_path / "real.txt").write_bytes(b"old")
-    (tmp_path / "real.txt").chmod(0o600)
-    link = tmp_path / "link.txt"
-    link.symlink_to("real.txt")
-    _write(str(link), b"new")
-    assert os.readlink(link) == "real.txt"
-    assert (tmp_path / "real.txt").read_bytes() == b"new"
-    assert stat.S_IMODE((tmp_path / "real.txt").stat().st_mode) == 0o600
-    assert _names(tmp_path) == ["link.txt", "real.txt"]
+@pytest.mark.parametrize("target", ["real.txt", "sub/made.txt", "../outside.txt"])
+def test_a_link_to_a_file_or_to_nothing_is_refused(tmp_path: Path, target: str) -> None:
+    """A link planted in a repository (`context.txt -> ~/.bashrc`) must not have the
+    dump replace, or create, a file where it leads."""
+    work = tmp_path / "work"
+    (work / "sub").mkdir(parents=True)
+    (work / "real.txt").write_bytes(b"old")
+    link = work / "link.txt"
+    link.symlink_to(target)
+    with pytest.raises(UsageError) as caught:
+        open_output(str(link))
+    assert str(caught.value) == (
+        f"-o {link}: is a symbolic link (to {target}): readmany writes no file through a "
+        "link; name the file itself"
+    )
+    assert (work / "real.txt").read_bytes() == b"old"
+    assert not (work / "sub" / "made.txt").exists() and not (tmp_path / "outside.txt").exists()
+    assert os.readlink(link) == target
 
 
-def test_a_dangling_link_creates_its_target(tmp_path: Path) -> None:
-    (tmp_path / "sub").mkdir()
-    link = tmp_path / "link.txt"
-    link.symlink_to("sub/made.txt")
-    _write(str(link), b"made")
-    assert link.is_symlink()
-    assert (tmp_path / "sub" / "made.txt").read_bytes() == b"made"
+def test_a_link_to_a_device_is_written_in_place(tmp_path: Path) -> None:
+    link = tmp_path / "null"
+    link.symlink_to(os.devnull)
+    out = _write(str(link), b"gone")
+    assert out.temp_path is None
+    assert os.readlink(link) == os.devnull and _names(tmp_path) == ["null"]
 
 
 def test_a_fifo_is_written_in_place_for_its_reader(tmp_path: Path) -> None:

@@ -95,17 +95,24 @@ def test_output_to_a_fifo_is_written_not_replaced(tmp_path: Path) -> None:
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
-def test_output_through_a_link_writes_its_target_and_keeps_modes(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("a\n")
-    target = tmp_path / "private.txt"
-    target.write_text("old\n")
-    target.chmod(0o600)
-    os.symlink("private.txt", tmp_path / "link.txt")
-    result = run_readmany(["glob", "a.txt", "-o", "link.txt"], cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / "link.txt").is_symlink()
-    assert target.read_text().startswith("--- a.txt ---")
-    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+def test_output_through_a_planted_link_is_refused(tmp_path: Path) -> None:
+    """A repository that plants `context.txt -> ../../.ssh/authorized_keys` cannot have
+    `glob . -o context.txt` write there, whether the target exists or not."""
+    victim = tmp_path / "home" / "authorized_keys"
+    victim.parent.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "key.pub").write_text("ssh-ed25519 AAAA attacker\n")
+    os.symlink("../home/authorized_keys", repo / "context.txt")
+    for there in (False, True):  # the target missing, then there
+        if there:
+            victim.write_text("mine\n")
+        result = run_readmany(["glob", ".", "-o", "context.txt"], cwd=repo)
+        assert result.returncode == 2 and result.stdout == b""
+        assert b"is a symbolic link (to ../home/authorized_keys)" in result.stderr
+        assert victim.exists() == there
+    assert victim.read_text() == "mine\n"
+    assert (repo / "context.txt").is_symlink()
 
 
 @pytest.mark.parametrize("processes", ["1", "2"])

@@ -3,7 +3,9 @@
 - a regular file, or a name not taken yet, is written to a temporary file beside it
   (created with `O_EXCL`, so nothing planted there is written through) and renamed over it
   on commit, keeping the old file's mode and owner where the process may;
-- a symbolic link is followed: its target is written the same way, the link stays;
+- a symbolic link is followed to a FIFO or a device alone; one to a file, or to
+  nothing, is a usage error: a link planted in a repository must not have the dump
+  replace or create a file elsewhere;
 - a FIFO or a device is opened and written in place, never replaced (a FIFO without a
   reader is an error at once, not a hang);
 - a directory, an empty name, a missing directory, a socket are usage errors.
@@ -76,6 +78,15 @@ def check_output(path: str) -> Plan:
         existing = None
     except OSError as exc:
         raise _usage(path, (exc.strerror or str(exc)).lower()) from None
+    if os.path.islink(path) and (existing is None or stat.S_ISREG(existing.st_mode)):
+        # A link a repository planted (`context.txt -> ~/.bashrc`) would have the dump
+        # replace or create a file anywhere: a link is followed to a FIFO or a device
+        # alone (`-o /dev/stderr`), written in place.
+        raise _usage(
+            path,
+            f"is a symbolic link (to {os.readlink(path)}): readmany writes no file through "
+            "a link; name the file itself",
+        )
     final = os.path.realpath(path)
     if existing is None:
         parent = os.path.dirname(final) or "."
