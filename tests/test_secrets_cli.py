@@ -124,3 +124,32 @@ def test_a_masked_text_is_weighed_as_it_is_shown(planted: Path) -> None:
     shown = framing_for("text").tokens("k00.txt", body, 1)
     read = framing_for("text").tokens("k00.txt", (planted / "k00.txt").read_text(), 1)
     assert record["estimatedTokens"] == round(shown) != round(read)
+
+
+@pytest.mark.parametrize("budget", [[], ["--max-tokens", "10k"]], ids=["plain", "budget"])
+@pytest.mark.parametrize("mode", [["--staged"], ["--changed", "HEAD"]])
+def test_the_diff_of_with_diff_is_held_to_secrets_too(
+    tmp_path: Path, mode: list[str], budget: list[str]
+) -> None:
+    """A key masked (or a file left out) in the files must not be shown by the diff."""
+    key = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+    (tmp_path / "c.txt").write_text("base\n")
+    subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True, env=env)
+    subprocess.run([*git, "add", "c.txt"], cwd=tmp_path, check=True, env=env)
+    subprocess.run([*git, "commit", "-qm", "i"], cwd=tmp_path, check=True, env=env)
+    (tmp_path / "c.txt").write_text(f"base\ntok={key}\n")
+    subprocess.run([*git, "add", "c.txt"], cwd=tmp_path, check=True, env=env)
+    label = "git diff --cached" if mode == ["--staged"] else "git diff HEAD"
+    args = ["glob", *mode, "--with-diff", *budget]
+    redacted = run_readmany([*args, "--secrets", "redact", "--json"], cwd=tmp_path)
+    content = json.loads(redacted.stdout)["content"]
+    assert key.encode() not in redacted.stdout and "[REDACTED:github-token]" in content
+    assert f"--- {label} ---" in content and "+tok=[REDACTED:github-token]" in content
+    skipped = run_readmany([*args, "--secrets", "skip", "--json"], cwd=tmp_path)
+    details = json.loads(skipped.stdout)["details"]
+    assert key.encode() not in skipped.stdout
+    assert {"path": label, "reason": "secret"} in details["skipped"]
+    warned = run_readmany([*args, "--secrets", "warn"], cwd=tmp_path)
+    assert f"readmany: {label}: looks like a secret".encode() in warned.stderr

@@ -269,7 +269,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             else:  # Failed
                 report.read_failed(path, result)
             sink.file_done(path)
-        diff = selection.diff
+        diff = report.checked_diff(request, selection.diff)
     if diff is not None:
         index += 1
         block = diff_block(framing, request, diff, index)
@@ -510,16 +510,25 @@ class Report:
     def secrets(self, path: str, result: TextFile, mode: str) -> TextFile | None:
         """`--secrets`: name what looks like a secret (warn), leave the file out (skip) or
         mask it (redact); None when the file is left out."""
+        body = self.secret_text(path, result.text.body, mode)
+        if body is None:
+            return None
+        if body is not result.text.body:
+            # Masked: its weight, if it was weighed, is no longer its text's.
+            result = result._replace(text=result.text._replace(body=body), weight=-1.0)
+        return result
+
+    def secret_text(self, path: str, text: str, mode: str) -> str | None:
+        """`secrets` of any text shown as `path` (a file, the diff of `--with-diff`): the
+        text, masked with `redact`; None when `skip` leaves it out."""
         from readmany.read.secrets import redact, scan
 
         if mode == "redact":
-            body, findings = redact(result.text.body)
-            # Masked: its weight, if it was weighed, is no longer its text's.
-            result = result._replace(text=result.text._replace(body=body), weight=-1.0)
+            masked, findings = redact(text)
         else:
-            findings = scan(result.text.body)
+            masked, findings = text, scan(text)
         if not findings:
-            return result
+            return text
         self.found_secrets.extend(
             {"path": path, "line": f.line, "rule": f.rule, "action": mode} for f in findings
         )
@@ -530,7 +539,14 @@ class Report:
             from readmany.read.secrets import secrets_warning
 
             self.warnings.append(secrets_warning(path, findings))
-        return result
+        return masked
+
+    def checked_diff(self, request: GlobRequest, diff: str | None) -> str | None:
+        """The diff of `--with-diff` as it may be shown: `--secrets` holds for it as for
+        the files (a key masked in a file must not be shown by the diff's lines)."""
+        if diff is None or request.secrets == "off":
+            return diff
+        return self.secret_text(diff_label(request), diff, request.secrets)
 
     def unmatched(self, pattern: str) -> None:
         """A command-line pattern that matched no file at all."""

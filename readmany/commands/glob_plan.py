@@ -330,8 +330,8 @@ class _Run:
                     self.items.append(item)
             elif result is not None:
                 self._not_shown(path, result)
-        self.diff = selection.diff
-        if self.diff is not None and not stats:
+        self.diff = None if stats else report.checked_diff(request, selection.diff)
+        if self.diff is not None:
             label = diff_label(request)
             item = Item(-1, None, label, label)
             if sizes:
