@@ -71,6 +71,11 @@ def test_many_and_hashline_warn_and_skip(planted: Path) -> None:
     redacted = run_readmany(["many", "k00.txt", "--secrets", "redact"], cwd=planted)
     assert b"[REDACTED:aws-access-key-id]" in redacted.stdout
     assert KEYS[0][1].encode() not in redacted.stdout
+    warned = run_readmany(["hashline", "k00.txt", "--secrets", "warn"], cwd=planted)
+    assert warned.stderr.decode().splitlines() == [  # it does not offer what it refuses
+        "readmany: k00.txt: looks like a secret: line 2 (aws-access-key-id); "
+        "--secrets skip leaves such files out"
+    ]
     hashline = run_readmany(["hashline", "k00.txt", "--secrets", "skip"], cwd=planted)
     assert hashline.returncode == 1 and hashline.stdout == b""
     refused = run_readmany(["hashline", "k00.txt", "--secrets", "redact"], cwd=planted)

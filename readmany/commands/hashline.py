@@ -109,7 +109,7 @@ def _secrets_check(path: str, mode: str) -> str | None:
     if mode == "skip":
         rules = ", ".join(dict.fromkeys(f.rule for f in findings))
         return f"{path}: left out by --secrets skip: looks like a secret ({rules})"
-    return secrets_warning(path, findings)
+    return secrets_warning(path, findings, can_redact=False)
 
 
 def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:

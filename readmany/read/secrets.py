@@ -297,11 +297,12 @@ def _without_overlaps(hits: list[_Hit]) -> list[_Hit]:
     return kept
 
 
-def secrets_warning(path: str, findings: list[Finding]) -> str:
-    """One stderr line naming a file's findings (the first few)."""
+def secrets_warning(path: str, findings: list[Finding], *, can_redact: bool = True) -> str:
+    """One stderr line naming a file's findings (the first few), and what the other
+    modes do; `can_redact` False where the command refuses redact (hashline)."""
     shown = ", ".join(f"line {f.line} ({f.rule})" for f in findings[:3])
     more = f" and {len(findings) - 3} more" if len(findings) > 3 else ""
-    return (
-        f"{path}: looks like a secret: {shown}{more}; "
-        "--secrets skip leaves such files out, --secrets redact masks them"
-    )
+    modes = "--secrets skip leaves such files out"
+    if can_redact:
+        modes += ", --secrets redact masks them"
+    return f"{path}: looks like a secret: {shown}{more}; {modes}"
