@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import threading
 from pathlib import Path
 
 import pytest
-from helpers import run_readmany
+from helpers import readmany_command, run_readmany
 
 ESCAPE_NAME = "x\x1b]0;pwned\x07\x1b[2J.txt"
 
@@ -134,3 +135,28 @@ def test_a_file_named_like_a_home_path_is_that_file(tmp_path: Path) -> None:
     assert b"in the repository" in listed.stdout
     named = run_readmany(["many", "~/note.txt"], cwd=tmp_path, env={**os.environ, "HOME": "/"})
     assert b"in the repository" in named.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize(
+    "args",
+    [["many", "a.txt"], ["glob", "a.txt"], ["glob", "a.txt", "--json"], ["hashline", "a.txt"]],
+)
+@pytest.mark.parametrize("to", ["stdout", "-o"])
+def test_a_full_disk_is_said_in_one_line_not_a_bug(
+    tmp_path: Path, args: list[str], to: str
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    if to == "-o":
+        result = run_readmany([*args, "-o", "/dev/full"], cwd=tmp_path)
+        where = "-o /dev/full"
+    else:
+        with open("/dev/full", "wb") as full:
+            result = subprocess.run(
+                [*readmany_command(), *args], cwd=tmp_path, stdout=full, stderr=subprocess.PIPE
+            )
+        where = "standard output"
+    assert result.returncode == 1
+    assert result.stderr.decode() == (
+        f"readmany: {where}: cannot write the output: no space left on device\n"
+    )

@@ -7,6 +7,7 @@ problems as stderr lines, the summary on a terminal, the notices otherwise.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import sys
 from collections.abc import Callable
@@ -47,6 +48,9 @@ class Presentation(NamedTuple):
 
 
 _STDOUT_BUFFER = 1 << 18
+_WRITE_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)
+)
 
 
 def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
@@ -109,6 +113,16 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
         if target is not None:
             target.discard()
         error_line(str(exc))
+        return EXIT_FILE_ERROR
+    except OSError as exc:
+        if exc.errno not in _WRITE_ERRNOS:
+            raise
+        # A full disk, a quota, a file too large, a device that fails: the output could
+        # not be written, which is no bug (the reads report their own failures).
+        if target is not None:
+            target.discard()
+        where = f"-o {how.output}" if how.output is not None else "standard output"
+        error_line(f"{where}: cannot write the output: {(exc.strerror or str(exc)).lower()}")
         return EXIT_FILE_ERROR
     except BaseException:
         if target is not None:
