@@ -160,3 +160,20 @@ def test_a_full_disk_is_said_in_one_line_not_a_bug(
     assert result.stderr.decode() == (
         f"readmany: {where}: cannot write the output: no space left on device\n"
     )
+
+
+@pytest.mark.parametrize("name", [".env", ".env.local", "id_rsa", "server.pem", "innocent.txt"])
+def test_hashline_never_reads_a_secret_file_by_name(tmp_path: Path, name: str) -> None:
+    """As glob refuses them wherever the name comes from; a link to one too. --compat
+    keeps the reference, which reads any file it is given."""
+    (tmp_path / ".env").write_text("TOKEN=hunter2\n")
+    (tmp_path / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    (tmp_path / "server.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    (tmp_path / ".env.local").write_text("TOKEN=hunter2\n")
+    os.symlink(".env", tmp_path / "innocent.txt")
+    result = run_readmany(["hashline", name], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, b"")
+    assert result.stderr.decode().startswith(f"readmany: {name}: not read: a secret file (")
+    assert result.stderr.decode().endswith("), which readmany never reads\n")
+    compat = run_readmany(["hashline", "--compat", ".env"], cwd=tmp_path)
+    assert compat.returncode == 0 and b"hunter2" in compat.stdout

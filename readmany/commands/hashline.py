@@ -38,6 +38,7 @@ from readmany.read.tool import (
     resolve_path,
 )
 from readmany.record import NamedTuple
+from readmany.select.boundary import secret_file_refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,6 +120,10 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     except OSError as exc:
         return _failure(f"the current directory cannot be read: {exc.strerror}")
     absolute = resolve_path(request.path, cwd, rewrite=request.face.rewrite_paths)
+    if request.face.shell_notices:
+        refusal = secret_file_refusal(request.path, absolute)
+        if refusal is not None:
+            return _failure(refusal)
     try:
         fd, st = open_regular(absolute)
     except OpenFailure as failure:

@@ -94,6 +94,15 @@ def is_secret_name(rel_path: str) -> str | None:
     return None
 
 
+def secret_file_refusal(named: str, path: str) -> str | None:
+    """Why a file named on the command line (`named`, found at `path`) is not read: its
+    name, or the name of the file a link leads to, is a secret file's; None if neither."""
+    kind = is_secret_name(named) or is_secret_name(os.path.realpath(path))
+    if kind is None:
+        return None
+    return f"{named}: not read: a secret file ({kind}), which readmany never reads"
+
+
 def self_or_above(known: dict[str, bool], rel_dir: str, judge: Callable[[str], bool]) -> bool:
     """Whether `judge` holds for `rel_dir` or a directory above it (below the root),
     the directories above judged first; every verdict is remembered in `known`."""
