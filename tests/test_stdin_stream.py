@@ -203,3 +203,11 @@ def test_a_long_list_with_repeats_keeps_the_first_of_each(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     shown = [line[4:-4] for line in result.stdout.decode().splitlines() if line.startswith("--- ")]
     assert shown == [*names, "End of content"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--max-tokens", "1k"], ["--stats"], ["-0"]])
+def test_an_empty_list_is_said_as_such(tmp_path: Path, extra: list[str]) -> None:
+    """Nothing listed is not 'every file matched was skipped': nothing was matched."""
+    result = run_readmany(["glob", "--stdin", *extra], cwd=tmp_path, stdin=b"")
+    assert result.returncode == 1
+    assert result.stderr == b"readmany: no file was read: standard input listed no path\n"

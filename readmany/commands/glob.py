@@ -562,6 +562,9 @@ class Report:
         answer said on stderr, the exit status unchanged (a pre-commit hook with nothing
         to dump passes): nothing is staged, or nothing differs."""
         if not request.by_git:
+            stdin_only = isinstance(request.literal_paths, StdinPaths) and not request.patterns
+            if stdin_only and not self.tally.counts and not self.problems:
+                self.problems.append("no file was read: standard input listed no path")
             self.nothing_read()
         elif not self.tally.counts and not self.problems:
             if request.staged:
