@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import pty
+import re
 import subprocess
 from pathlib import Path
 
@@ -55,6 +56,21 @@ def test_summary_on_a_terminal(tree: Path) -> None:
     assert "~" in text and "tokens" in text
     assert "largest: big.txt" in text
     assert "\x1b[" in text  # coloured
+
+
+def test_the_summary_names_what_it_did_not_show(tree: Path) -> None:
+    """Files named on the command line and not shown are named, not only counted."""
+    (tree / "bin.dat").write_bytes(b"\0\1\2" * 10)
+    (tree / ".env").write_text("TOKEN=x\n")
+    for n in range(5):
+        (tree / f"z{n}.dat").write_bytes(b"\0" * 8)
+    _, _, screen = run_with_terminal_stderr(
+        ["glob", "a.txt", "bin.dat", ".env", "z*.dat"], tree, env={"NO_COLOR": "1"}
+    )
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", screen.decode())
+    text = " ".join(plain.split())  # the terminal may wrap the line
+    assert "binary file (6): bin.dat, z0.dat, z1.dat, …" in text
+    assert "boundary (1): .env" in text
 
 
 def test_no_color_and_quiet(tree: Path) -> None:

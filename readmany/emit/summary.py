@@ -31,7 +31,12 @@ def summary_lines(tally: Tally, content_bytes: int, tokens: float) -> list[str]:
             parts.append(f"{counts[status]} {label}")
     lines = [f"{', '.join(parts)} · {human_size(content_bytes)} · ~{round(tokens):,} tokens"]
     if tally.reasons:
-        listed = ", ".join(f"{reason} ({count})" for reason, count in sorted(tally.reasons.items()))
+        # Each reason with its count and the first few files: a file named on the
+        # command line and not shown is named here, as it is when stderr is no terminal.
+        listed = "; ".join(
+            f"{reason} ({count}): {_examples(tally, reason, count)}"
+            for reason, count in sorted(tally.reasons.items())
+        )
         lines.append(f"not shown: {listed}")
     if tally.errors:
         more = " …" if counts["error"] > len(tally.errors) else ""
@@ -40,6 +45,11 @@ def summary_lines(tally: Tally, content_bytes: int, tokens: float) -> list[str]:
     if largest:
         lines.append("largest: " + ", ".join(f"{p} {human_size(b)}" for p, b in largest))
     return lines
+
+
+def _examples(tally: Tally, reason: str, count: int) -> str:
+    shown = tally.examples.get(reason, [])
+    return ", ".join(shown) + (", …" if count > len(shown) else "")
 
 
 def print_summary(tally: Tally, content_bytes: int, tokens: float) -> None:
