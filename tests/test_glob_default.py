@@ -471,3 +471,20 @@ def test_a_listed_link_to_a_directory_is_an_entry_not_walked(tmp_path: Path) -> 
     assert result.returncode == 0
     assert details(result)["files"] == ["pkg/brew/a.rb", "docs/b.md"]
     assert skipped(result) == {"Formula": "symlink to a directory"}
+
+
+@pytest.mark.parametrize("extra", [[], ["--max-tokens", "1k"]])
+def test_a_path_outside_the_root_is_refused_with_the_way_out(
+    tmp_path: Path, extra: list[str]
+) -> None:
+    project = tmp_path / "proj"
+    make(project, {"a.txt": "a\n"})
+    (tmp_path / "outside.txt").write_text("outside\n")
+    result = run_readmany(["glob", "a.txt", "../outside.txt", *extra], cwd=project)
+    assert result.returncode == 0 and b"outside\n" not in result.stdout
+    assert result.stderr.decode().splitlines()[-1] == (
+        f"readmany: a path outside the root ({project}) is never read: run readmany from a "
+        "directory that holds it, or give one as --root"
+    )
+    above = run_readmany(["glob", "--root", "..", "outside.txt", *extra], cwd=project)
+    assert above.returncode == 0 and b"outside\n" in above.stdout

@@ -219,6 +219,12 @@ def _refuse_output_as_input(request: GlobRequest) -> None:
             check(named)
 
 
+OUTSIDE_ADVICE = (
+    "a path outside the root ({root}) is never read: run readmany from a directory that "
+    "holds it, or give one as --root"
+)
+
+
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """Select, read, frame and write; `selection` is the walk if it was started already."""
     with selection or open_selection(request) as selection:
@@ -431,6 +437,10 @@ class Report:
             self.unmatched(event.rel)
             return
         path = shown_path(self.root, event.rel, True) if absolute else event.rel
+        if event.reason == REASON_OUTSIDE and event.rel.startswith("../") and not self.compat:
+            advice = OUTSIDE_ADVICE.format(root=notices.shell_word(self.root))
+            if advice not in self.advice:
+                self.advice.append(advice)
         if event.failed:
             reason = event.reason if self.compat else event.reason.removeprefix("Read error: ")
             self.fail(path, f"{path}: {reason}", reason)
