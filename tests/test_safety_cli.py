@@ -177,3 +177,18 @@ def test_hashline_never_reads_a_secret_file_by_name(tmp_path: Path, name: str) -
     assert result.stderr.decode().endswith("), which readmany never reads\n")
     compat = run_readmany(["hashline", "--compat", ".env"], cwd=tmp_path)
     assert compat.returncode == 0 and b"hunter2" in compat.stdout
+
+
+@pytest.mark.parametrize("args", [["glob", "nomatch*"], ["glob", "--stdin"], ["glob", "bin.dat"]])
+def test_a_run_that_writes_nothing_and_fails_keeps_the_last_dump(
+    tmp_path: Path, args: list[str]
+) -> None:
+    (tmp_path / "ctx.txt").write_text("the last good dump\n")
+    (tmp_path / "bin.dat").write_bytes(b"\0\1\2")
+    result = run_readmany([*args, "-o", "ctx.txt"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert (tmp_path / "ctx.txt").read_text() == "the last good dump\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin.dat", "ctx.txt"]  # no temp file
+    report = run_readmany([*args, "-o", "ctx.txt", "--json"], cwd=tmp_path)
+    assert report.returncode == 1  # the details of what went wrong are written
+    assert (tmp_path / "ctx.txt").read_text().startswith('{"content": ""')

@@ -106,7 +106,10 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
             return outcome.exit_code or EXIT_FILE_ERROR
         sink.finish(outcome.details, list(outcome.attachments))
         if target is not None:
-            target.commit()
+            if outcome.exit_code != 0 and sink.bytes_written == 0 and not how.json_mode:
+                target.discard()  # a failed run that wrote nothing keeps the last dump
+            else:
+                target.commit()
     except BrokenPipeError:
         raise StdoutClosed from None
     except OutputError as exc:
