@@ -517,12 +517,17 @@ def test_a_notice_that_cannot_fit_the_budget_is_said_on_stderr_alone(
     tmp_path: Path, budget: list[str]
 ) -> None:
     # A budget smaller than the notice that names what it left out: the output keeps to
-    # the budget, and stderr names every file left out and how to read them.
+    # the budget, and stderr names every file left out and how to read them. Nothing at
+    # all is shown: that is an error (exit status 1), said with the budget that holds it.
     names = ["first.txt", "second.txt", "third.txt"]
     for name in names:
         (tmp_path / name).write_text(f"{name} " * 300 + "\n")
     result = run_readmany(["many", *names, *budget], cwd=tmp_path)
-    assert result.returncode == 0
+    assert result.returncode == 1
+    assert result.stderr.decode().startswith(
+        f"readmany: nothing shown: the budget ({' '.join(budget)}) holds no line of the 3 "
+        "files read; to read all at once: "
+    )
     report = run_readmany(["many", *names, *budget, "--json", "-q"], cwd=tmp_path)
     details = json.loads(report.stdout)["details"]
     if budget[0] == "--max-bytes":
@@ -562,3 +567,179 @@ def test_lines_asked_for_that_end_on_a_blank_line_are_all_shown(
     assert f"\n{body}\n\n{notice}\n" in text
     follow = run_readmany(["many", after], cwd=tmp_path)
     assert follow.returncode == 0 and follow.stderr == b""
+
+
+# --- every file named is accounted for ----------------------------------------------------
+
+MISSING = block("nope.txt", 2, "[Error: nope.txt: no such file or directory]")
+
+
+@pytest.mark.parametrize(
+    "budget",
+    [[], ["--max-bytes", "2k"], ["--max-tokens", "1k"], ["--max-lines", "40"]],
+    ids=["default", "bytes", "tokens", "lines"],
+)
+def test_an_error_block_is_always_shown_never_left_out_by_the_budget(
+    tree: Path, budget: list[str]
+) -> None:
+    # big.py alone would fill any of these budgets: the error block's room is kept first.
+    args = ["many", "big.py", "nope.txt", *budget]
+    result = run_readmany(args, cwd=tree)
+    assert result.returncode == 1
+    output = result.stdout.decode()
+    assert output.endswith(f"\n\n{MISSING}\n")
+    assert [path for path, _body in blocks_of(output)] == ["big.py", "nope.txt"]
+    assert "Left out by the budget" not in output
+    assert "readmany many big.py:" in output  # big.py is cut, and continues
+    continuations = re.findall(r"Continue with: ([^\]]*)\]", output)
+    assert continuations and not any("nope.txt" in c for c in continuations)
+    stderr = result.stderr.decode().splitlines()
+    assert stderr[0] == "readmany: nope.txt: no such file or directory"
+    assert not any("nope.txt" in line for line in stderr[1:])
+    report = run_readmany([*args, "--json"], cwd=tree)
+    assert report.returncode == 1
+    details = json.loads(report.stdout)["details"]
+    assert json.loads(report.stdout)["content"] == output.removesuffix("\n")
+    assert details["packing"]["omittedPaths"] == []
+    assert "nope.txt" not in details["continueWith"]
+    assert details["errorCount"] == 1
+    # The output keeps to the budget with the error block in it.
+    if budget[:1] == ["--max-bytes"]:
+        assert len(result.stdout) - 1 <= 2048
+    elif budget[:1] == ["--max-tokens"]:
+        assert details["estimatedTokens"] <= 1000
+    elif budget[:1] == ["--max-lines"]:
+        assert result.stdout.count(b"\n") <= 40
+    else:
+        assert len(result.stdout) - 1 <= 51200 and result.stdout.count(b"\n") <= 2000
+
+
+@pytest.mark.parametrize("budget", [["--max-bytes", "60"], ["--max-tokens", "10"]])
+def test_a_budget_smaller_than_the_error_blocks_holds_and_says_the_failure(
+    tree: Path, budget: list[str]
+) -> None:
+    """The budget holds even against error blocks: when they do not fit it together,
+    none is written; stderr and the exit status say what failed and what was left out."""
+    result = run_readmany(["many", "a.txt", "nope.txt", *budget], cwd=tree)
+    assert result.returncode == 1
+    assert "nope.txt" not in result.stdout.decode()
+    stderr = result.stderr.decode().splitlines()
+    assert stderr[0] == "readmany: nope.txt: no such file or directory"
+    details = json.loads(
+        run_readmany(["many", "a.txt", "nope.txt", *budget, "--json"], cwd=tree).stdout
+    )["details"]
+    assert details["errorCount"] == 1
+    if budget[0] == "--max-bytes":  # a.txt still fits, the error block does not
+        assert result.stdout.startswith(b"@a.txt\n") and len(result.stdout) <= 60
+        assert stderr == stderr[:1]
+        assert details["packing"]["omittedPaths"] == [] and details["continueWith"] is None
+    else:  # nothing fits: said as nothing shown, the error blocks not claimed as shown
+        assert result.stdout == b""
+        assert stderr[1].startswith(
+            "readmany: nothing shown: the budget (--max-tokens 10) holds no line of a.txt"
+        )
+        assert details["packing"]["omittedPaths"] == ["a.txt"]
+        assert details["estimatedTokens"] <= 10
+
+
+@pytest.mark.parametrize("how", ["argument", "request"])
+def test_stop_on_error_names_the_files_it_did_not_read(tree: Path, how: str) -> None:
+    if how == "argument":
+        args = ["many", "a.txt", "nope.txt", "b.txt", "big.py:5:3", "--stop-on-error"]
+    else:
+        files = [{"path": "a.txt"}, {"path": "nope.txt"}, {"path": "b.txt"}]
+        files.append({"path": "big.py", "offset": 5, "limit": 3})  # type: ignore[dict-item]
+        (tree / "request.json").write_text(json.dumps({"files": files, "stopOnError": True}))
+        args = ["many", "--request", "request.json"]
+    result = run_readmany(args, cwd=tree)
+    assert result.returncode == 1
+    assert result.stdout.decode() == (
+        block("a.txt", 1, "alpha\nbeta\ngamma\n") + "\n\n" + MISSING + "\n"
+    )
+    said = (
+        "readmany: not read, --stop-on-error stopped at nope.txt: b.txt, big.py; "
+        "read them with: readmany many b.txt big.py:5:3"
+    )
+    assert result.stderr.decode().splitlines() == [
+        "readmany: nope.txt: no such file or directory",
+        said,
+    ]
+    # An error, not a note: -q keeps it.
+    assert said in run_readmany([*args, "-q"], cwd=tree).stderr.decode().splitlines()
+    report = run_readmany([*args, "--json"], cwd=tree)
+    assert report.returncode == 1
+    details = json.loads(report.stdout)["details"]
+    assert details["notReadPaths"] == ["b.txt", "big.py"]
+    assert (details["processedCount"], details["packing"]["omittedPaths"]) == (2, [])
+    # The command said reads them.
+    rest = run_readmany(shlex.split(said.partition("read them with: ")[2])[1:], cwd=tree)
+    assert rest.returncode == 0
+    assert [path for path, _body in blocks_of(rest.stdout.decode())] == ["b.txt", "big.py"]
+
+
+def test_without_stop_on_error_every_file_is_read(tree: Path) -> None:
+    report = run_readmany(["many", "nope.txt", "a.txt", "--json"], cwd=tree)
+    details = json.loads(report.stdout)["details"]
+    assert (report.returncode, details["notReadPaths"], details["processedCount"]) == (1, [], 2)
+
+
+def test_stop_on_error_counts_what_it_did_not_read_when_too_many_to_name(tmp_path: Path) -> None:
+    names = [f"f{n}.txt" for n in range(10, 40)]
+    for name in names:
+        (tmp_path / name).write_text("x\n")
+    result = run_readmany(["many", "nope.txt", *names, "--stop-on-error"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.decode().splitlines() == [
+        "readmany: nope.txt: no such file or directory",
+        "readmany: not read, --stop-on-error stopped at nope.txt: 30 files (f10.txt, f11.txt, "
+        "f12.txt, and 27 more), named in the --json details (notReadPaths)",
+    ]
+    report = run_readmany(["many", "nope.txt", *names, "--stop-on-error", "--json"], cwd=tmp_path)
+    assert json.loads(report.stdout)["details"]["notReadPaths"] == names
+
+
+@pytest.mark.parametrize(
+    ("budget", "whole"),
+    [(["--max-bytes", "50"], "--max-bytes 103k"), (["--max-tokens", "10"], None)],
+)
+def test_a_budget_that_shows_no_line_is_an_error(
+    tree: Path, budget: list[str], whole: str | None
+) -> None:
+    result = run_readmany(["many", "big.py", *budget], cwd=tree)
+    assert (result.returncode, result.stdout) == (1, b"")
+    first, *rest = result.stderr.decode().splitlines()
+    said = re.fullmatch(
+        rf"readmany: nothing shown: the budget \({' '.join(budget)}\) holds no line of big\.py; "
+        r"to read all at once: (--max-\w+ \w+); or continue with: readmany many big\.py",
+        first,
+    )
+    assert said is not None
+    if whole is not None:
+        assert said[1] == whole
+    assert rest == ["readmany: big.py: left out by the budget"]
+    # An error, not a note: -q keeps it.
+    assert run_readmany(["many", "big.py", *budget, "-q"], cwd=tree).stderr.decode() == first + "\n"
+    report = run_readmany(["many", "big.py", *budget, "--json"], cwd=tree)
+    assert report.returncode == 1
+    value = json.loads(report.stdout)
+    assert value["content"] == ""
+    assert value["details"]["packing"]["omittedPaths"] == ["big.py"]
+    # The budget it names shows it all.
+    follow = run_readmany(["many", "big.py", *said[1].split()], cwd=tree)
+    assert (follow.returncode, follow.stderr) == (0, b"")
+
+
+def test_a_budget_that_holds_only_the_notice_is_an_error(tree: Path) -> None:
+    result = run_readmany(["many", "big.py", "--max-lines", "5"], cwd=tree)
+    assert result.returncode == 1
+    assert result.stdout.decode() == (
+        "[Left out by the budget: big.py. To read all at once: --max-lines 3628. "
+        "Continue with: readmany many big.py]\n"
+    )
+    assert (
+        result.stderr.decode()
+        .splitlines()[0]
+        .startswith("readmany: nothing shown: the budget (--max-lines 5) holds no line of big.py")
+    )
+    # One line more shows one: no error.
+    assert run_readmany(["many", "big.py", "--max-lines", "6"], cwd=tree).returncode == 0

@@ -6,7 +6,9 @@ continues (`[Showing lines 1-1646 of 3624. Continue with: readmany many big.py:1
 files the budget leaves out are named in one notice after the last block, with the
 budget that would hold everything and the command that reads the rest. That notice is
 counted in the budget like a block. Binary files and directories are error blocks that
-say so (`frame.notices` words every notice).
+say so (`frame.notices` words every notice); an error block is always shown, its room
+kept before the rest is packed. A budget that shows no file read is an error (exit 1),
+and the files `--stop-on-error` did not read are named on stderr and as `notReadPaths`.
 """
 
 from __future__ import annotations
@@ -351,6 +353,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     quoted_names = False  # a name not found that git ls-files quoted (listed without -z)
     warnings: list[str] = []  # said on stderr, the exit status unchanged
     found: list[dict[str, Any]] = []  # details.secrets
+    not_read: Sequence[FileRequest] = ()  # after the failure that --stop-on-error stops at
     for index, file in enumerate(request.files):
         rewrite = style.rewrite_paths and not file.literal
         result = read_tool(
@@ -380,6 +383,9 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
             if result.error_code == "ENOENT" and notices.git_quoted(file.path):
                 quoted_names = True
             if request.stop_on_error:
+                not_read = request.files[index + 1 :]
+                if not_read:
+                    problems.append(_not_read(file.path, not_read))
                 break
     packing, left_out, rest, named = _pack(entries, pieces, request)
     shown = packing.blocks(entries)
@@ -389,6 +395,16 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     errors = sum(not entry.ok for entry in entries)
     fates = _fates(entries, packing)
     raise_to = raise_options(*_need(pieces, request.budget), request.asked) if rest else []
+    advice = _advice(rest if named else (), raise_to) if rest else None
+    shown_none = not any(fate.stat.status in ("read", "cut") for fate in fates)
+    if shown_none and errors < len(entries):
+        # Files were read and the budget shows none of them: an error, said with the fix.
+        readable = [entry.path for entry in entries if entry.ok]
+        what = readable[0] if len(readable) == 1 else f"the {len(readable)} files read"
+        how = advice or "the files left out are listed in the --json details"
+        errors_shown = any(not e.ok and e.position in packing.plan.full for e in entries)
+        problems.append(notices.nothing_fits(_budget_words(request), what, how, errors_shown))
+        advice = None
     report: dict[str, Any] = {
         "processedCount": len(entries),
         "successCount": len(entries) - errors,
@@ -396,21 +412,53 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         "files": details,
         "packing": packing.as_json(entries),
         "continueWith": notices.many_command(rest) if rest else None,
+        "notReadPaths": [file.path for file in not_read],
         **({"secrets": found} if found else {}),
         "bytes": sink.bytes_written,
         "estimatedTokens": round(sink.tokens),
     }
     return Outcome(
         details=report,
-        exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
+        exit_code=EXIT_FILE_ERROR if errors or shown_none else EXIT_OK,
         problems=(*problems, *warnings),
         notices=tuple(fate.note for fate in fates if fate.note is not None),
         advice=(
-            *((_advice(rest if named else (), raise_to),) if rest else ()),
+            *((advice,) if advice is not None else ()),
             *((notices.GIT_QUOTED_ADVICE.format(command="many"),) if quoted_names else ()),
         ),
-        stats=Tally.of(fate.stat for fate in fates),
+        stats=Tally.of(
+            [
+                *(fate.stat for fate in fates),
+                *(FileStat(file.path, "skipped", 0, NOT_READ_REASON) for file in not_read),
+            ]
+        ),
     )
+
+
+NOT_READ_REASON = "not read after an error (--stop-on-error)"
+NOT_READ_NAMED = 20  # more files than this not read are counted on stderr, not named
+
+
+def _not_read(failed: str, files: Sequence[FileRequest]) -> str:
+    """The stderr line naming the files --stop-on-error did not read."""
+    names = [file.path for file in files]
+    if len(files) > NOT_READ_NAMED:
+        return notices.not_read(failed, names, None)
+    return notices.not_read(failed, names, notices.many_command([_spec(f) for f in files]))
+
+
+def _budget_words(request: ManyRequest) -> str:
+    """The budget as the options that set it: `--max-bytes 50 --max-lines 3`."""
+    asked = request.asked
+    words = [
+        *((f"--max-bytes {asked.max_bytes}",) if asked.max_bytes is not None else ()),
+        *((f"--max-lines {asked.max_lines}",) if asked.max_lines is not None else ()),
+        *((f"--max-tokens {asked.max_tokens}",) if asked.max_tokens is not None else ()),
+    ]
+    if not words:
+        budget = request.budget
+        return f"the default, {budget.max_bytes} bytes and {budget.max_lines} lines"
+    return " ".join(words)
 
 
 def _truncation_detail(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -436,12 +484,40 @@ def _pack(
     again with room kept for it until the notice fits the room kept. A notice that would
     take more than a quarter of the budget (thousands of files from --stdin) names the
     first few and the count instead; stderr and the JSON details name them all.
+
+    Error blocks are shown whenever they fit the budget together: their room (with a
+    joint each) is kept before the files read are packed, and they are never left out.
+    When they do not fit (a tiny budget, a long list of missing files), none is shown:
+    the budget holds, and stderr and the exit status say what failed.
     """
     budget = request.budget
     raise_to = raise_options(*_need(pieces, budget), request.asked)
     counting = budget.counts_tokens
-    keep_bytes = keep_lines = 0
+    failed = [entry for entry in entries if not entry.ok]
+    readable = [entry for entry in entries if entry.ok]
+    keep_bytes = sum(entry.block.bytes + SEPARATOR_BYTES for entry in failed)
+    keep_lines = sum(entry.block.lines + SEPARATOR_LINES for entry in failed)
     keep_tokens = 0.0
+    if counting:
+        keep_tokens = sum(entry.block.tokens + weigh(SEPARATOR) for entry in failed)
+    errors = Budget(keep_bytes, keep_lines, keep_tokens)
+    if (
+        errors.max_bytes > budget.max_bytes
+        or errors.max_lines > budget.max_lines
+        or errors.max_tokens > budget.max_tokens
+    ):
+        failed = []
+        keep_bytes = keep_lines = 0
+        keep_tokens = 0.0
+        errors = Budget(0, 0, 0.0)
+
+    def packed(room: Budget) -> Packing:
+        packing = pack_blocks(readable, room)
+        if not failed:
+            return packing
+        shown = packing.plan.full | {entry.position for entry in failed}
+        return packing._replace(plan=packing.plan._replace(full=shown))
+
     notice = None
     named = True
     for _ in range(len(entries) + 2):
@@ -452,9 +528,15 @@ def _pack(
         )
         if room.max_bytes < 0 or room.max_lines < 0 or room.max_tokens < 0:
             # Not even the notice fits the budget: it is said on stderr alone.
-            packing = pack_blocks(entries, budget)
+            packing = packed(
+                Budget(
+                    budget.max_bytes - errors.max_bytes,
+                    budget.max_lines - errors.max_lines,
+                    budget.max_tokens - errors.max_tokens,
+                )
+            )
             return packing, None, _rest(entries, pieces, packing), True
-        packing = pack_blocks(entries, room)
+        packing = packed(room)
         rest = _rest(entries, pieces, packing)
         if not packing.omitted or not request.face.many_omitted_notice:
             return packing, None, rest, True
@@ -471,6 +553,9 @@ def _pack(
         cost_tokens = 0.0
         if counting:
             cost_tokens = weigh(SEPARATOR + notice if any_shown else notice)
+        cost_bytes += errors.max_bytes
+        cost_lines += errors.max_lines
+        cost_tokens += errors.max_tokens
         if cost_bytes <= keep_bytes and cost_lines <= keep_lines and cost_tokens <= keep_tokens:
             break
         keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
@@ -482,6 +567,8 @@ def _rest(entries: Sequence[Entry], pieces: Sequence[Piece], packing: Packing) -
     """`readmany many` arguments that read what this packing does not show, in order."""
     rest = []
     for entry, piece in zip(entries, pieces, strict=True):
+        if not entry.ok:  # an error block: reading it again reads nothing
+            continue
         if entry.position in packing.plan.full:
             spec = piece.block.next_spec
         elif entry.position == packing.plan.partial_index:

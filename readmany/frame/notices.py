@@ -95,6 +95,28 @@ def left_out_many(names: Sequence[str], raise_options: Sequence[str], shown: int
     return text + "]"
 
 
+def not_read(failed: str, names: Sequence[str], next_command: str | None) -> str:
+    """The stderr line naming the files `--stop-on-error` did not read after `failed`,
+    with the command that reads them (None: too many to name, the count and the first
+    few instead)."""
+    lead = f"not read, --stop-on-error stopped at {shell_word(failed)}:"
+    if next_command is None:
+        first = ", ".join(shell_word(n) for n in names[:3])
+        return (
+            f"{lead} {len(names)} files ({first}, and {len(names) - 3} more), "
+            "named in the --json details (notReadPaths)"
+        )
+    return f"{lead} {', '.join(shell_word(n) for n in names)}; read them with: {next_command}"
+
+
+def nothing_fits(budget: str, what: str, how: str, errors: bool = False) -> str:
+    """The stderr line of a run whose budget shows no file it read: `budget` as given
+    (`--max-bytes 50`), `what` the files (`big.py`, `the 3 files read`), `how` the
+    budget that holds them and the command that reads them."""
+    lead = "nothing shown but the error blocks" if errors else "nothing shown"
+    return f"{lead}: the budget ({budget}) holds no line of {what}; {how}"
+
+
 def size_option(needed: int, base: int = 1024) -> str:
     """The smallest round size of at least `needed`: `180k`, `12M` (as parse_size reads)."""
     if needed <= 0:
