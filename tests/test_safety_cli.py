@@ -163,6 +163,26 @@ def test_a_full_disk_is_said_in_one_line_not_a_bug(
 
 
 @pytest.mark.parametrize("name", [".env", ".env.local", "id_rsa", "server.pem", "innocent.txt"])
+def test_many_never_reads_a_secret_file_by_name(tmp_path: Path, name: str) -> None:
+    """Its error block says why; the other files are read; exit status 1."""
+    (tmp_path / ".env").write_text("TOKEN=hunter2\n")
+    (tmp_path / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    (tmp_path / "server.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    (tmp_path / ".env.local").write_text("TOKEN=hunter2\n")
+    (tmp_path / "a.txt").write_text("plain\n")
+    os.symlink(".env", tmp_path / "innocent.txt")
+    result = run_readmany(["many", name, "a.txt"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert b"hunter2" not in result.stdout and b"BEGIN" not in result.stdout
+    assert b"plain\n" in result.stdout
+    line = result.stderr.decode().splitlines()[0]
+    assert line.startswith(f"readmany: {name}: not read: a secret file (")
+    assert f"[Error: {line.removeprefix('readmany: ')}]" in result.stdout.decode()
+    via_stdin = run_readmany(["many", "--stdin"], cwd=tmp_path, stdin=f"{name}\n".encode())
+    assert via_stdin.returncode == 1 and b"hunter2" not in via_stdin.stdout
+
+
+@pytest.mark.parametrize("name", [".env", ".env.local", "id_rsa", "server.pem", "innocent.txt"])
 def test_hashline_never_reads_a_secret_file_by_name(tmp_path: Path, name: str) -> None:
     """As glob refuses them wherever the name comes from; a link to one too. --compat
     keeps the reference, which reads any file it is given."""

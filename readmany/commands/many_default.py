@@ -33,8 +33,16 @@ from readmany.pack import (
     Entry,
     pack_blocks,
 )
-from readmany.read.tool import ReadStyle, ToolRead, format_size, js_number, read_tool
+from readmany.read.tool import (
+    ReadStyle,
+    ToolRead,
+    format_size,
+    js_number,
+    read_tool,
+    resolve_path,
+)
 from readmany.record import NamedTuple
+from readmany.select.boundary import secret_file_refusal
 from readmany.units import parse_size, utf8_len
 
 TYPE_CHECKING = False
@@ -272,10 +280,15 @@ def _check_secrets(
     return result
 
 
+SECRET_FILE = "secret file"  # `ToolRead.error_code` of a file refused by its name
+
+
 def problem(request: FileRequest, result: ToolRead) -> str:
     """A failed read in a person's words."""
     if result.error_code == "secret":
         return f"{request.path}: left out by --secrets skip: {result.error}"
+    if result.error_code == SECRET_FILE:
+        return result.error or ""
     if result.error_code == "offset":
         return notices.past_the_end(request.path, js_number(request.offset or 0), result.line_count)
     if result.error_code:
@@ -356,14 +369,20 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     not_read: Sequence[FileRequest] = ()  # after the failure that --stop-on-error stops at
     for index, file in enumerate(request.files):
         rewrite = style.rewrite_paths and not file.literal
-        result = read_tool(
-            file.path,
-            file.offset,
-            file.limit,
-            request.cwd,
-            count_trailing_empty=False,
-            style=style._replace(rewrite_paths=rewrite),
+        refusal = secret_file_refusal(
+            file.path, resolve_path(file.path, request.cwd, rewrite=rewrite)
         )
+        if refusal is not None:  # as glob and hashline: never read, whoever names it
+            result = ToolRead(error=refusal, error_code=SECRET_FILE)
+        else:
+            result = read_tool(
+                file.path,
+                file.offset,
+                file.limit,
+                request.cwd,
+                count_trailing_empty=False,
+                style=style._replace(rewrite_paths=rewrite),
+            )
         if request.secrets != "off" and result.ok and result.text:
             result = _check_secrets(file.path, result, request.secrets, warnings, found)
         piece = piece_of(file, index + 1, result)
