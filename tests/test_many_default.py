@@ -743,3 +743,20 @@ def test_a_budget_that_holds_only_the_notice_is_an_error(tree: Path) -> None:
     )
     # One line more shows one: no error.
     assert run_readmany(["many", "big.py", "--max-lines", "6"], cwd=tree).returncode == 0
+
+
+def test_a_line_longer_than_the_budget_is_named_with_its_command_on_stderr(
+    tmp_path: Path,
+) -> None:
+    """stderr alone reads every line once: the command that shows the long line, then
+    the command that goes on after it."""
+    (tmp_path / "wide.txt").write_text("short\n" + "x" * 3000 + "\nafter\n")
+    result = run_readmany(["many", "wide.txt:2", "--max-bytes", "1k"], cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stderr.decode().splitlines() == [
+        "readmany: wide.txt: line 2 is longer than the budget holds; show it with: "
+        "readmany many wide.txt:2:1 --max-bytes 4k",
+        "readmany: to read all at once: --max-bytes 3k; or continue with: readmany many wide.txt:3",
+    ]
+    shown = run_readmany(["many", "wide.txt:2:1", "--max-bytes", "4k"], cwd=tmp_path)
+    assert shown.returncode == 0 and "x" * 3000 in shown.stdout.decode()

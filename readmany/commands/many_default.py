@@ -137,6 +137,7 @@ class Shown(NamedTuple):
     last: int = 0
     total: int = 0
     next_spec: str | None = None  # `PATH:N[:LINES]`: what reads the rest; None when whole
+    show: str | None = None  # the command that shows a line longer than the budget
 
     @property
     def tokens(self) -> float:
@@ -145,9 +146,16 @@ class Shown(NamedTuple):
 
 
 def _shown(
-    block: Block, first: int = 0, last: int = 0, total: int = 0, rest: str | None = None
+    block: Block,
+    first: int = 0,
+    last: int = 0,
+    total: int = 0,
+    rest: str | None = None,
+    show: str | None = None,
 ) -> Shown:
-    return Shown(block.text, block.delimiter, block.bytes, block.lines, first, last, total, rest)
+    return Shown(
+        block.text, block.delimiter, block.bytes, block.lines, first, last, total, rest, show
+    )
 
 
 class Piece(NamedTuple):
@@ -240,6 +248,7 @@ def piece_of(request: FileRequest, index: int, result: ToolRead) -> Piece:
             first - 1,
             total,
             None if whole else rest,
+            show,
         )
         return Piece(too_long, None, need_bytes, need_lines, spec)
     content = result.text
@@ -645,6 +654,8 @@ def _fates(entries: Sequence[Entry], packing: Packing) -> list[Fate]:
             fates.append(Fate(FileStat(entry.path, "omitted", 0, "left out by the budget"), note))
         elif isinstance(block, Shown) and block.last < block.first:
             note = f"{entry.path}: line {block.first} is longer than the budget holds"
+            if block.show is not None:  # the continue command goes on after it
+                note += f"; show it with: {block.show}"
             fates.append(Fate(FileStat(entry.path, "cut", block.bytes, "cut by the budget"), note))
         elif isinstance(block, Shown) and block.next_spec is not None:
             note = (
