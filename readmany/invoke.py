@@ -50,6 +50,8 @@ def invoke(command: str, values: Mapping[str, object]) -> int:
     __import__(name)  # `importlib.import_module` would import `importlib` (and `warnings`)
     module = sys.modules[name]
     try:
+        if values.get("null") and not values.get("stdin"):
+            raise UsageError("-0 separates the paths of --stdin with NUL bytes: add --stdin")
         code: int = module.main(Options(values))
     except UsageError as exc:
         error_line(str(exc))

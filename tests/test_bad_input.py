@@ -454,3 +454,16 @@ def test_a_lone_surrogate_in_a_request_path_is_a_usage_error(tmp_path: Path) -> 
         result = run_readmany(["many", *face, "--request", "req.json"], cwd=tmp_path)
         assert_clean(result, 2)
         assert b"holds a lone surrogate" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["glob", "a.txt"], ["many", "a.txt"]])
+@pytest.mark.parametrize("flag", ["-0", "--null"])
+def test_null_without_stdin_is_a_usage_error(tmp_path: Path, command: list[str], flag: str) -> None:
+    """-0 says how --stdin's list is separated: alone it does nothing, so it is a mistake."""
+    (tmp_path / "a.txt").write_text("a\n")
+    result = run_readmany([*command, flag], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert (
+        result.stderr
+        == b"readmany: -0 separates the paths of --stdin with NUL bytes: add --stdin\n"
+    )
