@@ -164,3 +164,16 @@ def test_a_file_of_cr_line_ends_pages_by_the_lines_it_shows(tmp_path: Path) -> N
     assert past.stderr == b"readmany: cr.txt: line 5 is past the end of the file (4 lines)\n"
     reference = run_readmany(["hashline", "--compat", "cr.txt", "--offset", "2"], cwd=tmp_path)
     assert reference.stderr == b"readmany: Offset 2 is beyond end of file (1 lines total)\n"
+
+
+def test_an_image_is_named_with_the_command_that_gets_it(tmp_path: Path) -> None:
+    png = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
+    (tmp_path / "logo.png").write_bytes(png + b"\0" * 20)
+    result = run_readmany(["hashline", "logo.png"], cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == (
+        b"[Image file (image/png, 49B), not shown as text. "
+        b"Get it as a data: URL with: readmany glob logo.png]\n"
+    )
+    compat = run_readmany(["hashline", "--compat", "logo.png"], cwd=tmp_path)
+    assert compat.stdout.startswith(b"Read image file [image/png]")

@@ -243,7 +243,9 @@ def _plain_text_for_people(request: HashlineRequest, result: ToolRead) -> str:
     """The plain read's text with the default face's notice."""
     truncation = result.truncation
     if truncation is None:  # an image
-        return result.text
+        return notices.image_not_shown(
+            request.path, result.mime_type or "", format_size(result.size)
+        )
     first = result.first + 1
     total = result.line_count
     if truncation.first_line_exceeds_limit:

@@ -306,10 +306,7 @@ def problem(request: FileRequest, result: ToolRead) -> str:
 
 
 def _image_body(path: str, result: ToolRead) -> str:
-    text = f"[Image file ({result.mime_type}, {format_size(result.size)}), not shown as text."
-    if path.startswith(("/", "~")) or ".." in path.split("/"):
-        return text + "]"
-    return f"{text} Get it as a data: URL with: {notices.command('glob', [path])}]"
+    return notices.image_not_shown(path, result.mime_type or "", format_size(result.size))
 
 
 class Cutter:

@@ -69,6 +69,15 @@ def showing(first: int, last: int, total: int, next_command: str, before: str = 
     return f"[{before}Showing lines {first}-{last} of {total}. Continue with: {next_command}]"
 
 
+def image_not_shown(path: str, mime: str, size: str) -> str:
+    """An image named to a text read: its type and size, and the command that gets it
+    as a `data:` URL (where the path can be a pattern of `glob`)."""
+    text = f"[Image file ({mime}, {size}), not shown as text."
+    if path.startswith(("/", "~")) or ".." in path.split("/"):
+        return text + "]"
+    return f"{text} Get it as a data: URL with: {command('glob', [path])}]"
+
+
 def line_too_long(line: int, size: str, show_command: str) -> str:
     """A line longer than the whole budget: its size and the command that shows it."""
     return f"[Line {line} is {size}, more than the budget holds. Show it with: {show_command}]"
