@@ -564,10 +564,32 @@ def run(args: list[str]) -> int:
     except Exception as exc:
         click_code = getattr(exc, "exit_code", None)
         if hasattr(exc, "format_message") and isinstance(click_code, int):
-            error_line(exc.format_message())
+            error_line(_plain_words(exc.format_message()))
             return EXIT_USAGE if click_code == 2 else click_code
         raise
     return code if isinstance(code, int) else EXIT_OK
+
+
+# The parser's words for a bad number, as readmany says the same elsewhere
+# (`--max-tokens '0': give a number of at least 1`).
+_PARSER_WORDS = (
+    (
+        r"Invalid value for '([^']+)': Input should be a valid integer.*",
+        r"\1: give a whole number",
+    ),
+    (
+        r"Invalid value for '([^']+)': Input should be greater than or equal to (\d+)",
+        r"\1: give a number of at least \2",
+    ),
+)
+
+
+def _plain_words(message: str) -> str:
+    import re
+
+    for pattern, words in _PARSER_WORDS:
+        message = re.sub(pattern, words, message)
+    return message
 
 
 __all__ = ["app", "run"]

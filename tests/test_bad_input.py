@@ -467,3 +467,19 @@ def test_null_without_stdin_is_a_usage_error(tmp_path: Path, command: list[str],
         result.stderr
         == b"readmany: -0 separates the paths of --stdin with NUL bytes: add --stdin\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["glob", "a.txt", "--max-lines", "1.5"], "--max-lines: give a whole number"),
+        (["glob", "a.txt", "--max-lines", "0"], "--max-lines: give a number of at least 1"),
+        (["hashline", "a.txt", "--offset", "0"], "--offset: give a number of at least 1"),
+        (["hashline", "a.txt", "--limit", "x"], "--limit: give a whole number"),
+    ],
+)
+def test_a_bad_number_is_said_in_plain_words(tmp_path: Path, args: list[str], said: str) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    result = run_readmany(args, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr.decode() == f"readmany: {said}\n"
