@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from helpers import (
     NOBODY,
+    read_terminal,
     readmany_command,
     run_readmany,
     run_unprivileged,
@@ -308,6 +309,72 @@ def test_json_of_a_dry_run_says_nothing_was_written(tmp_path: Path) -> None:
     assert (tmp_path / "a.txt").read_bytes() == FOUR
 
 
+def on_a_terminal(cwd: Path, *args: str) -> tuple[int, bytes, bytes]:
+    """`readmany edit` with stdout on a pseudo-terminal (raw: no newline translation);
+    return (status, what the terminal shows, stderr)."""
+    import pty
+    import tty
+
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    process = subprocess.Popen(
+        [*readmany_command(), "edit", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TERM": "xterm-256color"},
+    )
+    os.close(slave)
+    screen = read_terminal(master)
+    _, stderr = process.communicate(timeout=60)
+    return process.returncode, screen, stderr
+
+
+HOSTILE_NAME = "n\x1b]0;T\x07.txt"
+HOSTILE_LINES = b"one\n\x1b]0;PWNED\x07two\n"
+
+
+def raw(screen: bytes) -> bytes:
+    """What the terminal guard wrote as escapes, as the bytes they stand for."""
+    return screen.replace(b"\\u001b", b"\x1b").replace(b"\\u0007", b"\x07")
+
+
+@pytest.mark.parametrize("feedback", [[], ["--dry-run"], ["--show"]], ids=["", "dry", "show"])
+def test_a_name_and_lines_cannot_reach_a_terminal_raw(feedback: list[str], tmp_path: Path) -> None:
+    # On a terminal the diff, the rows, their header and `Edited NAME` are guarded as every
+    # command's output is; into a pipe they are the bytes, exactly.
+    target = place(tmp_path, HOSTILE_NAME, HOSTILE_LINES)
+    args = [target, "--append", "--content", "x", *feedback]
+    status, screen, stderr = on_a_terminal(tmp_path, *args)
+    assert (status, stderr) == (0, b"")
+    assert b"\x1b" not in screen and b"\x07" not in screen
+    assert b"n\\u001b]0;T\\u0007.txt" in screen
+    if feedback:
+        assert b"\\u001b]0;PWNED\\u0007two" in screen
+    (tmp_path / HOSTILE_NAME).write_bytes(HOSTILE_LINES)
+    piped = run_readmany(["edit", *args], cwd=tmp_path)
+    assert (piped.returncode, piped.stderr) == (0, b"")
+    assert piped.stdout == raw(screen)
+    assert HOSTILE_NAME.encode() in piped.stdout
+    if feedback:
+        assert b"\x1b]0;PWNED\x07two" in piped.stdout
+
+
+def test_a_name_on_stderr_is_escaped(tmp_path: Path) -> None:
+    place(tmp_path, HOSTILE_NAME, HOSTILE_LINES)
+    place(tmp_path)
+    request = [
+        {"path": name, "hash": file_tag(FOUR), "edits": [{"from": "1#uwt", "to": "1#uwt"}]}
+        for name in ("a.txt", HOSTILE_NAME)
+    ]
+    (tmp_path / "r.json").write_text(json.dumps(request))
+    status, screen, stderr = on_a_terminal(tmp_path, "--request", "r.json")
+    assert (status, screen) == (3, b"")
+    assert stderr.startswith(b"readmany: n\\u001b]0;T\\u0007.txt: Stale file hash ")
+    assert b"\x1b" not in stderr and b"\x07" not in stderr
+
+
 # --- safe writes -------------------------------------------------------------------------
 
 
@@ -359,8 +426,8 @@ def test_symlink_out_of_the_root_is_refused(tmp_path: Path) -> None:
     code, out, err = edit(tmp_path / "work", f"link.txt#{file_tag(FOUR)}", "--delete", "1#uwt")
     assert (code, out) == (2, "")
     assert err == (
-        f"readmany: link.txt leads to {real}, outside the root {root}: name the file itself, "
-        "or give --root\n"
+        f"readmany: link.txt leads to {real}, outside the root {root}: run readmany from the "
+        "file's project, or give --root DIR\n"
     )
     assert real.read_bytes() == FOUR
     code, out, _ = edit(
@@ -368,6 +435,140 @@ def test_symlink_out_of_the_root_is_refused(tmp_path: Path) -> None:
     )
     assert (code, out) == (0, edited("link.txt"))
     assert real.read_bytes() == b"two\nthree\nfour\n"
+
+
+EMPTY_TAG = file_tag(b"")  # an empty file: its one row is 1#zyb
+APPEND_KEY = [{"from": "1#zyb", "to": "1#zyb", "content": "ssh-ed25519 AAAA attacker"}]
+
+
+def out_of_root_fix(root: Path) -> str:
+    fix = "run readmany from the file's project, or give --root DIR"
+    return f"outside the root {root.resolve()}: {fix}"
+
+
+def test_a_path_out_of_the_root_is_refused_however_it_gets_there(tmp_path: Path) -> None:
+    # `..`, an absolute path, a link to a directory above: the file itself is outside.
+    work = tmp_path / "work"
+    work.mkdir()
+    keys = tmp_path / "authorized_keys"
+    keys.write_bytes(b"")
+    os.symlink("..", work / "up")
+    request = {"path": "../authorized_keys", "hash": EMPTY_TAG, "edits": APPEND_KEY}
+    code, out, err = edit(work, "--request", "-", stdin=json.dumps(request).encode())
+    assert (code, out) == (2, "")
+    assert err == f"readmany: ../authorized_keys is {out_of_root_fix(work)}\n"
+    absolute = str(keys.resolve())
+    assert edit(work, f"{absolute}#{EMPTY_TAG}", "--append", "--content", "x") == (
+        2,
+        "",
+        f"readmany: {absolute} is {out_of_root_fix(work)}\n",
+    )
+    assert edit(work, f"up/authorized_keys#{EMPTY_TAG}", "--append", "--content", "x") == (
+        2,
+        "",
+        f"readmany: up/authorized_keys leads to {absolute}, {out_of_root_fix(work)}\n",
+    )
+    assert keys.read_bytes() == b""
+    only_file_left(tmp_path, "work", "authorized_keys")
+    only_file_left(work, "up")
+    # The root says where files may be written.
+    code, out, err = edit(
+        work, "--request", "-", "--root", "..", stdin=json.dumps(request).encode()
+    )
+    assert (code, out, err) == (0, edited("../authorized_keys"), "")
+    assert keys.read_bytes() == b"ssh-ed25519 AAAA attacker"
+
+
+def git_config(directory: Path) -> bytes:
+    subprocess.run(["git", "init", "-q", str(directory)], check=True, capture_output=True)
+    return (directory / ".git" / "config").read_bytes()
+
+
+GIT_WHY = (
+    "where readmany edit writes nothing (git's config and hooks run as code): change it "
+    "with git itself\n"
+)
+GIT_REFUSAL = f"is inside a git directory, {GIT_WHY}"
+FSMONITOR = '[core]\n\tfsmonitor = "touch PWNED; false"'
+
+
+def test_nothing_in_a_git_directory_is_written(tmp_path: Path) -> None:
+    config = git_config(tmp_path)
+    os.symlink(".git", tmp_path / "g")
+    for path, cwd in [
+        (".git/config", tmp_path),
+        ("g/config", tmp_path),  # a link to it
+        ("config", tmp_path / ".git"),  # from inside it
+        ("../.git/config", tmp_path / "g"),
+    ]:
+        target = f"{path}#{file_tag(config)}"
+        assert edit(cwd, target, "--append", "--content", FSMONITOR) == (
+            2,
+            "",
+            f"readmany: {path} {GIT_REFUSAL}",
+        )
+    # A bare repository under the root is a git directory too, and so is a `.git` file.
+    bare = tmp_path / "mirror.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True, capture_output=True)
+    target = f"mirror.git/config#{file_tag((bare / 'config').read_bytes())}"
+    code, _, err = edit(tmp_path, target, "--append", "--content", FSMONITOR)
+    assert (code, err) == (2, f"readmany: mirror.git/config {GIT_REFUSAL}")
+    (tmp_path / "sub").mkdir()
+    gitfile = b"gitdir: ../.git\n"
+    (tmp_path / "sub" / ".git").write_bytes(gitfile)
+    first = f"1#{line_anchor('gitdir: ../.git')}"
+    target = f"sub/.git#{file_tag(gitfile)}"
+    code, _, err = edit(tmp_path, target, "--replace", first, "--content", "gitdir: /evil")
+    assert (code, err) == (2, f"readmany: sub/.git is named .git, {GIT_WHY}")
+    assert (tmp_path / ".git" / "config").read_bytes() == config
+    assert (tmp_path / "sub" / ".git").read_bytes() == gitfile
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("node_modules/a.js", "is under node_modules, where readmany edit writes nothing"),
+        ("nm/a.js", "is under node_modules, where readmany edit writes nothing"),
+        (".env", "is a secret file by its name (env file), which readmany edit never writes"),
+        ("id_ed25519", "is a secret file by its name (ssh private key)"),
+        ("key.txt", "is a secret file by its name (ssh private key)"),
+    ],
+    ids=["node_modules", "link-to-node_modules", "env", "ssh-key", "link-to-ssh-key"],
+)
+def test_names_the_walk_never_reads_are_not_written(
+    path: str, message: str, tmp_path: Path
+) -> None:
+    for name in ("node_modules/a.js", ".env", "id_ed25519"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(FOUR)
+    os.symlink("node_modules", tmp_path / "nm")
+    os.symlink("id_ed25519", tmp_path / "key.txt")  # a link to one, too
+    code, out, err = edit(tmp_path, f"{path}#{file_tag(FOUR)}", "--delete", "1#uwt")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"readmany: {path} {message}")
+    assert err.endswith(": edit it with another tool\n")
+    for name in ("node_modules/a.js", ".env", "id_ed25519"):
+        assert (tmp_path / name).read_bytes() == FOUR
+
+
+def test_a_refused_file_of_a_list_request_writes_none(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    place(work)
+    (tmp_path / "authorized_keys").write_bytes(b"")
+    request = [
+        {"path": "a.txt", "hash": file_tag(FOUR), "edits": [{"from": "1#uwt", "to": "1#uwt"}]},
+        {"path": "../authorized_keys", "hash": EMPTY_TAG, "edits": APPEND_KEY},
+    ]
+    code, out, err = edit(work, "--request", "-", "--json", stdin=json.dumps(request).encode())
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"readmany: ../authorized_keys: ../authorized_keys is {out_of_root_fix(work)}",
+        "readmany: nothing was written: 1 of 2 files could not be edited",
+    ]
+    assert (work / "a.txt").read_bytes() == FOUR
+    assert (tmp_path / "authorized_keys").read_bytes() == b""
+    only_file_left(work, "a.txt")
 
 
 def test_directory_fifo_and_missing_file_are_refused_as_the_read_tool_refuses(

@@ -6,6 +6,13 @@ before writing any, stages each new file as a temporary file beside it (fsync'd,
 and owner kept), re-reads every file just before the writes, and then renames the
 temporary files into place. A file with several hard links is written in place instead,
 since a rename would split it from its other names.
+
+No file outside the root is written, whatever leads there (`..`, an absolute path, a link),
+nor one in a git directory (its config and hooks run as code at the next git command),
+under a name the walk never reads beneath (`node_modules`), or that is a secret file by
+its name: an edit request can come from a model, and is trusted no more than a pattern.
+When standard output is a terminal, what a terminal acts on is written as an escape, as
+every command writes it: a file's name and lines are in the diff and the rows.
 """
 
 from __future__ import annotations
@@ -39,14 +46,16 @@ from readmany.read.edit import (
     unified_diff,
 )
 from readmany.read.hashline import HashlineError, decode_lines
-from readmany.read.safe import OpenFailure, open_regular, read_all
+from readmany.read.safe import OpenFailure, open_regular, read_all, refuse_root
 from readmany.read.tool import failure_message, format_size, resolve_path
 from readmany.record import NamedTuple
+from readmany.select.boundary import blocked_name, inside, is_secret_name, rel_parts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Any
+    from typing import Any
 
+    from readmany.emit.sink import Writer
     from readmany.invoke import Options
 
 CHANGED_MESSAGE = "The file changed while the edit was being prepared. Re-read it and retry."
@@ -60,7 +69,7 @@ class EditRun(NamedTuple):
 
     request: EditRequest
     cwd: str
-    root: str = "."  # a link must lead inside it
+    root: str = "."  # every file written is inside it, links resolved
     dry_run: bool = False
     show: bool = False
     json_mode: bool = False
@@ -108,7 +117,23 @@ def main(options: Options) -> int:
     if sys.stdout is None:
         raise UsageError("standard output is closed: redirect it")
     run = EditRun(value, cwd, root, dry_run, show, json_mode, quiet)
-    return run_edit(run, sys.stdout.buffer)
+    return run_edit(run, _standard_output())
+
+
+def _standard_output() -> Writer:
+    """stdout's buffer; on a terminal, behind the guard every command writes through, since
+    a diff or a row shows a file's name and lines as they are (an escape sequence in a
+    name or a line would retitle the window or set the clipboard). Pipes get the bytes."""
+    stream = sys.stdout.buffer
+    try:
+        terminal = stream.isatty()
+    except (OSError, ValueError):
+        terminal = False
+    if not terminal:
+        return stream
+    from readmany.emit.quote import TerminalGuard
+
+    return TerminalGuard(stream)
 
 
 def _command_line_edit(
@@ -178,7 +203,7 @@ class _Refusal(NamedTuple):
 _EXIT_OF_KIND = {STALE: EXIT_STALE}
 
 
-def run_edit(run: EditRun, stream: IO[bytes]) -> int:
+def run_edit(run: EditRun, stream: Writer) -> int:
     """Check every file, then write them all (or, with --dry-run, diff them); report."""
     files = run.request.files
     several = len(files) > 1
@@ -234,21 +259,21 @@ def run_edit(run: EditRun, stream: IO[bytes]) -> int:
 
 
 def _prepare(file: FileEdit, run: EditRun, root: str) -> _Target | _Refusal:
-    """Read one file as the read tool opens it and apply its edit; nothing is written."""
+    """Read one file as the read tool opens it and apply its edit; nothing is written.
+
+    Whether it may be written is checked before it is opened, on the file itself (every
+    link resolved): that path is the one written, and what is read is checked to be the
+    file at it."""
     absolute = resolve_path(file.path, run.cwd)
+    real = os.path.realpath(absolute)
+    refused = boundary_refusal(file.path, absolute, real, root)
+    if refused is not None:
+        return _Refusal(file.path, refused, EXIT_USAGE)
     try:
         fd, st = open_regular(absolute)
     except OpenFailure as failure:
         return _Refusal(file.path, failure_message(failure), EXIT_FILE_ERROR)
     try:
-        real = os.path.realpath(absolute)
-        if real != absolute and os.path.commonpath([root, real]) != root:
-            return _Refusal(
-                file.path,
-                f"{file.path} leads to {real}, outside the root {root}: "
-                "name the file itself, or give --root",
-                EXIT_USAGE,
-            )
         if not os.access(absolute, os.W_OK):
             return _Refusal(
                 file.path, failure_message(OpenFailure("EACCES", absolute)), EXIT_FILE_ERROR
@@ -279,6 +304,56 @@ def _prepare(file: FileEdit, run: EditRun, root: str) -> _Target | _Refusal:
     except EditError as error:
         return _Refusal(file.path, str(error), _EXIT_OF_KIND.get(error.kind, EXIT_USAGE))
     return _Target(file, real, st, result)
+
+
+def boundary_refusal(given: str, absolute: str, real: str, root: str) -> str | None:
+    """Why the file `given` names may not be written (one line saying what to do), or None.
+
+    `absolute` is the path as given made absolute, `real` the file with every link
+    resolved (what would be written), `root` the real root. A reason `--root` cannot
+    lift is given first, so that following the advice never meets a second refusal.
+    """
+    never = _never_written(given, absolute, real, root)
+    if never is not None or inside(real, root):
+        return never
+    fix = "run readmany from the file's project, or give --root DIR"
+    if real == absolute:
+        return f"{given} is outside the root {root}: {fix}"
+    return f"{given} leads to {real}, outside the root {root}: {fix}"
+
+
+def _never_written(given: str, absolute: str, real: str, root: str) -> str | None:
+    """Why a file may not be written wherever the root is, or None: the walk's boundary
+    (`readmany.select.boundary`, and `refuse_root` for a git directory), checked on the path
+    as given and on the file itself, as the walk checks a link and its target."""
+    if refuse_root(os.path.dirname(real)) is not None:
+        return _git_refusal(given, "inside a git directory")
+    kind = is_secret_name(os.path.basename(absolute)) or is_secret_name(os.path.basename(real))
+    if kind is not None:
+        return (
+            f"{given} is a secret file by its name ({kind}), which readmany edit never "
+            "writes: edit it with another tool"
+        )
+    for path in (absolute, real):
+        parts = rel_parts(path, root) if inside(path, root) else []
+        for index, part in enumerate(parts):
+            if blocked_name(part):
+                where = f"{'named' if index == len(parts) - 1 else 'under'} {part}"
+                if part.rstrip(". ").lower() == ".git":  # a `.git` file points git elsewhere
+                    return _git_refusal(given, where)
+                return (
+                    f"{given} is {where}, where readmany edit writes nothing: edit it with "
+                    "another tool"
+                )
+    return None
+
+
+def _git_refusal(given: str, where: str) -> str:
+    """git runs what its config and hooks say at its next command: not for an edit to set."""
+    return (
+        f"{given} is {where}, where readmany edit writes nothing (git's config and hooks "
+        "run as code): change it with git itself"
+    )
 
 
 def _named_twice(targets: list[_Target]) -> list[_Refusal]:
@@ -315,7 +390,7 @@ def _refuse(refusals: list[_Refusal], several: bool, count: int) -> int:
     return EXIT_FILE_ERROR
 
 
-def _partial(run: EditRun, stream: IO[bytes], targets: list[_Target], done: list[_Target]) -> int:
+def _partial(run: EditRun, stream: Writer, targets: list[_Target], done: list[_Target]) -> int:
     """A write failed: say which files were written and which not; report the written."""
     finished = {id(target) for target in done}
     missing = [target.edit.path for target in targets if id(target) not in finished]
@@ -358,7 +433,10 @@ def _stage(target: _Target) -> str:
 
 
 def _unchanged_on_disk(target: _Target) -> bool:
-    """Whether the file still holds the bytes the edit was made from: read again."""
+    """Whether the file still holds the bytes the edit was made from: read again, at a
+    path no link was swapped into since it was checked (one would lead the write out)."""
+    if os.path.realpath(target.real) != target.real:
+        return False
     try:
         fd, st = open_regular(target.real)
     except OpenFailure:
@@ -389,7 +467,8 @@ def _write_in_place(target: _Target) -> None:
     """Overwrite the file itself. Room for a larger file is taken first, so a full disk
     or a size limit fails before any byte changes."""
     data = target.result.after
-    fd = os.open(target.real, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(target.real, flags)
     try:
         if len(data) > target.st.st_size:
             _reserve(fd, len(data))
@@ -464,7 +543,7 @@ def show_rows(path: str, result: EditResult) -> str:
 
 
 def _report(
-    run: EditRun, stream: IO[bytes], done: list[_Target], missing: list[str], content: str
+    run: EditRun, stream: Writer, done: list[_Target], missing: list[str], content: str
 ) -> int:
     if not run.json_mode and not content:
         return EXIT_OK  # a dry run that would change nothing: an empty diff
