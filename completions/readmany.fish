@@ -74,5 +74,5 @@ complete -c readmany -n '__fish_seen_subcommand_from edit' -l dry-run -d 'Print 
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l show -d 'After the result, the new @file line and the changed rows with two lines around them'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l json -d 'Write one JSON object: content, details (path, tagBefore, tagAfter, changed, written, ranges; for a list request, files and notWritten)'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l quiet -s q -d 'No notes or summary on stderr; errors still'
-complete -c readmany -n '__fish_seen_subcommand_from edit' -l root -r -a '(__fish_complete_directories)' -d 'A symbolic link must lead to a file inside DIR'
+complete -c readmany -n '__fish_seen_subcommand_from edit' -l root -r -a '(__fish_complete_directories)' -d 'Every file edited must be inside DIR (a link: its target); none in a git directory, under node_modules, or a secret file by name'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l help -s h -d 'Show this help and exit'

@@ -48,7 +48,7 @@ EXIT_CODES: tuple[tuple[str, str, str], ...] = (
     (
         "3",
         "edit only: stale (the file tag, a line anchor, or the file changed during the "
-        "edit), refused, nothing written",
+        "edit), nothing written",
         ": re-read the file and retry",
     ),
     (
@@ -526,7 +526,10 @@ def edit_command(
     root: Annotated[
         str,
         typer.Option(
-            "--root", metavar="DIR", help="A symbolic link must lead to a file inside DIR."
+            "--root",
+            metavar="DIR",
+            help="Every file edited must be inside DIR (a link: its target); none in a git "
+            "directory, under node_modules, or a secret file by name.",
         ),
     ] = ".",
 ) -> None:
