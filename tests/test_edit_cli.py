@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from helpers import (
     NOBODY,
-    read_terminal,
     readmany_command,
     run_readmany,
     run_unprivileged,
@@ -22,6 +21,7 @@ from helpers import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_terminal import run_with_terminal_stdout_and_stderr
 
 from readmany.hashline import decode_lines, file_tag, line_anchor
 
@@ -310,25 +310,8 @@ def test_json_of_a_dry_run_says_nothing_was_written(tmp_path: Path) -> None:
 
 
 def on_a_terminal(cwd: Path, *args: str) -> tuple[int, bytes, bytes]:
-    """`readmany edit` with stdout on a pseudo-terminal (raw: no newline translation);
-    return (status, what the terminal shows, stderr)."""
-    import pty
-    import tty
-
-    master, slave = pty.openpty()
-    tty.setraw(slave)
-    process = subprocess.Popen(
-        [*readmany_command(), "edit", *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=slave,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "TERM": "xterm-256color"},
-    )
-    os.close(slave)
-    screen = read_terminal(master)
-    _, stderr = process.communicate(timeout=60)
-    return process.returncode, screen, stderr
+    """`readmany edit` with stdout on a pseudo-terminal; (status, the screen, stderr)."""
+    return run_with_terminal_stdout_and_stderr(["edit", *args], cwd)
 
 
 HOSTILE_NAME = "n\x1b]0;T\x07.txt"

@@ -289,6 +289,12 @@ def test_copy_on_a_vte_terminal_inside_tmux_uses_tmux(tree: Path, tmp_path: Path
 
 def run_with_terminal_stdout(args: list[str], cwd: Path) -> tuple[int, bytes]:
     """Run readmany with stdout on a pseudo-terminal (raw: no newline translation)."""
+    status, screen, _ = run_with_terminal_stdout_and_stderr(args, cwd)
+    return status, screen
+
+
+def run_with_terminal_stdout_and_stderr(args: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
+    """`run_with_terminal_stdout`, with what it wrote on stderr (a pipe)."""
     import tty
 
     master, slave = pty.openpty()
@@ -298,12 +304,13 @@ def run_with_terminal_stdout(args: list[str], cwd: Path) -> tuple[int, bytes]:
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=slave,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         env={**os.environ, "TERM": "xterm-256color"},
     )
     os.close(slave)
     screen = read_terminal(master)
-    return process.wait(timeout=60), screen
+    _, stderr = process.communicate(timeout=60)
+    return process.returncode, screen, stderr
 
 
 HOSTILE = (
