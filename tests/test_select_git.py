@@ -765,3 +765,25 @@ def test_an_index_naming_paths_outside_the_root_is_refused(tmp_path: Path, mode:
         assert skipped.get(name, "boundary") == "boundary"  # refused, where git names it
         assert name not in report["details"]["files"]
         assert f"--- {name} ---" not in report["content"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--max-tokens", "1k"], ["--json"]])
+def test_a_staged_secret_file_is_warned_about_even_quietly(
+    tmp_path: Path, extra: list[str]
+) -> None:
+    """The dump leaves a secret file out, the commit does not: the pre-commit hooks run
+    with --quiet, and must still say so."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    write(repo, {".env": "TOKEN=x\n", "k/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n"})
+    git(repo, "add", "-f", ".env", "k/id_rsa")
+    result = run_readmany(["glob", "--staged", "--quiet", *extra, "-o", ".git/ctx"], cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.decode().splitlines() == [
+        f"readmany: {name}: a secret file is staged: the dump leaves it out, the commit "
+        f"will not; unstage it with: git restore --staged {name}"
+        for name in (".env", "k/id_rsa")
+    ]
+    changed = run_readmany(["glob", "--changed", "HEAD", "-q", *extra], cwd=repo)
+    assert b"readmany: .env: a secret file is among the changes" in changed.stderr
+    walk = run_readmany(["glob", "**", "-q"], cwd=repo)
+    assert b"secret file" not in walk.stderr  # a walk never offers them to a commit

@@ -32,6 +32,7 @@ from readmany.invoke import Options, StdinPaths, current_directory
 from readmany.read.classify import CREDENTIAL_FILES
 from readmany.read.matched import AssetFile, Failed, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
+from readmany.select.boundary import is_secret_name
 from readmany.select.candidates import (
     REASON_DANGLING_LINK,
     REASON_DEFAULT_EXCLUDE,
@@ -219,6 +220,23 @@ def _refuse_output_as_input(request: GlobRequest) -> None:
             check(named)
 
 
+def secret_file_warning(path: str, git: str) -> str:
+    """A secret file git names: left out of the dump, yet staged or changed."""
+    if git == "staged":
+        return (
+            f"{path}: a secret file is staged: the dump leaves it out, the commit will not; "
+            f"unstage it with: git restore --staged {notices.shell_word(path)}"
+        )
+    return f"{path}: a secret file is among the changes: the dump leaves it out"
+
+
+def git_kind(request: GlobRequest) -> str | None:
+    """What `Report.git` is for a request: "staged", "changed" or None (a walk)."""
+    if request.staged:
+        return "staged"
+    return "changed" if request.changed is not None else None
+
+
 OUTSIDE_ADVICE = (
     "a path outside the root ({root}) is never read: run readmany from a directory that "
     "holds it, or give one as --root"
@@ -232,7 +250,9 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         compat = request.face.compat
         framing = framing_for(request.format, line_numbers=request.line_numbers)
         joint = framing.joint
-        report = Report(selection.root, keep_records=sink.json_mode, compat=compat)
+        report = Report(
+            selection.root, keep_records=sink.json_mode, compat=compat, git=git_kind(request)
+        )
         read = candidate_reader(request)
         index = 0  # blocks written
         absolute = request.absolute
@@ -408,10 +428,13 @@ class Report:
     number of files.
     """
 
-    def __init__(self, root: str, *, keep_records: bool, compat: bool = True) -> None:
+    def __init__(
+        self, root: str, *, keep_records: bool, compat: bool = True, git: str | None = None
+    ) -> None:
         self.root = root
         self.keep_records = keep_records
         self.compat = compat  # the reference's long reasons in details, else the short ones
+        self.git = git  # "staged" or "changed" when git names the files
         self.unmatched_patterns: list[str] = []
         self.diff: str | None = None
         self.found_secrets: list[dict[str, Any]] = []
@@ -437,6 +460,9 @@ class Report:
             self.unmatched(event.rel)
             return
         path = shown_path(self.root, event.rel, True) if absolute else event.rel
+        if self.git is not None and is_secret_name(event.rel):
+            # Not in the dump, but in the commit: said even with --quiet, as a secret is.
+            self.warnings.append(secret_file_warning(path, self.git))
         if event.reason == REASON_OUTSIDE and event.rel.startswith("../") and not self.compat:
             advice = OUTSIDE_ADVICE.format(root=notices.shell_word(self.root))
             if advice not in self.advice:

@@ -47,6 +47,7 @@ from readmany.commands.glob import (
     diff_block,
     diff_label,
     diff_tokens,
+    git_kind,
     text_block,
     text_block_measure,
     text_block_tokens,
@@ -1064,7 +1065,9 @@ def _name(path: str) -> str:
 def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """`glob` with a budget or `--tree`: measure, plan, write."""
     with selection or open_selection(request) as selection:
-        report = Report(selection.root, keep_records=sink.json_mode, compat=False)
+        report = Report(
+            selection.root, keep_records=sink.json_mode, compat=False, git=git_kind(request)
+        )
         run = _Run(request, sink, selection, report)
         budget = budget_of(request)
         run.gather(selection, sizes=budget is not None, stats=False)
@@ -1081,7 +1084,9 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
 
     budget = budget_of(request)
     with selection or open_selection(request) as selection:
-        report = Report(selection.root, keep_records=sink.json_mode, compat=False)
+        report = Report(
+            selection.root, keep_records=sink.json_mode, compat=False, git=git_kind(request)
+        )
         run = _Run(request, sink, selection, report)
         run.gather(selection, sizes=budget is not None, stats=True)
         omitted: set[str] = set()
