@@ -1010,3 +1010,11 @@ def test_any_budget_holds_and_accounts_for_every_file(
         parsed = dict(parse(out.decode(), line_numbers="-n" in extra))
         for rel in shown - {packing.get("partialIncludedPath")}:
             assert parsed[rel] == files[rel], rel
+
+
+@pytest.mark.parametrize("pattern", ["nomatch/**", "bin.dat"])
+def test_stats_of_nothing_writes_nothing(tmp_path: Path, pattern: str) -> None:
+    """No file read: stdout empty, as for every run that reads nothing; exit status 1."""
+    (tmp_path / "bin.dat").write_bytes(b"\0\1\2")
+    result = run_readmany(["glob", pattern, "--stats"], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, b"")

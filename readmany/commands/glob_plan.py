@@ -1099,7 +1099,8 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
             report.details["packing"] = packing.as_json(run.entries)
     assert run.costs is not None
     root = run.costs.finish(omitted, cut)
-    sink.write(stats_text(root).removesuffix("\n"))
+    if root.files:  # nothing read: nothing on stdout, as every run writes it
+        sink.write(stats_text(root).removesuffix("\n"))
     if sink.json_mode:
         report.details["stats"] = stats_json(root)
     if not root.files:
