@@ -787,3 +787,29 @@ def test_a_staged_secret_file_is_warned_about_even_quietly(
     assert b"readmany: .env: a secret file is among the changes" in changed.stderr
     walk = run_readmany(["glob", "**", "-q"], cwd=repo)
     assert b"secret file" not in walk.stderr  # a walk never offers them to a commit
+
+
+def test_the_diff_section_is_headed_with_the_command_that_shows_it(tmp_path: Path) -> None:
+    """`--changed main...` diffs the merge base against the work tree (uncommitted edits
+    too), which `git diff main...` does not: the heading runs as it reads."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
+    git(repo, "switch", "-q", "-c", "topic")
+    write(repo, {"a.txt": "a2\n"})
+    git(repo, "commit", "-qam", "topic")
+    git(repo, "switch", "-q", "main")
+    write(repo, {"b.txt": "b on main\n"})
+    git(repo, "commit", "-qam", "main moves on")
+    git(repo, "switch", "-q", "topic")
+    write(repo, {"b.txt": "b uncommitted\n"})
+    for rev, heading in (
+        ("main...", "git diff $(git merge-base main HEAD)"),
+        ("HEAD", "git diff HEAD"),
+    ):
+        result = run_readmany(["glob", "--changed", rev, "--with-diff", "--json"], cwd=repo)
+        content = json.loads(result.stdout)["content"]
+        assert f"--- {heading} ---\n\n" in content
+        shown = subprocess.run(
+            heading, shell=True, cwd=repo, capture_output=True, text=True, check=True
+        ).stdout
+        assert content.split(f"--- {heading} ---\n\n", 1)[1].startswith(shown)
+        assert "b uncommitted" in shown

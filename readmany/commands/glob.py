@@ -399,8 +399,17 @@ def cut_note(root: str, rel: str, text: TextRead) -> str:
 
 
 def diff_label(request: GlobRequest) -> str:
-    """What the section of `--with-diff` is headed with: the command that shows it."""
-    return "git diff --cached" if request.staged else f"git diff {request.changed}"
+    """What the section of `--with-diff` is headed with: the command that shows it. The
+    diff of `--changed A...` is from the merge base to the work tree, which `git diff A...`
+    is not (it stops at the last commit): the label names the merge base."""
+    if request.staged:
+        return "git diff --cached"
+    rev = request.changed or ""
+    if "..." in rev:
+        left, _, right = rev.partition("...")
+        left, right = notices.shell_word(left or "HEAD"), notices.shell_word(right or "HEAD")
+        return f"git diff $(git merge-base {left} {right})"
+    return f"git diff {notices.shell_word(rev)}"
 
 
 def diff_block(framing: GlobFraming, request: GlobRequest, diff: str, index: int) -> str:
