@@ -487,12 +487,12 @@ def test_a_nested_repository_is_skipped(repo: Path) -> None:
         (
             "nope",
             "--changed nope: unknown revision 'nope' (give a branch, tag or commit, "
-            "e.g. main, HEAD~1 or main...)",
+            "e.g. main, HEAD~1 or main...; branches here: main (checked out))",
         ),
         (
             "nope...",
             "--changed nope...: unknown revision 'nope' (give a branch, tag or commit, "
-            "e.g. main, HEAD~1 or main...)",
+            "e.g. main, HEAD~1 or main...; branches here: main (checked out))",
         ),
         (
             "main..HEAD",
@@ -813,3 +813,24 @@ def test_the_diff_section_is_headed_with_the_command_that_shows_it(tmp_path: Pat
         ).stdout
         assert content.split(f"--- {heading} ---\n\n", 1)[1].startswith(shown)
         assert "b uncommitted" in shown
+
+
+def test_an_unknown_revision_names_the_branches_there_are(tmp_path: Path) -> None:
+    """`main...` in a repository whose branch is `master`: the message says so."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "master")
+    write(repo, {"a.txt": "a\n"})
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-qm", "first")
+    git(repo, "switch", "-q", "-c", "topic")
+    with pytest.raises(UsageError) as raised:
+        changed(str(repo), "main...")
+    message = str(raised.value)
+    lead = (
+        "--changed main...: unknown revision 'main' (give a branch, tag or commit, e.g. "
+        "master, HEAD~1 or master...; branches here: "
+    )
+    assert message.startswith(lead) and message.endswith(")")
+    # the same commit time: either order
+    assert sorted(message[len(lead) : -1].split(", ")) == ["master", "topic (checked out)"]

@@ -181,6 +181,29 @@ def _run(root: str, args: Sequence[str], option: str, stdin: bytes = b"") -> byt
     return done.stdout
 
 
+def _branch_names(root: str, option: str, most: int = 5) -> list[str]:
+    """The local branches, the most recently committed first (at most `most`): what a
+    revision that does not resolve could have meant (`master` for a `main` that is not)."""
+    try:
+        out = _run(
+            root,
+            [
+                "for-each-ref",
+                "--sort=-committerdate",
+                "--format=%(HEAD)%(refname:short)",
+                "refs/heads",
+            ],
+            option,
+        )
+    except _GitFailed:
+        return []
+    names = [
+        line[1:] + (" (checked out)" if line.startswith("*") else "")
+        for line in out.decode("utf-8", "replace").splitlines()
+    ]
+    return names[:most] + (["…"] if len(names) > most else [])
+
+
 def _open_repository(root: str, option: str, rev: str) -> str | None:
     """Check that `root` is in a work tree; the commit or tree `rev` names (verified), or
     None when it names none (an unborn `HEAD`, or a bad revision)."""
@@ -216,9 +239,13 @@ def _resolve(root: str, rev: str, option: str) -> str:
         )
     commit = _open_repository(root, option, f"{base}^{{commit}}")
     if commit is None:
+        branches = _branch_names(root, option)
+        others = [name for name in branches if not name.endswith(" (checked out)")]
+        example = others[0] if others and others[0] != "…" else "main"
+        here = f"; branches here: {', '.join(branches)}" if branches else ""
         raise UsageError(
             f"--changed {rev}: unknown revision {base!r} (give a branch, tag or commit, "
-            "e.g. main, HEAD~1 or main...)"
+            f"e.g. {example}, HEAD~1 or {example}...{here})"
         )
     if not from_merge_base:
         return commit
