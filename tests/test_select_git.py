@@ -834,3 +834,32 @@ def test_an_unknown_revision_names_the_branches_there_are(tmp_path: Path) -> Non
     assert message.startswith(lead) and message.endswith(")")
     # the same commit time: either order
     assert sorted(message[len(lead) : -1].split(", ")) == ["master", "topic (checked out)"]
+
+
+@pytest.mark.parametrize(
+    "budget", [["--max-tokens", "4000"], ["--max-bytes", "6k"], ["--max-lines", "500"]]
+)
+def test_under_a_budget_the_diff_comes_first(tmp_path: Path, budget: list[str]) -> None:
+    """A review in a chat is for the change: the diff is kept whole where it fits, and
+    the files share what room is left (they were packed first, and the diff left out)."""
+    # Twenty small files changed whole: each smaller than the diff, which smallest-first
+    # packing left out for them.
+    repo = new_repo(tmp_path / "repo", {f"f{i:02d}.py": f"a{i} = 0\n" * 8 for i in range(20)})
+    write(repo, {f"f{i:02d}.py": f"b{i} = 1\n" * 8 for i in range(20)})
+    write(repo, {"f03.py": "x5 = 500\n" * 8, "f07.py": "y = 1\n" * 8})
+    args = ["glob", "--changed", "HEAD", "--with-diff", *budget]
+    result = run_readmany([*args, "--json"], cwd=repo)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    content = report["content"]
+    assert "--- git diff HEAD ---" in content
+    assert "+x5 = 500" in content and "+y = 1" in content
+    assert "git diff HEAD" not in report["details"]["packing"]["omittedPaths"]
+    assert report["details"]["packing"]["omittedPaths"]  # the files do not all fit
+    if budget[0] == "--max-tokens":
+        assert report["details"]["estimatedTokens"] <= 4000
+    plain = run_readmany(args, cwd=repo).stdout
+    if budget[0] == "--max-bytes":
+        assert len(plain) <= 6144
+    if budget[0] == "--max-lines":
+        assert plain.count(b"\n") <= 500

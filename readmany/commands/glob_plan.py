@@ -473,17 +473,7 @@ class _Run:
             )
             if room.max_bytes < 0 or room.max_lines < 0 or room.max_tokens < 0:
                 break
-            if self._by_size is None:
-                self._by_size = by_size(entries)
-            packing = pack_blocks(
-                entries,
-                room,
-                joint=joint,
-                joint_tokens=joint_tokens,
-                least_cut=self.least_frame(),
-                least_cut_tokens=least_tokens,
-                smallest=self._by_size,
-            )
+            packing = self._pack(room, joint, joint_tokens, least_tokens)
             start, end = self._ends(packing, budget)
             cost_bytes = utf8_len(start) + utf8_len(end) + 1
             cost_lines = start.count("\n") + end.count("\n") + 1
@@ -507,6 +497,43 @@ class _Run:
         ):
             end = ""  # not even the notice fits: it is said on stderr alone
         return nothing, start, end
+
+    def _pack(
+        self, room: Budget, joint: tuple[int, int], joint_tokens: float, least_tokens: float
+    ) -> Packing:
+        """`pack_blocks` of the entries in `room`. The diff of `--with-diff` comes first:
+        it is what a review of the change is for, so where it fits, its room (and a joint)
+        is kept before the files are packed, and it is shown whole whatever they take."""
+        entries: Sequence[Entry] = self.entries
+        diff = entries[-1] if self.diff is not None and entries else None
+        reserved = None
+        if diff is not None:
+            block = diff.block
+            reserved = Budget(
+                room.max_bytes - block.bytes - joint[0],
+                room.max_lines - block.lines - joint[1],
+                room.max_tokens - block.tokens - joint_tokens,
+            )
+            if min(reserved.max_bytes, reserved.max_lines, reserved.max_tokens) < 0:
+                reserved = None  # it does not fit: packed with the files, as one of them
+            else:
+                entries = entries[:-1]
+        if self._by_size is None or len(self._by_size) != len(entries):
+            self._by_size = by_size(entries)
+        packing = pack_blocks(
+            entries,
+            reserved or room,
+            joint=joint,
+            joint_tokens=joint_tokens,
+            least_cut=self.least_frame(),
+            least_cut_tokens=least_tokens,
+            smallest=self._by_size,
+        )
+        if reserved is None or diff is None:
+            return packing
+        plan = packing.plan
+        full = plan.full | {diff.position}
+        return packing._replace(plan=plan._replace(full=full, full_success=plan.full_success + 1))
 
     def _ends_tokens(self, start: str, end: str) -> float:
         """The tokens of the start, the end and the newline after the content (0 without
