@@ -64,7 +64,7 @@ def test_a_name_ending_in_a_slash_is_a_usage_error(tmp_path: Path) -> None:
 def test_a_link_to_a_directory_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     (tmp_path / "link").symlink_to("d")
-    with pytest.raises(UsageError, match=r": is a directory: give a file name$"):
+    with pytest.raises(UsageError, match=r": is a symbolic link \(to d\): "):
         check_output(str(tmp_path / "link"))
 
 
@@ -175,20 +175,51 @@ def test_a_link_to_a_file_or_to_nothing_is_refused(tmp_path: Path, target: str) 
     with pytest.raises(UsageError) as caught:
         open_output(str(link))
     assert str(caught.value) == (
-        f"-o {link}: is a symbolic link (to {target}): readmany writes no file through a "
-        "link; name the file itself"
+        f"-o {link}: is a symbolic link (to {target}): readmany writes through no link but "
+        "/dev/stdout, /dev/stderr and /dev/fd/N; name the file itself"
     )
     assert (work / "real.txt").read_bytes() == b"old"
     assert not (work / "sub" / "made.txt").exists() and not (tmp_path / "outside.txt").exists()
     assert os.readlink(link) == target
 
 
-def test_a_link_to_a_device_is_written_in_place(tmp_path: Path) -> None:
+def test_a_link_to_a_device_is_refused_but_the_systems_own_are_followed(tmp_path: Path) -> None:
+    """A planted `context.txt -> /dev/sda` must not overwrite a disk; `/dev/stdout` and
+    `/dev/fd/N` are the system's, and lead to this process's own descriptors."""
     link = tmp_path / "null"
     link.symlink_to(os.devnull)
-    out = _write(str(link), b"gone")
-    assert out.temp_path is None
-    assert os.readlink(link) == os.devnull and _names(tmp_path) == ["null"]
+    with pytest.raises(UsageError, match=r": is a symbolic link \(to /dev/null\): "):
+        check_output(str(link))
+    read_end, write_end = os.pipe()
+    try:
+        out = _write(f"/dev/fd/{write_end}", b"through the pipe")
+        assert out.temp_path is None
+        assert os.read(read_end, 100) == b"through the pipe"
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_a_relative_path_through_a_linked_directory_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "out").symlink_to(outside)
+    cwd = os.getcwd()
+    os.chdir(work)
+    try:
+        with pytest.raises(UsageError) as caught:
+            check_output("out/context.md")
+        assert str(caught.value) == (
+            "-o out/context.md: out is a symbolic link (to "
+            f"{outside}): readmany writes through no link; name the directory itself"
+        )
+        with pytest.raises(UsageError, match=r"^-o missing/\.\./x: no such directory: "):
+            check_output("missing/../x")  # as the system sees it, not as realpath does
+    finally:
+        os.chdir(cwd)
+    assert list(outside.iterdir()) == []
 
 
 def test_a_fifo_is_written_in_place_for_its_reader(tmp_path: Path) -> None:
@@ -371,3 +402,25 @@ def test_a_new_output_refuses_nothing(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes(b"a")
     plan = check_output(str(tmp_path / "new.txt"))
     assert refuse_as_input(plan, [str(tmp_path / "a.txt")]) is None
+
+
+def test_a_block_device_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A disk is never written (told by its mode: no test makes a real one to aim at)."""
+    path = tmp_path / "sda"
+    path.write_bytes(b"")
+    real_stat = os.stat
+
+    def disk_stat(name: object, *args: object, **kwargs: object) -> os.stat_result:
+        result = real_stat(name, *args, **kwargs)  # type: ignore[arg-type]
+        if str(name) != str(path):
+            return result
+        fields = list(result)
+        fields[0] = stat.S_IFBLK | 0o660
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(target_module.os, "stat", disk_stat)
+    with pytest.raises(UsageError) as caught:
+        check_output(str(path))
+    assert str(caught.value) == (
+        f"-o {path}: is a block device (a disk): readmany writes files, FIFOs and devices"
+    )

@@ -212,3 +212,38 @@ def test_a_run_that_writes_nothing_and_fails_keeps_the_last_dump(
     report = run_readmany([*args, "-o", "ctx.txt", "--json"], cwd=tmp_path)
     assert report.returncode == 1  # the details of what went wrong are written
     assert (tmp_path / "ctx.txt").read_text().startswith('{"content": ""')
+
+
+def test_output_through_a_planted_directory_link_or_a_missing_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "autostart"
+    outside.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.txt").write_text("a\n")
+    os.symlink("../autostart", repo / "out")
+    planted = run_readmany(["glob", "a.txt", "-o", "out/context.md"], cwd=repo)
+    assert planted.returncode == 2 and planted.stdout == b""
+    assert b"out is a symbolic link (to ../autostart)" in planted.stderr
+    assert list(outside.iterdir()) == []
+    dotted = run_readmany(["many", "a.txt", "-o", "missing/../a.txt"], cwd=repo)
+    assert dotted.returncode == 2
+    assert (repo / "a.txt").read_text() == "a\n"
+
+
+def test_output_to_dev_stdout_writes_where_stdout_goes(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    with open(tmp_path / "log.txt", "wb") as log:
+        log.write(b"before\n")
+    with open(tmp_path / "log.txt", "ab") as log:
+        done = subprocess.run(
+            [*readmany_command(), "glob", "a.txt", "-o", "/dev/stdout"],
+            cwd=tmp_path,
+            stdout=log,
+            stderr=subprocess.PIPE,
+        )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "log.txt").read_bytes().startswith(b"before\n--- a.txt ---\n")
+    piped = run_readmany(["glob", "a.txt", "-o", "/dev/stdout"], cwd=tmp_path)
+    assert piped.returncode == 0 and piped.stdout.startswith(b"--- a.txt ---\n")

@@ -3,9 +3,11 @@
 - a regular file, or a name not taken yet, is written to a temporary file beside it
   (created with `O_EXCL`, so nothing planted there is written through) and renamed over it
   on commit, keeping the old file's mode and owner where the process may;
-- a symbolic link is followed to a FIFO or a device alone; one to a file, or to
-  nothing, is a usage error: a link planted in a repository must not have the dump
-  replace or create a file elsewhere;
+- a symbolic link is followed only where the system keeps its own (`/dev/stdout`,
+  `/dev/fd/N`); any other, and a relative path through a linked directory, is a usage
+  error: a link planted in a repository must not have the dump replace or create a file
+  elsewhere, or overwrite a device;
+- a block device (a disk) is a usage error;
 - a FIFO or a device is opened and written in place, never replaced (a FIFO without a
   reader is an error at once, not a hang);
 - a directory, an empty name, a missing directory, a socket are usage errors.
@@ -61,7 +63,11 @@ class Plan:
         self.path = path
         self.final = final
         self.existing = existing
-        self.in_place = existing is not None and not stat.S_ISREG(existing.st_mode)
+        # A FIFO or device; or what /dev/stdout leads to, the file the shell opened for us
+        # (written at its end, where it was opened: not replaced beside the shell's back).
+        self.in_place = existing is not None and (
+            not stat.S_ISREG(existing.st_mode) or _system_link(path)
+        )
 
 
 def check_output(path: str) -> Plan:
@@ -72,32 +78,63 @@ def check_output(path: str) -> Plan:
         raise _usage(path, "is a directory name: give a file name")
     if "\0" in path:
         raise _usage(path.replace("\0", "\\0"), "a file name cannot hold a NUL byte")
+    _refuse_linked_directory(path)
     try:
         existing: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         existing = None
     except OSError as exc:
         raise _usage(path, (exc.strerror or str(exc)).lower()) from None
-    if os.path.islink(path) and (existing is None or stat.S_ISREG(existing.st_mode)):
-        # A link a repository planted (`context.txt -> ~/.bashrc`) would have the dump
-        # replace or create a file anywhere: a link is followed to a FIFO or a device
-        # alone (`-o /dev/stderr`), written in place.
+    if os.path.islink(path) and not _system_link(path):
+        # A link a repository planted (`context.txt -> ~/.bashrc`, or to a disk) would
+        # have the dump replace or create a file, or overwrite a device, anywhere.
         raise _usage(
             path,
-            f"is a symbolic link (to {os.readlink(path)}): readmany writes no file through "
-            "a link; name the file itself",
+            f"is a symbolic link (to {os.readlink(path)}): readmany writes through no link "
+            "but /dev/stdout, /dev/stderr and /dev/fd/N; name the file itself",
         )
     final = os.path.realpath(path)
     if existing is None:
-        parent = os.path.dirname(final) or "."
+        # The directory as the system sees it: `missing/../ctx.txt` names none.
+        parent = os.path.dirname(path) or "."
         if not os.path.isdir(parent):
-            raise _usage(path, f"no such directory: {os.path.dirname(path) or parent}")
+            raise _usage(path, f"no such directory: {parent}")
         return Plan(path, final, None)
     if stat.S_ISDIR(existing.st_mode) or path.endswith("/"):
         raise _usage(path, "is a directory: give a file name")
     if stat.S_ISSOCK(existing.st_mode):
         raise _usage(path, "is a socket: readmany writes files, FIFOs and devices")
+    if stat.S_ISBLK(existing.st_mode):
+        raise _usage(path, "is a block device (a disk): readmany writes files, FIFOs and devices")
     return Plan(path, final, existing)
+
+
+_SYSTEM_LINKS = ("/dev/", "/proc/self/fd/")
+
+
+def _system_link(path: str) -> bool:
+    """A link of the system's own (`/dev/stdout` leads to this process's descriptor), which
+    no repository can plant."""
+    return os.path.abspath(path).startswith(_SYSTEM_LINKS)
+
+
+def _refuse_linked_directory(path: str) -> None:
+    """A relative `-o` path must not pass through a directory that is a link: a repository
+    can plant `out -> ~/.config/autostart` as well as a file link. (An absolute path is
+    the user's own, links and all: `/tmp` is one on some systems.)"""
+    if os.path.isabs(path):
+        return
+    walked = ""
+    for part in os.path.dirname(path).split("/"):
+        walked = f"{walked}/{part}" if walked else part
+        if part in ("", ".", ".."):
+            continue
+        if os.path.islink(walked):
+            raise _usage(
+                path,
+                f"{walked} is a symbolic link (to {os.readlink(walked)}): readmany writes "
+                "through no link; name the directory itself",
+            )
 
 
 class OutputTarget:
@@ -129,12 +166,22 @@ class OutputTarget:
         flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
         if fifo:
             flags |= os.O_NONBLOCK  # no reader: ENXIO at once, instead of waiting forever
+        if stat.S_ISREG(existing.st_mode):
+            flags |= os.O_APPEND  # `>>` as well as `>`: after what the file holds
+        if not _system_link(self.path):
+            flags |= getattr(os, "O_NOFOLLOW", 0)  # no link swapped in since the check
         try:
-            fd = os.open(self.plan.final, flags)
+            # The path as given: `/dev/stdout` leads to this process's own descriptor,
+            # which its resolved name (`pipe:[…]`) does not.
+            fd = os.open(self.path, flags)
         except OSError as exc:
             if fifo and exc.errno == errno.ENXIO:
                 raise _usage(self.path, "the FIFO has no reader: start the reader first") from None
             raise _usage(self.path, (exc.strerror or str(exc)).lower()) from None
+        now = os.fstat(fd).st_mode
+        if stat.S_IFMT(now) != stat.S_IFMT(existing.st_mode):  # swapped since the check
+            os.close(fd)
+            raise _usage(self.path, "changed while it was being opened: run again")
         if fifo:
             os.set_blocking(fd, True)  # a reader is there: writes may now wait for it
         return fd
