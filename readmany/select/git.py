@@ -289,10 +289,10 @@ def _refused(rel: str) -> bool:
     """The boundary: a path through `.git`, `.env`, `node_modules` (as the walk refuses),
     or one that is not a plain path below the root. git never lists `../x`, `/x`, `a//b`
     or `a/./b`, but an index written by hand (a repository unpacked from an archive) can:
-    such a path would be read outside the root, or shown under a forged name. A
+    such a path would be read outside the root, or shown under a forged name (`/x` too). A
     directory (a submodule, a nested repository) ends with `/`."""
     directory, _, name = rel.removesuffix("/").rpartition("/")
-    if name in _NOT_NAMES or (directory != "" and _dotted_directory(directory)):
+    if name in _NOT_NAMES or rel.startswith("/") or _dotted_directory(directory):
         return True
     return blocked_name(name) or (directory != "" and _refused_directory(directory))
 
@@ -301,7 +301,7 @@ _NOT_NAMES = frozenset(("", ".", ".."))
 
 
 def _dotted_directory(directory: str) -> bool:
-    return not _NOT_NAMES.isdisjoint(directory.split("/"))
+    return directory != "" and not _NOT_NAMES.isdisjoint(directory.split("/"))
 
 
 def _refused_parts(directory: str) -> bool:
