@@ -157,6 +157,12 @@ def test_an_unterminated_key_block_is_redacted_to_the_end() -> None:
         ("store.p12", "pkcs12 file"),
         ("store.pfx", "pkcs12 file"),
         ("putty.ppk", "putty key"),
+        # Case, and trailing dots and spaces, do not hide one (a file system may fold case):
+        (".ENV", "env file"),
+        (".Env.Local", "env file"),
+        ("ID_RSA", "ssh private key"),
+        (".netrc. ", "netrc"),
+        (".ENV.EXAMPLE", None),
         # Not secrets by name:
         (".env.example", None),
         ("config/.env.sample", None),

@@ -76,17 +76,18 @@ _SSH_KEY = r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.(?:old|bak|orig|backup)|~)
 def is_secret_name(rel_path: str) -> str | None:
     """The rule that refuses a file by its name (`env file`, `ssh private key` …), or None.
 
-    Only the last component counts; case is ignored for extensions.
+    Only the last component counts; case and trailing dots and spaces are ignored, as
+    `blocked_name` ignores them (`.ENV` opens `.env` on a file system that folds case).
     """
-    name = rel_path.rpartition("/")[2]
+    name = rel_path.rpartition("/")[2].rstrip(". ").lower()
     known = _SECRET_NAMES.get(name)
     if known is not None:
         return known
     if name.startswith(".env."):
-        return None if name.lower() in ENV_TEMPLATES else "env file"
+        return None if name in ENV_TEMPLATES else "env file"
     dot = name.rfind(".")
     if dot > 0:
-        kind = _KEY_EXTENSIONS.get(name[dot:].lower())
+        kind = _KEY_EXTENSIONS.get(name[dot:])
         if kind is not None:
             return kind
     if name.startswith("id_") and re.fullmatch(_SSH_KEY, name):
