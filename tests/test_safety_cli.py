@@ -247,3 +247,32 @@ def test_output_to_dev_stdout_writes_where_stdout_goes(tmp_path: Path) -> None:
     assert (tmp_path / "log.txt").read_bytes().startswith(b"before\n--- a.txt ---\n")
     piped = run_readmany(["glob", "a.txt", "-o", "/dev/stdout"], cwd=tmp_path)
     assert piped.returncode == 0 and piped.stdout.startswith(b"--- a.txt ---\n")
+
+
+def test_credentials_files_are_secret_files_everywhere(tmp_path: Path) -> None:
+    """An .npmrc or .pypirc that holds a token: many and hashline refuse it as glob does,
+    and a diff does not show its lines, with --secrets or without."""
+    token = "npm_abcdefghijklmnopqrstuvwxyz0123456789"
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    ident = ["-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True, env=env)
+    (tmp_path / "a.txt").write_text("a\n")
+    subprocess.run(["git", *ident, "add", "a.txt"], cwd=tmp_path, check=True, env=env)
+    subprocess.run(["git", *ident, "commit", "-qm", "i"], cwd=tmp_path, check=True, env=env)
+    (tmp_path / ".npmrc").write_text(f"//registry.npmjs.org/:_authToken={token}\n")
+    (tmp_path / ".pypirc").write_text("[pypi]\nusername = me\npassword = hunter2hunter2\n")
+    subprocess.run(["git", "add", ".npmrc", ".pypirc"], cwd=tmp_path, check=True, env=env)
+    for name in (".npmrc", ".pypirc"):
+        for command in (["many", name], ["hashline", name]):
+            result = run_readmany(command, cwd=tmp_path)
+            assert result.returncode == 1
+            assert token.encode() not in result.stdout and b"hunter2" not in result.stdout
+            assert (
+                f"readmany: {name}: not read: a secret file (it holds a token or password)"
+            ).encode() in result.stderr
+    for secrets in ([], ["--secrets", "redact"]):
+        dump = run_readmany(["glob", "--staged", "--with-diff", *secrets], cwd=tmp_path)
+        assert token.encode() not in dump.stdout and b"hunter2" not in dump.stdout
+    (tmp_path / ".npmrc").write_text("registry=https://registry.example\n")
+    plain = run_readmany(["hashline", ".npmrc"], cwd=tmp_path)
+    assert plain.returncode == 0 and b"registry.example" in plain.stdout

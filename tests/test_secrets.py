@@ -224,3 +224,31 @@ def test_keys_written_with_nothing_between_are_all_hidden(first: str, second: st
         assert [finding.rule for finding in findings] == [first]
     # A key of fixed length followed by a letter that starts no key is not a key.
     assert redact(AWS + "plain") == (AWS + "plain", [])
+
+
+DIFF = """diff --git a/deploy.yaml b/deploy.yaml
+index 1..2 100644
+--- a/deploy.yaml
++++ b/deploy.yaml
+@@ -12,3 +12,3 @@ deploy:
+-    QUFBQUFB
++    QkJCQkJC
+diff --git a/settings.py b/settings.py
+index 3..4 100644
+--- a/settings.py
++++ b/settings.py
+@@ -8,3 +8,3 @@ XXXXXXXX = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6
+-    filler 8
++    changed 8
+"""
+
+
+def test_a_diff_without_the_files_left_out_and_without_hunk_context() -> None:
+    from readmany.read.secrets import diff_without
+
+    out = diff_without(DIFF, {"deploy.yaml"})
+    assert "QUFBQUFB" not in out and "QkJCQkJC" not in out
+    assert "[its changes are left out: deploy.yaml holds what looks like a secret]\n" in out
+    assert "@@ -8,3 +8,3 @@\n" in out and "ghp_" not in out  # git's repeated line is gone
+    assert "+    changed 8\n" in out
+    assert diff_without(DIFF, set(), headers=False) == DIFF

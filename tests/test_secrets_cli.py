@@ -151,10 +151,15 @@ def test_the_diff_of_with_diff_is_held_to_secrets_too(
     redacted = run_readmany([*args, "--secrets", "redact", "--json"], cwd=tmp_path)
     content = json.loads(redacted.stdout)["content"]
     assert key.encode() not in redacted.stdout and "[REDACTED:github-token]" in content
-    assert f"--- {label} ---" in content and "+tok=[REDACTED:github-token]" in content
+    # The file shows the key masked; its hunks are left out of the diff, which might show
+    # a key's lines without the line that marks it (a hunk inside a key block).
+    assert f"--- {label} ---" in content
+    assert "[its changes are left out: c.txt holds what looks like a secret]" in content
     skipped = run_readmany([*args, "--secrets", "skip", "--json"], cwd=tmp_path)
     details = json.loads(skipped.stdout)["details"]
     assert key.encode() not in skipped.stdout
-    assert {"path": label, "reason": "secret"} in details["skipped"]
+    assert {"path": "c.txt", "reason": "secret"} in details["skipped"]
+    assert label not in [entry["path"] for entry in details["skipped"]]  # the diff stays,
+    assert "[its changes are left out: c.txt" in json.loads(skipped.stdout)["content"]
     warned = run_readmany([*args, "--secrets", "warn"], cwd=tmp_path)
     assert f"readmany: {label}: looks like a secret".encode() in warned.stderr

@@ -448,6 +448,7 @@ class Report:
         self.diff: str | None = None
         self.found_secrets: list[dict[str, Any]] = []
         self.warnings: list[str] = []  # said on stderr, the exit status unchanged
+        self.secret_rels: set[str] = set()  # files --secrets masked or left out
         self.advice: list[str] = []  # what to run instead, said once after the rest
         # The records of `--json`, kept as their JSON text: a run can name many files.
         if keep_records:
@@ -487,9 +488,13 @@ class Report:
         skip`, a file that holds a secret (each reported); redacted with `redact`."""
         if rel.endswith(CREDENTIAL_FILES) and _holds_credentials(rel, result.text.body):
             self.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
+            self.secret_rels.add(rel)  # nor are its lines shown in a diff
             return None
         if mode != "off":
-            return self.secrets(path, result, mode)
+            checked = self.secrets(path, result, mode)
+            if checked is not result:  # masked or left out: so are its lines in the diff
+                self.secret_rels.add(rel)
+            return checked
         return result
 
     def text(self, path: str, result: TextFile, size: int, tokens: float) -> None:
@@ -588,8 +593,14 @@ class Report:
 
     def checked_diff(self, request: GlobRequest, diff: str | None) -> str | None:
         """The diff of `--with-diff` as it may be shown: `--secrets` holds for it as for
-        the files (a key masked in a file must not be shown by the diff's lines)."""
-        if diff is None or request.secrets == "off":
+        the files (a key masked in a file must not be shown by the diff's lines), and a
+        credentials file left out is left out of it too."""
+        if diff is None or (request.secrets == "off" and not self.secret_rels):
+            return diff
+        from readmany.read.secrets import diff_without
+
+        diff = diff_without(diff, self.secret_rels, headers=request.secrets != "off")
+        if request.secrets == "off":
             return diff
         return self.secret_text(diff_label(request), diff, request.secrets)
 

@@ -25,6 +25,7 @@ from readmany.frame.hashline import frame_rows
 from readmany.invoke import Options
 from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES
 from readmany.read import images
+from readmany.read.classify import CREDENTIAL_FILES
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.tool import (
@@ -38,7 +39,7 @@ from readmany.read.tool import (
     resolve_path,
 )
 from readmany.record import NamedTuple
-from readmany.select.boundary import secret_file_refusal
+from readmany.select.boundary import secret_file_refusal, secret_file_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -131,6 +132,10 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             return _failure(notices.read_problem(request.path, failure.code, failure.kind))
         return _failure(failure_message(failure))
     try:
+        if request.face.shell_notices and request.path.endswith(CREDENTIAL_FILES):
+            refusal = _credentials_refusal(request.path, fd, st.st_size)
+            if refusal is not None:
+                return _failure(refusal)
         is_image = images.sniff_image(read_prefix(fd, images.SNIFF_BYTES)) is not None
         writable = os.access(absolute, os.W_OK)
         if is_image or not writable:
@@ -147,6 +152,19 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     size = sink.write(shown.text)
     details = {**shown.details, "bytes": size, "estimatedTokens": round(sink.tokens)}
     return Outcome(details, stats=Tally.of([FileStat(request.path, "read", size)]))
+
+
+def _credentials_refusal(path: str, fd: int, size: int) -> str | None:
+    """An `.npmrc` or `.pypirc` that holds a token or password is a secret file, as glob
+    and many refuse it (these files are small: read whole, within the anchored limit)."""
+    from readmany.read.secrets import holds_credentials
+
+    if size > MAX_ANCHORED_BYTES:
+        return None  # too big for a hashline read: refused as such
+    text = os.pread(fd, size, 0).decode("utf-8", "replace")
+    if not holds_credentials(path, text):
+        return None
+    return secret_file_words(path, "it holds a token or password")
 
 
 class _Shown(NamedTuple):

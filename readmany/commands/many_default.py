@@ -33,6 +33,7 @@ from readmany.pack import (
     Entry,
     pack_blocks,
 )
+from readmany.read.classify import CREDENTIAL_FILES
 from readmany.read.tool import (
     ReadStyle,
     ToolRead,
@@ -42,7 +43,7 @@ from readmany.read.tool import (
     resolve_path,
 )
 from readmany.record import NamedTuple
-from readmany.select.boundary import secret_file_refusal
+from readmany.select.boundary import secret_file_refusal, secret_file_words
 from readmany.units import parse_size, utf8_len
 
 TYPE_CHECKING = False
@@ -292,6 +293,17 @@ def _check_secrets(
 SECRET_FILE = "secret file"  # `ToolRead.error_code` of a file refused by its name
 
 
+def _credentials_refused(path: str, result: ToolRead) -> ToolRead:
+    """An `.npmrc` or `.pypirc` that holds a token or password is a secret file (as glob
+    refuses it): the read becomes its refusal."""
+    from readmany.read.secrets import holds_credentials
+
+    if not holds_credentials(path, result.text):
+        return result
+    refusal = secret_file_words(path, "it holds a token or password")
+    return ToolRead(error=refusal, error_code=SECRET_FILE, size=result.size)
+
+
 def problem(request: FileRequest, result: ToolRead) -> str:
     """A failed read in a person's words."""
     if result.error_code == "secret":
@@ -389,6 +401,8 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
                 count_trailing_empty=False,
                 style=style._replace(rewrite_paths=rewrite),
             )
+        if result.ok and file.path.endswith(CREDENTIAL_FILES):
+            result = _credentials_refused(file.path, result)
         if request.secrets != "off" and result.ok and result.text:
             result = _check_secrets(file.path, result, request.secrets, warnings, found)
         piece = piece_of(file, index + 1, result)

@@ -306,3 +306,31 @@ def secrets_warning(path: str, findings: list[Finding], *, can_redact: bool = Tr
     if can_redact:
         modes += ", --secrets redact masks them"
     return f"{path}: looks like a secret: {shown}{more}; {modes}"
+
+
+_HUNK_CONTEXT = r"(?m)^(@@ -[0-9,]+ \+[0-9,]+ @@).+$"
+
+
+def diff_without(diff: str, paths: set[str], *, headers: bool = True) -> str:
+    """A unified diff for `--secrets`: the hunks of `paths` (files whose own text was
+    masked or left out) replaced by a line saying so, for a hunk inside a key block shows
+    its lines without the `BEGIN` line a rule looks for; and each hunk header without the
+    line of context git repeats after it (a function's first line, which may hold part of
+    a key, too little for a rule to match) where `headers`."""
+    if headers:
+        diff = re.sub(_HUNK_CONTEXT, r"\1", diff)
+    if not paths:
+        return diff
+    kept: list[str] = []
+    dropping = False
+    for line in diff.splitlines(keepends=True):
+        if line.startswith("diff --git "):
+            named = next((p for p in paths if line.rstrip("\n").endswith(f" b/{p}")), None)
+            dropping = named is not None
+            kept.append(line)
+            if named is not None:
+                kept.append(f"[its changes are left out: {named} holds what looks like a secret]\n")
+            continue
+        if not dropping:
+            kept.append(line)
+    return "".join(kept)

@@ -99,8 +99,11 @@ def secret_file_refusal(named: str, path: str) -> str | None:
     """Why a file named on the command line (`named`, found at `path`) is not read: its
     name, or the name of the file a link leads to, is a secret file's; None if neither."""
     kind = is_secret_name(named) or is_secret_name(os.path.realpath(path))
-    if kind is None:
-        return None
+    return None if kind is None else secret_file_words(named, kind)
+
+
+def secret_file_words(named: str, kind: str) -> str:
+    """The refusal of a secret file named on the command line, `kind` saying which."""
     return f"{named}: not read: a secret file ({kind}), which readmany never reads"
 
 
