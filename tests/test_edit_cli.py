@@ -822,3 +822,24 @@ def test_a_change_while_the_edit_is_prepared_is_stale(
     )
     assert (tmp_path / "a.txt").read_bytes() == b"theirs\n"
     only_file_left(tmp_path, "a.txt")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_report_that_cannot_be_written_is_said_not_a_bug(tmp_path: Path, dry_run: bool) -> None:
+    (tmp_path / "e.txt").write_text("one\ntwo\n")
+    tag = run_readmany(["hashline", "e.txt"], cwd=tmp_path).stdout.split(b"\n")[0].rsplit(b"#")[1]
+    args = ["edit", f"e.txt#{tag.decode()}", "--append", "--content", "three"]
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [*readmany_command(), *args, *(["--dry-run"] if dry_run else [])],
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+        )
+    assert done.returncode == 1
+    what = "nothing was written" if dry_run else "the edit was written"
+    assert done.stderr.decode() == (
+        f"readmany: standard output ({what}): cannot write the output: no space left on device\n"
+    )
+    assert (tmp_path / "e.txt").read_text() == ("one\ntwo\n" if dry_run else "one\ntwo\nthree\n")

@@ -117,7 +117,16 @@ def main(options: Options) -> int:
     if sys.stdout is None:
         raise UsageError("standard output is closed: redirect it")
     run = EditRun(value, cwd, root, dry_run, show, json_mode, quiet)
-    return run_edit(run, _standard_output())
+    try:
+        return run_edit(run, _standard_output())
+    except OSError as exc:
+        from readmany.emit.render import is_write_failure, output_failed
+
+        if not is_write_failure(exc):
+            raise
+        # What failed is the report, after the files were written (none with --dry-run).
+        done = "nothing was written" if dry_run else "the edit was written"
+        return output_failed(f"standard output ({done})", exc)
 
 
 def _standard_output() -> Writer:

@@ -118,15 +118,14 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
         error_line(str(exc))
         return EXIT_FILE_ERROR
     except OSError as exc:
-        if exc.errno not in _WRITE_ERRNOS:
+        if not is_write_failure(exc):
             raise
         # A full disk, a quota, a file too large, a device that fails: the output could
         # not be written, which is no bug (the reads report their own failures).
         if target is not None:
             target.discard()
         where = f"-o {how.output}" if how.output is not None else "standard output"
-        error_line(f"{where}: cannot write the output: {(exc.strerror or str(exc)).lower()}")
-        return EXIT_FILE_ERROR
+        return output_failed(where, exc)
     except BaseException:
         if target is not None:
             target.discard()
@@ -153,6 +152,18 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
         copied = _copy(clipboard, captured.getvalue(), sink.bytes_written, sink.tokens)
         return copied or outcome.exit_code
     return outcome.exit_code
+
+
+def is_write_failure(exc: OSError) -> bool:
+    """Whether `exc` is the output failing (a full disk, a quota, a file too large, a
+    device that fails), not a bug."""
+    return exc.errno in _WRITE_ERRNOS
+
+
+def output_failed(where: str, exc: OSError) -> int:
+    """Say that the output could not be written, in one line; the exit status."""
+    error_line(f"{where}: cannot write the output: {(exc.strerror or str(exc)).lower()}")
+    return EXIT_FILE_ERROR
 
 
 def _standard_output() -> IO[bytes]:
