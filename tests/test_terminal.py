@@ -338,3 +338,18 @@ def test_contents_cannot_reach_a_terminal_raw(tmp_path: Path, command: list[str]
     else:
         assert b"rm -rf ~\\r# a harmless comment\r\n" in screen  # a CRLF line end stays
         assert HOSTILE in piped.stdout  # into a pipe: the file, byte for byte
+
+
+def test_copy_with_a_tool_but_no_display_says_so(tree: Path, tmp_path: Path) -> None:
+    """xsel installed, no DISPLAY: not 'install xsel'."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "xsel").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "xsel").chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tree)}
+    env = {k: v for k, v in env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    result = run_readmany(["glob", "a.txt", "--copy"], cwd=tree, env=env)
+    assert result.returncode == 2 and result.stdout == b""
+    assert b"xsel is installed, but this session has no display (DISPLAY or WAYLAND_DISPLAY)" in (
+        result.stderr
+    )

@@ -101,11 +101,18 @@ def _candidates() -> list[Clipboard]:
 
 
 def _install_hint() -> str:
-    """The clipboard tool for this session's display server."""
+    """The clipboard tool for this session's display server; or, where one is installed
+    and no display is set, that it needs one."""
     if os.environ.get("WAYLAND_DISPLAY"):
         return "install wl-clipboard (wl-copy)"
     if os.environ.get("DISPLAY"):
         return "install xclip or xsel"
+    installed = [tool for tool in ("wl-copy", "xclip", "xsel") if shutil.which(tool)]
+    if installed:
+        return (
+            f"{' and '.join(installed)} {'is' if len(installed) == 1 else 'are'} installed, "
+            "but this session has no display (DISPLAY or WAYLAND_DISPLAY) for it"
+        )
     return "install wl-clipboard (Wayland) or xclip or xsel (X11)"
 
 
@@ -122,8 +129,8 @@ def find_clipboard() -> Clipboard:
             )
         return Clipboard("the terminal (OSC 52)", OSC52)
     raise UsageError(
-        f"--copy: no clipboard found: {_install_hint()} (with a display), "
-        "or run in a terminal for OSC 52"
+        f"--copy: no clipboard found: {_install_hint()}; or run in a terminal for OSC 52, "
+        "or leave out --copy (-o FILE writes a file)"
     )
 
 
