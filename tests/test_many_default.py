@@ -138,7 +138,7 @@ def test_budgets_take_sizes_and_tokens(tree: Path) -> None:
             "big.py",
             1,
             f"{big_lines(1, 64)}\n\n"
-            "[Showing lines 1-64 of 3624. Continue with: readmany many big.py:65]",
+            "[Showing lines 1-64 of 3624. Continue with: readmany many big.py:65 --max-bytes 2k]",
         )
         + "\n"
     )
@@ -153,11 +153,12 @@ def test_budgets_take_sizes_and_tokens(tree: Path) -> None:
         "big.py",
         1,
         f"{big_lines(1, shown)}\n\n"
-        f"[Showing lines 1-{shown} of 3624. Continue with: readmany many big.py:{shown + 1}]",
+        f"[Showing lines 1-{shown} of 3624. "
+        f"Continue with: readmany many big.py:{shown + 1} --max-tokens 1k]",
     )
     advice = re.fullmatch(
         r"readmany: to read all at once: --max-tokens (\d+)k; or continue with: "
-        r"readmany many big.py:(\d+)",
+        r"readmany many big.py:(\d+) --max-tokens 1k",
         tokens.stderr.decode().splitlines()[-1],
     )
     assert advice is not None and int(advice[2]) == shown + 1
@@ -205,10 +206,11 @@ def test_files_left_out_are_named_after_the_last_block(tree: Path) -> None:
                 "big.py",
                 2,
                 f"{big_lines(1, 25)}\n\n"
-                "[Showing lines 1-25 of 3624. Continue with: readmany many big.py:26]",
+                "[Showing lines 1-25 of 3624. "
+                "Continue with: readmany many big.py:26 --max-lines 40]",
             ),
             "[Left out by the budget: c.txt. To read all at once: --max-lines 3741. "
-            "Continue with: readmany many big.py:26 c.txt]",
+            "Continue with: readmany many big.py:26 c.txt --max-lines 40]",
         ]
     )
     assert result.stdout.decode() == expected + "\n"
@@ -217,14 +219,14 @@ def test_files_left_out_are_named_after_the_last_block(tree: Path) -> None:
         "readmany: big.py: lines 1-25 of 3624 shown, cut by the budget",
         "readmany: c.txt: left out by the budget",
         "readmany: to read all at once: --max-lines 3741; "
-        "or continue with: readmany many big.py:26 c.txt",
+        "or continue with: readmany many big.py:26 c.txt --max-lines 40",
     ]
     assert result.returncode == 0
     whole = run_readmany([*args[:-1], "3741"], cwd=tree)
     assert (whole.stderr, whole.stdout.count(b"\n")) == (b"", 3741)
     report = json.loads(run_readmany([*args, "--json"], cwd=tree).stdout)
     assert report["content"] == expected
-    assert report["details"]["continueWith"] == "readmany many big.py:26 c.txt"
+    assert report["details"]["continueWith"] == "readmany many big.py:26 c.txt --max-lines 40"
     assert report["details"]["packing"]["omittedPaths"] == ["c.txt"]
 
 
@@ -235,7 +237,8 @@ def test_a_range_continues_as_a_range(tree: Path) -> None:
             "big.py",
             1,
             f"{big_lines(100, 144)}\n\n"
-            "[Showing lines 100-144 of 3624. Continue with: readmany many big.py:145:455]",
+            "[Showing lines 100-144 of 3624. "
+            "Continue with: readmany many big.py:145:455 --max-lines 50]",
         )
         + "\n"
     )
@@ -287,7 +290,8 @@ def test_a_line_longer_than_the_budget_says_how_to_show_it(tmp_path: Path) -> No
     assert blocks_of(shown.stdout.decode()) == [
         (
             "wide.txt",
-            "w" * 3000 + "\n\n[Showing lines 2-2 of 3. Continue with: readmany many wide.txt:3:1]",
+            "w" * 3000 + "\n\n[Showing lines 2-2 of 3. "
+            "Continue with: readmany many wide.txt:3:1 --max-bytes 4k]",
         )
     ]
 
@@ -406,7 +410,8 @@ def test_on_a_terminal_the_summary_is_followed_by_what_to_run(tree: Path) -> Non
     lines = plain.replace("\r\n", "\n").splitlines()
     assert lines[0].startswith("readmany: 2 read, 1 cut · ")
     assert lines[-1] == (
-        "readmany: to read all at once: --max-lines 3643; or continue with: readmany many big.py:21"
+        "readmany: to read all at once: --max-lines 3643; "
+        "or continue with: readmany many big.py:21 --max-lines 40"
     )
     quiet = run_with_terminal_stderr(["many", "big.py", "-q"], tree)[2]
     assert quiet == b""
@@ -454,7 +459,7 @@ def test_json_details_of_a_cut_read(tree: Path) -> None:
         "maxBytes": None,  # no byte budget was set
     }
     assert "truncation" not in small
-    assert report["details"]["continueWith"] == "readmany many big.py:18"
+    assert report["details"]["continueWith"] == "readmany many big.py:18 --max-lines 30"
 
 
 def test_too_many_files_left_out_to_name_are_counted(tmp_path: Path) -> None:
@@ -710,7 +715,8 @@ def test_a_budget_that_shows_no_line_is_an_error(
     first, *rest = result.stderr.decode().splitlines()
     said = re.fullmatch(
         rf"readmany: nothing shown: the budget \({' '.join(budget)}\) holds no line of big\.py; "
-        r"to read all at once: (--max-\w+ \w+); or continue with: readmany many big\.py",
+        r"to read all at once: (--max-\w+ \w+); or continue with: readmany many big\.py "
+        + re.escape(" ".join(budget)),
         first,
     )
     assert said is not None
@@ -734,7 +740,7 @@ def test_a_budget_that_holds_only_the_notice_is_an_error(tree: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.decode() == (
         "[Left out by the budget: big.py. To read all at once: --max-lines 3628. "
-        "Continue with: readmany many big.py]\n"
+        "Continue with: readmany many big.py --max-lines 5]\n"
     )
     assert (
         result.stderr.decode()
@@ -756,7 +762,28 @@ def test_a_line_longer_than_the_budget_is_named_with_its_command_on_stderr(
     assert result.stderr.decode().splitlines() == [
         "readmany: wide.txt: line 2 is longer than the budget holds; show it with: "
         "readmany many wide.txt:2:1 --max-bytes 4k",
-        "readmany: to read all at once: --max-bytes 3k; or continue with: readmany many wide.txt:3",
+        "readmany: to read all at once: --max-bytes 3k; or continue with: readmany many wide.txt:3 "
+        "--max-bytes 1k",
     ]
     shown = run_readmany(["many", "wide.txt:2:1", "--max-bytes", "4k"], cwd=tmp_path)
     assert shown.returncode == 0 and "x" * 3000 in shown.stdout.decode()
+
+
+@pytest.mark.parametrize("budget", [["--max-tokens", "1k"], ["--max-bytes", "3000"]])
+def test_following_the_continue_commands_pages_through_with_the_same_budget(
+    tree: Path, budget: list[str]
+) -> None:
+    """Each page is cut by the budget the first was, and the pages read every line once."""
+    command = ["many", "big.py", *budget]
+    pages = []
+    while command:
+        report = json.loads(run_readmany([*command, "--json"], cwd=tree).stdout)
+        body = blocks_of(report["content"])[0][1]
+        pages.append(re.sub(r"\n\n\[Showing lines [^\]]*\]$", "", body))
+        follow = report["details"]["continueWith"]
+        command = shlex.split(follow)[1:] if follow else []
+        if command:
+            assert command[-2:] == budget
+        assert len(pages) < 200
+    assert len(pages) > 3
+    assert "\n".join(page.removesuffix("\n") for page in pages) + "\n" == big_text()

@@ -204,8 +204,12 @@ def read_style(budget: Budget, face: Face) -> ReadStyle:
     )
 
 
-def piece_of(request: FileRequest, index: int, result: ToolRead) -> Piece:
-    """The block of one read, with its notices, and its cutter."""
+def piece_of(
+    request: FileRequest, index: int, result: ToolRead, carry: Sequence[str] = ()
+) -> Piece:
+    """The block of one read, with its notices, and its cutter. `carry`: the budget
+    options given, which every command a notice offers keeps (`budget_options`): the
+    pages that follow are cut by the same budget."""
     spec = _spec(request)
     if result.error is not None:
         failed = _shown(frame_heredoc(request.path, f"[Error: {problem(request, result)}]", index))
@@ -226,7 +230,9 @@ def piece_of(request: FileRequest, index: int, result: ToolRead) -> Piece:
     tail = ""
     if ends_early:
         after = notices.many_spec(request.path, window_last + 1, page)
-        tail = SEPARATOR + notices.showing(first, window_last, total, notices.many_command([after]))
+        tail = SEPARATOR + notices.showing(
+            first, window_last, total, notices.many_command([after], carry)
+        )
     final_newline = result.stop >= result.file_lines > result.line_count  # an empty last line
     need_bytes = overhead + truncation.total_bytes + utf8_len(tail)
     need_lines = truncation.total_lines + final_newline + 3 + (NOTICE_LINES if ends_early else 0)
@@ -253,11 +259,11 @@ def piece_of(request: FileRequest, index: int, result: ToolRead) -> Piece:
         )
         return Piece(too_long, None, need_bytes, need_lines, spec)
     content = result.text
-    cutter = Cutter(request.path, index, content, first, total, window_last, page, tail)
+    cutter = Cutter(request.path, index, content, first, total, window_last, page, tail, carry)
     last = min(first + truncation.output_lines - 1, total)
     if last < window_last:  # the budget stopped the read before the last line asked for
         rest = notices.many_spec(request.path, last + 1, page and window_last - last)
-        notice = notices.showing(first, last, total, notices.many_command([rest]))
+        notice = notices.showing(first, last, total, notices.many_command([rest], carry))
         capped = frame_heredoc(request.path, content + SEPARATOR + notice, index)
         return Piece(_shown(capped, first, last, total, rest), cutter, need_bytes, need_lines, spec)
     whole_block = _shown(frame_heredoc(request.path, (content + tail) or EMPTY_BODY, index))
@@ -337,8 +343,10 @@ class Cutter:
         window_last: int,
         page: int | None,
         tail: str,
+        carry: Sequence[str] = (),
     ) -> None:
         self.path = path
+        self.carry = carry  # the budget options its notice's command keeps
         self.index = index
         self.lines = content.split("\n")
         # ends[n]: bytes of the first n lines joined by newlines
@@ -352,7 +360,7 @@ class Cutter:
         self.tail = tail  # the notice a whole block ends with, if any
         widest = notices.many_spec(path, total, total if page else None)
         self.reserve = utf8_len(
-            SEPARATOR + notices.showing(first, total, total, notices.many_command([widest]))
+            SEPARATOR + notices.showing(first, total, total, notices.many_command([widest], carry))
         )
 
     def __call__(self, max_lines: int, max_bytes: int) -> Shown | None:
@@ -365,7 +373,9 @@ class Cutter:
         if last >= self.window_last:  # all lines asked for fit; at most a final newline not
             return _shown(frame_heredoc(self.path, (kept + self.tail) or EMPTY_BODY, self.index))
         rest = notices.many_spec(self.path, last + 1, self.page and self.window_last - last)
-        notice = notices.showing(self.first, last, self.total, notices.many_command([rest]))
+        notice = notices.showing(
+            self.first, last, self.total, notices.many_command([rest], self.carry)
+        )
         block = frame_heredoc(self.path, kept + SEPARATOR + notice, self.index)
         return _shown(block, self.first, last, self.total, rest)
 
@@ -385,6 +395,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     warnings: list[str] = []  # said on stderr, the exit status unchanged
     found: list[dict[str, Any]] = []  # details.secrets
     not_read: Sequence[FileRequest] = ()  # after the failure that --stop-on-error stops at
+    carry = budget_options(request.asked)  # kept by every command a notice offers
     for index, file in enumerate(request.files):
         rewrite = style.rewrite_paths and not file.literal
         refusal = secret_file_refusal(
@@ -405,7 +416,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
             result = _credentials_refused(file.path, result)
         if request.secrets != "off" and result.ok and result.text:
             result = _check_secrets(file.path, result, request.secrets, warnings, found)
-        piece = piece_of(file, index + 1, result)
+        piece = piece_of(file, index + 1, result, carry)
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
         detail = file_detail(file, result, Block(*piece.block[:4]), weigh=sink.weigh)
@@ -424,7 +435,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
             if request.stop_on_error:
                 not_read = request.files[index + 1 :]
                 if not_read:
-                    problems.append(_not_read(file.path, not_read))
+                    problems.append(_not_read(file.path, not_read, carry))
                 break
     packing, left_out, rest, named = _pack(entries, pieces, request)
     shown = packing.blocks(entries)
@@ -434,7 +445,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     errors = sum(not entry.ok for entry in entries)
     fates = _fates(entries, packing)
     raise_to = raise_options(*_need(pieces, request.budget), request.asked) if rest else []
-    advice = _advice(rest if named else (), raise_to) if rest else None
+    advice = _advice(rest if named else (), raise_to, carry) if rest else None
     shown_none = not any(fate.stat.status in ("read", "cut") for fate in fates)
     if shown_none and errors < len(entries):
         # Files were read and the budget shows none of them: an error, said with the fix.
@@ -450,7 +461,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         "errorCount": errors,
         "files": details,
         "packing": packing.as_json(entries),
-        "continueWith": notices.many_command(rest) if rest else None,
+        "continueWith": notices.many_command(rest, carry) if rest else None,
         "notReadPaths": [file.path for file in not_read],
         **({"secrets": found} if found else {}),
         "bytes": sink.bytes_written,
@@ -478,22 +489,37 @@ NOT_READ_REASON = "not read after an error (--stop-on-error)"
 NOT_READ_NAMED = 20  # more files than this not read are counted on stderr, not named
 
 
-def _not_read(failed: str, files: Sequence[FileRequest]) -> str:
+def _not_read(failed: str, files: Sequence[FileRequest], carry: Sequence[str]) -> str:
     """The stderr line naming the files --stop-on-error did not read."""
     names = [file.path for file in files]
     if len(files) > NOT_READ_NAMED:
         return notices.not_read(failed, names, None)
-    return notices.not_read(failed, names, notices.many_command([_spec(f) for f in files]))
+    command = notices.many_command([_spec(f) for f in files], carry)
+    return notices.not_read(failed, names, command)
+
+
+def budget_options(asked: BudgetAsked) -> tuple[str, ...]:
+    """The budget options given, as a command that continues keeps them: the next page
+    is cut by the budget the first was (`--max-tokens 10000`)."""
+    return (
+        *((f"--max-bytes {_size_word(asked.max_bytes, 1024)}",) if asked.max_bytes else ()),
+        *((f"--max-lines {asked.max_lines}",) if asked.max_lines is not None else ()),
+        *((f"--max-tokens {_size_word(asked.max_tokens, 1000)}",) if asked.max_tokens else ()),
+    )
+
+
+def _size_word(value: int, base: int) -> str:
+    """A size as it reads back the same: `2k` for 2048 bytes, `10k` for 10,000 tokens,
+    the number itself where no suffix is exact."""
+    for suffix, unit in (("M", base * base), ("k", base)):
+        if value >= unit and value % unit == 0:
+            return f"{value // unit}{suffix}"
+    return str(value)
 
 
 def _budget_words(request: ManyRequest) -> str:
     """The budget as the options that set it: `--max-bytes 50 --max-lines 3`."""
-    asked = request.asked
-    words = [
-        *((f"--max-bytes {asked.max_bytes}",) if asked.max_bytes is not None else ()),
-        *((f"--max-lines {asked.max_lines}",) if asked.max_lines is not None else ()),
-        *((f"--max-tokens {asked.max_tokens}",) if asked.max_tokens is not None else ()),
-    ]
+    words = budget_options(request.asked)
     if not words:
         budget = request.budget
         return f"the default, {budget.max_bytes} bytes and {budget.max_lines} lines"
@@ -531,6 +557,7 @@ def _pack(
     """
     budget = request.budget
     raise_to = raise_options(*_need(pieces, budget), request.asked)
+    carry = budget_options(request.asked)
     counting = budget.counts_tokens
     failed = [entry for entry in entries if not entry.ok]
     readable = [entry for entry in entries if entry.ok]
@@ -580,7 +607,7 @@ def _pack(
         if not packing.omitted or not request.face.many_omitted_notice:
             return packing, None, rest, True
         names = [entries[i].path for i in packing.omitted]
-        notice = notices.left_out(names, raise_to, notices.many_command(rest))
+        notice = notices.left_out(names, raise_to, notices.many_command(rest, carry))
         named = utf8_len(notice) <= budget.max_bytes // 4 and (
             not counting or weigh(notice) <= budget.max_tokens / 4
         )
@@ -679,11 +706,11 @@ def _fates(entries: Sequence[Entry], packing: Packing) -> list[Fate]:
     return fates
 
 
-def _advice(rest: Sequence[str], raise_to: Sequence[str]) -> str:
+def _advice(rest: Sequence[str], raise_to: Sequence[str], carry: Sequence[str] = ()) -> str:
     """One stderr line: the budget that holds everything, and the command that continues
     (when `rest` is given: too many files for one command line are left to --json)."""
     budget = f"to read all at once: {' '.join(raise_to)}" if raise_to else ""
     if not rest:
         return budget or "the files left out are listed in the --json details"
     lead = f"{budget}; or " if budget else ""
-    return f"{lead}continue with: {notices.many_command(rest)}"
+    return f"{lead}continue with: {notices.many_command(rest, carry)}"

@@ -96,7 +96,8 @@ def left_out_many(names: Sequence[str], raise_options: Sequence[str], shown: int
     first = ", ".join(shell_word(n) for n in names[:shown])
     more = f", and {len(names) - shown} more" if len(names) > shown else ""
     text = (
-        f"[Left out by the budget: {len(names)} files ({first}{more}), "
+        f"[Left out by the budget: {len(names)} {'file' if len(names) == 1 else 'files'} "
+        f"({first}{more}), "
         "named on stderr and in the --json details."
     )
     if raise_options:
