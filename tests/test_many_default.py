@@ -323,6 +323,8 @@ def test_a_binary_file_is_an_error_block(tree: Path) -> None:
 
 def test_a_directory_points_to_glob(tree: Path) -> None:
     (tree / "my dir").mkdir()
+    (tree / "sub" / "s.txt").write_text("s\n")
+    (tree / "my dir" / "m.txt").write_text("m\n")
     result = run_readmany(["many", "sub", "my dir", "missing.txt"], cwd=tree)
     assert result.stdout.decode() == (
         block("sub", 1, "[Error: sub: is a directory; read its files with: readmany glob sub]")
@@ -787,3 +789,14 @@ def test_following_the_continue_commands_pages_through_with_the_same_budget(
         assert len(pages) < 200
     assert len(pages) > 3
     assert "\n".join(page.removesuffix("\n") for page in pages) + "\n" == big_text()
+
+
+def test_an_empty_directory_is_said_as_such(tmp_path: Path) -> None:
+    """A submodule git lists but has not checked out: `readmany glob` of it reads nothing
+    either, so that is not offered."""
+    (tmp_path / "sub").mkdir()
+    result = run_readmany(["many", "sub"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.decode() == (
+        "readmany: sub: is an empty directory (a submodule not checked out?): nothing to read\n"
+    )

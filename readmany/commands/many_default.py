@@ -14,6 +14,7 @@ and the files `--stop-on-error` did not read are named on stderr and as `notRead
 from __future__ import annotations
 
 import math
+import os
 import sys
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -318,9 +319,21 @@ def problem(request: FileRequest, result: ToolRead) -> str:
         return result.error or ""
     if result.error_code == "offset":
         return notices.past_the_end(request.path, js_number(request.offset or 0), result.line_count)
+    if result.error_code == "EISDIR" and _empty_directory(request.path):
+        return notices.read_problem(request.path, "EISDIR", "empty")
     if result.error_code:
         return notices.read_problem(request.path, result.error_code, result.error_detail)
     return f"{request.path}: {result.error}"
+
+
+def _empty_directory(path: str) -> bool:
+    """Whether `path` is a directory with nothing in it (`readmany glob` of it would read
+    nothing either: a submodule git lists but has not checked out)."""
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
 
 
 def _image_body(path: str, result: ToolRead) -> str:

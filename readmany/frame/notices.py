@@ -154,8 +154,11 @@ _PROBLEMS = {
 def read_problem(name: str, code: str, detail: str = "") -> str:
     """A failed read in a person's words: `PATH: what happened[; the fix]`.
 
-    `code` is the errno name, `ESPECIAL` (with the kind of file as `detail`) or `binary`.
+    `code` is the errno name, `ESPECIAL` (with the kind of file as `detail`) or `binary`;
+    `EISDIR` with `detail` "empty" is a directory with nothing in it.
     """
+    if code == "EISDIR" and detail == "empty":
+        return f"{name}: is an empty directory (a submodule not checked out?): nothing to read"
     if code == "EISDIR":
         return f"{name}: is a directory; read its files with: {command('glob', [name])}"
     if code == "ESPECIAL":
