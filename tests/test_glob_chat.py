@@ -431,9 +431,16 @@ def test_stats_as_json_and_marked_by_a_budget(tmp_path: Path) -> None:
     assert text.splitlines()[1].endswith(". (4 files)  [1 of 4 files omitted, 1 cut]")
     plain = run_readmany(["glob", ".", "--stats", "--max-bytes", "400"], cwd=tmp_path)
     assert plain.stdout.decode() == text + "\n"
-    # The marks are the plan the same budget writes.
-    written = details(run_readmany(["glob", ".", "--max-bytes", "400", "--json"], cwd=tmp_path))
-    assert written["packing"] == report["packing"]
+    # The marks are the plan the same budget writes; stderr says what the dump would.
+    written = run_readmany(["glob", ".", "--max-bytes", "400", "--json"], cwd=tmp_path)
+    assert details(written)["packing"] == report["packing"]
+    said = plain.stderr.decode().splitlines()
+    assert len(said) == 2 and said[0].startswith("readmany: c.txt: its first ")
+    assert said[0].endswith(" lines would be shown, cut by the budget")
+    all_take = said[1].removeprefix("readmany: all 4 files whole take ")
+    assert all_take.startswith("--max-bytes ")
+    whole = run_readmany(["glob", ".", *all_take.split()], cwd=tmp_path)
+    assert whole.returncode == 0 and whole.stderr == b""  # that budget shows every file
 
 
 @pytest.mark.parametrize("processes", ["1", "2"])

@@ -1105,6 +1105,20 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
     return report.outcome(sink.bytes_written, sink.tokens)
 
 
+def _stats_advice(run: _Run, packing: Packing, budget: Budgeted) -> list[str]:
+    """What `--stats` with a budget says on stderr, as the dump would: the lines the cut
+    file would show, and the budget that shows every file whole."""
+    said = []
+    partial = packing.plan.partial
+    if packing.plan.partial_index is not None and isinstance(partial, Cut):
+        path = run.items[packing.plan.partial_index].path
+        said.append(f"{path}: its first {partial.shown} lines would be shown, cut by the budget")
+    options = budget.options_for(*run.need()) if packing.omitted or partial else []
+    if options:
+        said.append(f"all {len(run.entries)} files whole take {' '.join(options)}")
+    return said
+
+
 def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """`glob --stats`: the tree of what each file costs, marked by the budget if one is given."""
     from readmany.emit.stats import stats_json, stats_text
@@ -1124,6 +1138,7 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
             if packing.plan.partial_index is not None:
                 cut = run.items[packing.plan.partial_index].rel
             report.details["packing"] = packing.as_json(run.entries)
+            report.advice.extend(_stats_advice(run, packing, budget))
     assert run.costs is not None
     root = run.costs.finish(omitted, cut)
     if root.files:  # nothing read: nothing on stdout, as every run writes it
