@@ -276,3 +276,44 @@ def test_credentials_files_are_secret_files_everywhere(tmp_path: Path) -> None:
     (tmp_path / ".npmrc").write_text("registry=https://registry.example\n")
     plain = run_readmany(["hashline", ".npmrc"], cwd=tmp_path)
     assert plain.returncode == 0 and b"registry.example" in plain.stdout
+
+
+def test_credentials_files_under_other_names_are_refused_too(tmp_path: Path) -> None:
+    """.NPMRC (which a case-folding file system opens as .npmrc), a trailing dot, or a link
+    under another name: the token is never shown."""
+    token = "npm_abcdefghijklmnopqrstuvwxyz0123456789"
+    (tmp_path / ".npmrc").write_text(f"//registry.npmjs.org/:_authToken={token}\n")
+    (tmp_path / ".NPMRC").write_text(f"//registry.npmjs.org/:_authToken={token}\n")
+    (tmp_path / ".npmrc.").write_text(f"//registry.npmjs.org/:_authToken={token}\n")
+    os.symlink(".npmrc", tmp_path / "lnk")
+    for name in (".NPMRC", ".npmrc.", "lnk"):
+        for command in (["many", name], ["hashline", name]):
+            result = run_readmany(command, cwd=tmp_path)
+            assert result.returncode == 1 and token.encode() not in result.stdout
+    walk = run_readmany(["glob", "."], cwd=tmp_path)
+    assert token.encode() not in walk.stdout
+    assert b"skipped (secret file)" in walk.stderr
+
+
+def test_output_under_dev_shm_is_a_file_like_any_other(tmp_path: Path) -> None:
+    """Only the system's own links (/dev/stdout, /dev/fd/N) are followed and appended to:
+    a file under /dev/shm is replaced, and a link there is refused."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK):
+        pytest.skip("needs a writable /dev/shm")
+    (tmp_path / "a.txt").write_text("a\n")
+    target = shm / f"readmany-test-{os.getpid()}.txt"
+    link = shm / f"readmany-test-{os.getpid()}.lnk"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("victim\n")
+    try:
+        for _ in range(2):
+            result = run_readmany(["glob", "a.txt", "-o", str(target)], cwd=tmp_path)
+            assert result.returncode == 0, result.stderr
+        assert target.read_text().count("--- a.txt ---") == 1  # replaced, not appended to
+        os.symlink(victim, link)
+        refused = run_readmany(["glob", "a.txt", "-o", str(link)], cwd=tmp_path)
+        assert refused.returncode == 2 and victim.read_text() == "victim\n"
+    finally:
+        target.unlink(missing_ok=True)
+        link.unlink(missing_ok=True)

@@ -252,3 +252,38 @@ def test_a_diff_without_the_files_left_out_and_without_hunk_context() -> None:
     assert "@@ -8,3 +8,3 @@\n" in out and "ghp_" not in out  # git's repeated line is gone
     assert "+    changed 8\n" in out
     assert diff_without(DIFF, set(), headers=False) == DIFF
+
+
+def test_a_diff_without_finds_names_git_quotes() -> None:
+    """git quotes a path with bytes past ASCII, a quote or a backslash in a diff header:
+    the file is found either way."""
+    from readmany.read.secrets import diff_without
+
+    quoted = (
+        'diff --git "a/d\\303\\251/.npmrc" "b/d\\303\\251/.npmrc"\n'
+        "+//r/:_authToken=npm_x\n"
+        'diff --git "a/qu\\"ote.py" "b/qu\\"ote.py"\n'
+        "+KEYLINE\n"
+        "diff --git a/plain.py b/plain.py\n"
+        "+kept\n"
+    )
+    out = diff_without(quoted, {"dé/.npmrc", 'qu"ote.py'})
+    assert "npm_x" not in out and "KEYLINE" not in out and "+kept\n" in out
+    assert out.count("[its changes are left out: ") == 2
+
+
+@pytest.mark.parametrize("name", [".NPMRC", ".npmrc.", "sub/.PyPiRc"])
+def test_credentials_names_ignore_case_and_trailing_dots(name: str) -> None:
+    from readmany.read.classify import credentials_name
+    from readmany.read.secrets import holds_credentials
+
+    assert credentials_name(name) in (".npmrc", ".pypirc")
+    text = "//r/:_authToken=npm_abc\n" if "npm" in name.lower() else "[pypi]\npassword = x\n"
+    assert holds_credentials(name, text)
+
+
+def test_the_select_stage_knows_the_credentials_names_the_read_stage_does() -> None:
+    from readmany.read.classify import CREDENTIAL_FILES
+    from readmany.select.boundary import CREDENTIALS_NAMES
+
+    assert frozenset(CREDENTIAL_FILES) == CREDENTIALS_NAMES

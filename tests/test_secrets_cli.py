@@ -163,3 +163,26 @@ def test_the_diff_of_with_diff_is_held_to_secrets_too(
     assert "[its changes are left out: c.txt" in json.loads(skipped.stdout)["content"]
     warned = run_readmany([*args, "--secrets", "warn"], cwd=tmp_path)
     assert f"readmany: {label}: looks like a secret".encode() in warned.stderr
+
+
+def test_the_diff_leaves_out_files_whose_names_git_quotes(tmp_path: Path) -> None:
+    """git quotes a name with bytes past ASCII or a quote in a diff header: the file's
+    changes are left out all the same."""
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+    (tmp_path / "dé").mkdir()
+    (tmp_path / "dé" / ".npmrc").write_text("registry=https://r.example\n")
+    (tmp_path / 'qu"ote.py').write_text("x = 1\n")
+    subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True, env=env)
+    subprocess.run([*git, "add", "."], cwd=tmp_path, check=True, env=env)
+    subprocess.run([*git, "commit", "-qm", "i"], cwd=tmp_path, check=True, env=env)
+    token = "npm_abcdefghijklmnopqrstuvwxyz0123456789"
+    with open(tmp_path / "dé" / ".npmrc", "a") as npmrc:
+        npmrc.write(f"//r/:_authToken={token}\n")
+    key = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+    (tmp_path / 'qu"ote.py').write_text(f"x = 1\ntok = '{key}'\n")
+    for secrets in ([], ["--secrets", "redact"], ["--secrets", "skip"]):
+        result = run_readmany(["glob", "--changed", "HEAD", "--with-diff", *secrets], cwd=tmp_path)
+        assert token.encode() not in result.stdout
+        if secrets:
+            assert key.encode() not in result.stdout

@@ -29,7 +29,7 @@ from readmany.frame import notices, weigh
 from readmany.frame.formats import FORMATS, GlobFraming, framing_for
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
-from readmany.read.classify import CREDENTIAL_FILES
+from readmany.read.classify import credentials_name
 from readmany.read.matched import AssetFile, Failed, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
 from readmany.select.boundary import is_secret_name
@@ -113,10 +113,10 @@ def main(options: Options) -> int:
         raise UsageError(
             "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"
         )
-    if value.output and (by_git or os.path.isfile(value.output)):
-        _warn_if_tracked(value.output, by_git)
     if value.output:  # in both faces: -o is readmany's own, the reference has none
         _refuse_output_as_input(value)
+    if value.output and (by_git or os.path.isfile(value.output)):
+        _warn_if_tracked(value.output, by_git)
     # The walk starts first: in a helper process, it goes on while the rest is set up.
     with open_selection(value) as selection:
         run = run_glob
@@ -486,7 +486,7 @@ class Report:
     def checked(self, rel: str, path: str, result: TextFile, mode: str) -> TextFile | None:
         """The text as it may be shown: None for a credentials file or, with `--secrets
         skip`, a file that holds a secret (each reported); redacted with `redact`."""
-        if rel.endswith(CREDENTIAL_FILES) and _holds_credentials(rel, result.text.body):
+        if credentials_name(rel) and _holds_credentials(rel, result.text.body):
             self.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
             self.secret_rels.add(rel)  # nor are its lines shown in a diff
             return None

@@ -74,7 +74,7 @@ from readmany.pack import (
     by_size,
     pack_blocks,
 )
-from readmany.read.classify import ASSET_KINDS, CREDENTIAL_FILES
+from readmany.read.classify import ASSET_KINDS, credentials_name
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
 from readmany.record import NamedTuple
@@ -278,7 +278,7 @@ class _Run:
             if (
                 cost is not None
                 and not sizes
-                and not (every_text or rel.endswith(CREDENTIAL_FILES))
+                and not (every_text or credentials_name(rel))
                 and not (attachments and cost.kind in ASSET_KINDS)
             ):
                 if add_cost is not None:  # `_cost`, for thousands of files
@@ -441,7 +441,7 @@ class _Run:
         from readmany.read.secrets import holds_credentials, redact, scan
 
         body = result.text.body
-        if item.rel.endswith(CREDENTIAL_FILES) and holds_credentials(item.rel, body):
+        if credentials_name(item.rel) and holds_credentials(item.rel, body):
             return None
         mode = self.request.secrets
         if mode == "skip" and scan(body):

@@ -25,7 +25,7 @@ from readmany.frame.hashline import frame_rows
 from readmany.invoke import Options
 from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES
 from readmany.read import images
-from readmany.read.classify import CREDENTIAL_FILES
+from readmany.read.classify import credentials_name
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
 from readmany.read.tool import (
@@ -132,8 +132,9 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             return _failure(notices.read_problem(request.path, failure.code, failure.kind))
         return _failure(failure_message(failure))
     try:
-        if request.face.shell_notices and request.path.endswith(CREDENTIAL_FILES):
-            refusal = _credentials_refusal(request.path, fd, st.st_size)
+        kind = credentials_name(request.path) or credentials_name(os.path.realpath(absolute))
+        if request.face.shell_notices and kind is not None:
+            refusal = _credentials_refusal(request.path, kind, fd, st.st_size)
             if refusal is not None:
                 return _failure(refusal)
         is_image = images.sniff_image(read_prefix(fd, images.SNIFF_BYTES)) is not None
@@ -154,7 +155,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     return Outcome(details, stats=Tally.of([FileStat(request.path, "read", size)]))
 
 
-def _credentials_refusal(path: str, fd: int, size: int) -> str | None:
+def _credentials_refusal(path: str, kind: str, fd: int, size: int) -> str | None:
     """An `.npmrc` or `.pypirc` that holds a token or password is a secret file, as glob
     and many refuse it (these files are small: read whole, within the anchored limit)."""
     from readmany.read.secrets import holds_credentials
@@ -162,7 +163,7 @@ def _credentials_refusal(path: str, fd: int, size: int) -> str | None:
     if size > MAX_ANCHORED_BYTES:
         return None  # too big for a hashline read: refused as such
     text = os.pread(fd, size, 0).decode("utf-8", "replace")
-    if not holds_credentials(path, text):
+    if not holds_credentials(kind, text):
         return None
     return secret_file_words(path, "it holds a token or password")
 

@@ -34,7 +34,7 @@ from readmany.pack import (
     Entry,
     pack_blocks,
 )
-from readmany.read.classify import CREDENTIAL_FILES
+from readmany.read.classify import credentials_name
 from readmany.read.tool import (
     ReadStyle,
     ToolRead,
@@ -300,12 +300,12 @@ def _check_secrets(
 SECRET_FILE = "secret file"  # `ToolRead.error_code` of a file refused by its name
 
 
-def _credentials_refused(path: str, result: ToolRead) -> ToolRead:
-    """An `.npmrc` or `.pypirc` that holds a token or password is a secret file (as glob
-    refuses it): the read becomes its refusal."""
+def _credentials_refused(path: str, kind: str, result: ToolRead) -> ToolRead:
+    """An `.npmrc` or `.pypirc` (`kind`: by its name or its link's target's) that holds a
+    token or password is a secret file, as glob refuses it: the read becomes its refusal."""
     from readmany.read.secrets import holds_credentials
 
-    if not holds_credentials(path, result.text):
+    if not holds_credentials(kind, result.text):
         return result
     refusal = secret_file_words(path, "it holds a token or password")
     return ToolRead(error=refusal, error_code=SECRET_FILE, size=result.size)
@@ -411,9 +411,8 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     carry = budget_options(request.asked)  # kept by every command a notice offers
     for index, file in enumerate(request.files):
         rewrite = style.rewrite_paths and not file.literal
-        refusal = secret_file_refusal(
-            file.path, resolve_path(file.path, request.cwd, rewrite=rewrite)
-        )
+        resolved = resolve_path(file.path, request.cwd, rewrite=rewrite)
+        refusal = secret_file_refusal(file.path, resolved)
         if refusal is not None:  # as glob and hashline: never read, whoever names it
             result = ToolRead(error=refusal, error_code=SECRET_FILE)
         else:
@@ -425,8 +424,10 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
                 count_trailing_empty=False,
                 style=style._replace(rewrite_paths=rewrite),
             )
-        if result.ok and file.path.endswith(CREDENTIAL_FILES):
-            result = _credentials_refused(file.path, result)
+        if result.ok:
+            kind = credentials_name(file.path) or credentials_name(os.path.realpath(resolved))
+            if kind is not None:
+                result = _credentials_refused(file.path, kind, result)
         if request.secrets != "off" and result.ok and result.text:
             result = _check_secrets(file.path, result, request.secrets, warnings, found)
         piece = piece_of(file, index + 1, result, carry)

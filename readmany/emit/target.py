@@ -109,13 +109,17 @@ def check_output(path: str) -> Plan:
     return Plan(path, final, existing)
 
 
-_SYSTEM_LINKS = ("/dev/", "/proc/self/fd/")
-
-
 def _system_link(path: str) -> bool:
-    """A link of the system's own (`/dev/stdout` leads to this process's descriptor), which
-    no repository can plant."""
-    return os.path.abspath(path).startswith(_SYSTEM_LINKS)
+    """One of the system's links to this process's own descriptors (`/dev/stdout`,
+    `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`), which no repository can plant; not
+    any other path under `/dev` (`/dev/shm` holds files anyone may link from)."""
+    absolute = os.path.abspath(path)
+    if absolute in ("/dev/stdout", "/dev/stderr"):
+        return True
+    for directory in ("/dev/fd/", "/proc/self/fd/"):
+        if absolute.startswith(directory) and absolute[len(directory) :].isdigit():
+            return True
+    return False
 
 
 def _refuse_linked_directory(path: str) -> None:

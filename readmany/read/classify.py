@@ -25,6 +25,14 @@ SNIFF_BYTES = 8000  # git's window for telling binary from text
 # names a file ends with, for `str.endswith`.
 CREDENTIAL_FILES = (".npmrc", ".pypirc")
 
+
+def credentials_name(path: str) -> str | None:
+    """`.npmrc` or `.pypirc` when the last part of `path` is one, case, trailing dots and
+    spaces ignored (as secret names are: a file system may fold case); else None."""
+    name = path.rpartition("/")[2].rstrip(". ").lower()
+    return name if name in CREDENTIAL_FILES else None
+
+
 _TYPESCRIPT = frozenset((".ts", ".mts", ".cts"))  # not MPEG transport streams
 _AUDIO_EXTENSIONS = frozenset((".mp3", ".wav", ".aiff", ".aif", ".aac", ".ogg", ".flac"))
 BINARY_EXTENSIONS = frozenset(

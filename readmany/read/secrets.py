@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from readmany.read.classify import credentials_name
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -36,7 +37,7 @@ def holds_credentials(rel_path: str, text: str) -> bool:
 
     Other names: False. The caller reads the file (it is small) and refuses it on True.
     """
-    name = rel_path.rpartition("/")[2]
+    name = credentials_name(rel_path)
     if name == ".npmrc":
         return re.search(_NPM_CREDENTIAL, text) is not None
     if name == ".pypirc":
@@ -325,7 +326,11 @@ def diff_without(diff: str, paths: set[str], *, headers: bool = True) -> str:
     dropping = False
     for line in diff.splitlines(keepends=True):
         if line.startswith("diff --git "):
-            named = next((p for p in paths if line.rstrip("\n").endswith(f" b/{p}")), None)
+            header = line.rstrip("\n")
+            named = next(
+                (p for p in paths if header.endswith((f" b/{p}", f' "b/{_git_quoted(p)}"'))),
+                None,
+            )
             dropping = named is not None
             kept.append(line)
             if named is not None:
@@ -334,3 +339,30 @@ def diff_without(diff: str, paths: set[str], *, headers: bool = True) -> str:
         if not dropping:
             kept.append(line)
     return "".join(kept)
+
+
+_GIT_ESCAPES = {
+    ord('"'): '\\"',
+    ord("\\"): "\\\\",
+    7: "\\a",
+    8: "\\b",
+    9: "\\t",
+    10: "\\n",
+    11: "\\v",
+    12: "\\f",
+    13: "\\r",
+}
+
+
+def _git_quoted(path: str) -> str:
+    """`path` as git writes it between quotes in a diff header (`core.quotePath`, the
+    default): `"`, `\\` and control characters escaped, bytes past ASCII in octal."""
+    out = []
+    for byte in path.encode("utf-8", "surrogateescape"):
+        if byte in _GIT_ESCAPES:
+            out.append(_GIT_ESCAPES[byte])
+        elif byte < 0x20 or byte >= 0x7F:
+            out.append(f"\\{byte:03o}")
+        else:
+            out.append(chr(byte))
+    return "".join(out)

@@ -95,6 +95,19 @@ def is_secret_name(rel_path: str) -> str | None:
     return None
 
 
+# The files whose text decides whether they are secret (`read.classify.CREDENTIAL_FILES`,
+# which the select stage may not import; a test keeps the two alike).
+CREDENTIALS_NAMES = frozenset((".npmrc", ".pypirc"))
+
+
+def links_to_credentials(rel: str, real_rel: str) -> bool:
+    """Whether `rel`, a link, leads to an `.npmrc` or `.pypirc` under another name: its
+    text would be judged by the name it is shown under, so it is refused as a secret file."""
+    name = real_rel.rpartition("/")[2].rstrip(". ").lower()
+    shown = rel.rpartition("/")[2].rstrip(". ").lower()
+    return name in CREDENTIALS_NAMES and shown not in CREDENTIALS_NAMES
+
+
 def secret_file_refusal(named: str, path: str) -> str | None:
     """Why a file named on the command line (`named`, found at `path`) is not read: its
     name, or the name of the file a link leads to, is a secret file's; None if neither."""

@@ -240,8 +240,11 @@ def _resolve(root: str, rev: str, option: str) -> str:
     commit = _open_repository(root, option, f"{base}^{{commit}}")
     if commit is None:
         branches = _branch_names(root, option)
+        names = [name.removesuffix(" (checked out)") for name in branches if name != "…"]
         others = [name for name in branches if not name.endswith(" (checked out)")]
-        example = others[0] if others and others[0] != "…" else "main"
+        example = (others[0] if others and others[0] != "…" else None) or (
+            names[0] if names else "main"
+        )
         here = f"; branches here: {', '.join(branches)}" if branches else ""
         raise UsageError(
             f"--changed {rev}: unknown revision {base!r} (give a branch, tag or commit, "

@@ -24,6 +24,7 @@ from readmany.select.boundary import (
     inside,
     is_secret_name,
     join_clean,
+    links_to_credentials,
     rel_parts,
     self_or_above,
     stat_mode,
@@ -250,7 +251,9 @@ class _Selector:
                 return Skip(rel, REASON_IGNORED)
         if self._refused(rel) or (real_rel != rel and blocked(real_rel.split("/"))):
             return Skip(rel, REASON_OUTSIDE)
-        if is_secret_name(rel) or (real_rel != rel and is_secret_name(real_rel)):
+        if is_secret_name(rel) or (
+            real_rel != rel and (is_secret_name(real_rel) or links_to_credentials(rel, real_rel))
+        ):
             return Skip(rel, REASON_SECRET_FILE)
         if is_link and not self.compat and real is not None:
             # Not a file, so not a failed read: a link to a directory, or to nothing.
