@@ -800,3 +800,20 @@ def test_an_empty_directory_is_said_as_such(tmp_path: Path) -> None:
     assert result.stderr.decode() == (
         "readmany: sub: is an empty directory (a submodule not checked out?): nothing to read\n"
     )
+
+
+@pytest.mark.parametrize("budget", ["2k", "10k"])
+def test_the_budget_that_reads_all_at_once_does(tmp_path: Path, budget: str) -> None:
+    """A budget of tokens weighs the lines it did not show as it would weigh them shown:
+    the budget it names holds them, and a thousand tokens fewer does not."""
+    (tmp_path / "big.py").write_text(
+        "".join(f'value_{i} = compute({i * i}, "{i:x}")  # row {i}\n' for i in range(5000))
+    )
+    result = run_readmany(["many", "big.py", "--max-tokens", budget], cwd=tmp_path)
+    said = re.search(r"to read all at once: --max-tokens (\d+)k;", result.stderr.decode())
+    assert said is not None
+    enough = int(said[1])
+    whole = run_readmany(["many", "big.py", "--max-tokens", f"{enough}k"], cwd=tmp_path)
+    assert whole.stderr == b"" and b"Showing lines" not in whole.stdout
+    short = run_readmany(["many", "big.py", "--max-tokens", f"{enough - 1}k"], cwd=tmp_path)
+    assert b"Showing lines" in short.stdout

@@ -168,6 +168,9 @@ class Piece(NamedTuple):
     need_bytes: int
     need_lines: int
     spec: str  # the request as `readmany many` takes it
+    # Tokens of the block of every line asked for, where the read cut them and kept them
+    # all (weighed as a budget that shows them would weigh it); else -1: estimated.
+    need_tokens: float = -1.0
 
 
 def _spec(request: FileRequest) -> str:
@@ -202,6 +205,7 @@ def read_style(budget: Budget, face: Face) -> ReadStyle:
         notices=False,
         refuse_binary=face.many_binary_error,
         reference_window_end=False,
+        keep_window=budget.counts_tokens,
     )
 
 
@@ -266,7 +270,12 @@ def piece_of(
         rest = notices.many_spec(request.path, last + 1, page and window_last - last)
         notice = notices.showing(first, last, total, notices.many_command([rest], carry))
         capped = frame_heredoc(request.path, content + SEPARATOR + notice, index)
-        return Piece(_shown(capped, first, last, total, rest), cutter, need_bytes, need_lines, spec)
+        need_tokens = -1.0
+        if result.window is not None:  # what the block of all of them weighs
+            every_line = frame_heredoc(request.path, (result.window + tail) or EMPTY_BODY, index)
+            need_tokens = every_line.tokens
+        shown = _shown(capped, first, last, total, rest)
+        return Piece(shown, cutter, need_bytes, need_lines, spec, need_tokens)
     whole_block = _shown(frame_heredoc(request.path, (content + tail) or EMPTY_BODY, index))
     return Piece(whole_block, cutter, whole_block.bytes, whole_block.lines, spec)
 
@@ -663,14 +672,18 @@ def _rest(entries: Sequence[Entry], pieces: Sequence[Piece], packing: Packing) -
 
 def _need(pieces: Sequence[Piece], budget: Budget) -> tuple[int, int, float]:
     """Bytes, lines and tokens of an output that shows every file whole (tokens, only
-    for a budget of tokens: a file read in part is estimated at its block's tokens a
-    byte, with `UNREAD_MARGIN` more for what was not read)."""
+    for a budget of tokens: a file cut is weighed whole where its read kept every line
+    asked for; one read in part, at its block's tokens a byte, with `UNREAD_MARGIN` more
+    for what was not read)."""
     count = len(pieces)
     separators = max(count - 1, 0)
     tokens = 0.0
     if budget.counts_tokens:
         for piece in pieces:
             block = piece.block
+            if piece.need_tokens >= 0:  # weighed whole
+                tokens += piece.need_tokens
+                continue
             tokens += block.tokens
             unread = piece.need_bytes - block.bytes
             if unread > 0:

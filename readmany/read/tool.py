@@ -93,6 +93,9 @@ class ToolRead(NamedTuple):
     first_line_bytes: int = 0  # of the first selected line
     error_code: str = ""  # errno name, `ESPECIAL`, `binary` or `offset`
     error_detail: str = ""  # the kind of a special file
+    # Every line asked for, where the read cut them and `ReadStyle.keep_window` asks:
+    # what a budget that shows them all would weigh.
+    window: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -112,6 +115,7 @@ class ReadStyle(NamedTuple):
     # piece after its final newline (`a\n\n\nb` read 1:2 is "lines 1-1"); False counts
     # it wherever the file goes on after it.
     reference_window_end: bool = True
+    keep_window: bool = False  # a cut read keeps every line asked for (`ToolRead.window`)
 
 
 REFERENCE = ReadStyle()
@@ -287,7 +291,10 @@ def _read_text(
         count_trailing_empty = True  # the window ends before the file: its last line is one
     head = _truncate_lines(selected, count_trailing_empty, style.max_lines, style.max_bytes)
     first_bytes = utf8_len(lines[window.first]) if window.first < len(lines) else 0
-    return _finish(head, window, len(lines), first_bytes, path, size, style, counted)
+    read = _finish(head, window, len(lines), first_bytes, path, size, style, counted)
+    if style.keep_window and head.truncated and read.error is None:
+        read = read._replace(window="\n".join(selected))
+    return read
 
 
 def _past_the_end(message: str, size: int, total: int, counted: int) -> ToolRead:
