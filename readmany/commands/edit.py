@@ -130,19 +130,11 @@ def main(options: Options) -> int:
 
 
 def _standard_output() -> Writer:
-    """stdout's buffer; on a terminal, behind the guard every command writes through, since
-    a diff or a row shows a file's name and lines as they are (an escape sequence in a
-    name or a line would retitle the window or set the clipboard). Pipes get the bytes."""
-    stream = sys.stdout.buffer
-    try:
-        terminal = stream.isatty()
-    except (OSError, ValueError):
-        terminal = False
-    if not terminal:
-        return stream
-    from readmany.emit.quote import TerminalGuard
+    """stdout's buffer, behind the guard every command writes through on a terminal: a
+    diff or a row shows a file's name and lines as they are. Pipes get the bytes."""
+    from readmany.emit.quote import guard_terminal
 
-    return TerminalGuard(stream)
+    return guard_terminal(sys.stdout.buffer)
 
 
 def _command_line_edit(

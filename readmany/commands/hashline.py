@@ -39,7 +39,7 @@ from readmany.read.tool import (
     resolve_path,
 )
 from readmany.record import NamedTuple
-from readmany.select.boundary import secret_file_refusal, secret_file_words
+from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -121,10 +121,15 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     except OSError as exc:
         return _failure(f"the current directory cannot be read: {exc.strerror}")
     absolute = resolve_path(request.path, cwd, rewrite=request.face.rewrite_paths)
+    # The default face never reads a secret file (by its name or its link's target's);
+    # an `.npmrc` or `.pypirc` is one when it holds a token (judged once it is open).
+    credentials = None
     if request.face.shell_notices:
-        refusal = secret_file_refusal(request.path, absolute)
+        target = target_name(absolute)
+        refusal = secret_file_refusal(request.path, target)
         if refusal is not None:
             return _failure(refusal)
+        credentials = credentials_name(request.path) or credentials_name(target)
     try:
         fd, st = open_regular(absolute)
     except OpenFailure as failure:
@@ -132,9 +137,8 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             return _failure(notices.read_problem(request.path, failure.code, failure.kind))
         return _failure(failure_message(failure))
     try:
-        kind = credentials_name(request.path) or credentials_name(os.path.realpath(absolute))
-        if request.face.shell_notices and kind is not None:
-            refusal = _credentials_refusal(request.path, kind, fd, st.st_size)
+        if credentials is not None:
+            refusal = _credentials_refusal(request.path, credentials, fd, st.st_size)
             if refusal is not None:
                 return _failure(refusal)
         is_image = images.sniff_image(read_prefix(fd, images.SNIFF_BYTES)) is not None

@@ -44,7 +44,7 @@ from readmany.read.tool import (
     resolve_path,
 )
 from readmany.record import NamedTuple
-from readmany.select.boundary import secret_file_refusal, secret_file_words
+from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
 from readmany.units import parse_size, utf8_len
 
 TYPE_CHECKING = False
@@ -420,8 +420,8 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     carry = budget_options(request.asked)  # kept by every command a notice offers
     for index, file in enumerate(request.files):
         rewrite = style.rewrite_paths and not file.literal
-        resolved = resolve_path(file.path, request.cwd, rewrite=rewrite)
-        refusal = secret_file_refusal(file.path, resolved)
+        target = target_name(resolve_path(file.path, request.cwd, rewrite=rewrite))
+        refusal = secret_file_refusal(file.path, target)
         if refusal is not None:  # as glob and hashline: never read, whoever names it
             result = ToolRead(error=refusal, error_code=SECRET_FILE)
         else:
@@ -434,7 +434,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
                 style=style._replace(rewrite_paths=rewrite),
             )
         if result.ok:
-            kind = credentials_name(file.path) or credentials_name(os.path.realpath(resolved))
+            kind = credentials_name(file.path) or credentials_name(target)
             if kind is not None:
                 result = _credentials_refused(file.path, kind, result)
         if request.secrets != "off" and result.ok and result.text:

@@ -61,6 +61,17 @@ _TERMINAL_UNSAFE = (
 )
 
 
+def guard_terminal(stream: Writer) -> Writer:
+    """`stream` as every command writes standard output: behind a `TerminalGuard` when it
+    is a terminal (a file's name or lines must not act on it), as it is into a pipe or a
+    file, byte for byte."""
+    try:
+        terminal = bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        terminal = False
+    return TerminalGuard(stream) if terminal else stream
+
+
 class TerminalGuard:
     """Standard output on a terminal: the bytes a terminal acts on are written as escapes."""
 

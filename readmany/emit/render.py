@@ -75,11 +75,9 @@ def present(command: Callable[[Sink], Outcome], how: Presentation) -> int:
     if outputs:
         stream = _Tee(outputs)
     else:
-        stream = stdout = _standard_output()
-        if _is_terminal(stdout):
-            from readmany.emit.quote import TerminalGuard
+        from readmany.emit.quote import guard_terminal
 
-            stream = TerminalGuard(stdout)
+        stream = guard_terminal(stdout := _standard_output())
     interactive = not how.quiet and _stderr_is_terminal()
     progress = None
     if interactive:
@@ -189,13 +187,6 @@ def _copy(clipboard: Clipboard, data: bytes, content_bytes: int, tokens: float) 
         return EXIT_FILE_ERROR
     error_line(used.report(f"{content_bytes} bytes (~{round(tokens)} tokens)"))
     return 0
-
-
-def _is_terminal(stream: IO[bytes]) -> bool:
-    try:
-        return stream.isatty()
-    except (OSError, ValueError):
-        return False
 
 
 def _stderr_is_terminal() -> bool:

@@ -322,15 +322,14 @@ def diff_without(diff: str, paths: set[str], *, headers: bool = True) -> str:
         diff = re.sub(_HUNK_CONTEXT, r"\1", diff)
     if not paths:
         return diff
+    # How each path ends a `diff --git` header: as it is, or quoted as git quotes it.
+    ends = {p: (f" b/{p}", f' "b/{_git_quoted(p)}"') for p in paths}
     kept: list[str] = []
     dropping = False
     for line in diff.splitlines(keepends=True):
         if line.startswith("diff --git "):
             header = line.rstrip("\n")
-            named = next(
-                (p for p in paths if header.endswith((f" b/{p}", f' "b/{_git_quoted(p)}"'))),
-                None,
-            )
+            named = next((p for p, end in ends.items() if header.endswith(end)), None)
             dropping = named is not None
             kept.append(line)
             if named is not None:

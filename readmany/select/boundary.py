@@ -108,10 +108,19 @@ def links_to_credentials(rel: str, real_rel: str) -> bool:
     return name in CREDENTIALS_NAMES and shown not in CREDENTIALS_NAMES
 
 
-def secret_file_refusal(named: str, path: str) -> str | None:
-    """Why a file named on the command line (`named`, found at `path`) is not read: its
-    name, or the name of the file a link leads to, is a secret file's; None if neither."""
-    kind = is_secret_name(named) or is_secret_name(os.path.realpath(path))
+def target_name(path: str) -> str:
+    """The name of the file `path` leads to: its own, unless it is a link (one `lstat`:
+    a link on the way to it does not change its name) or ends in `.` or `..`."""
+    name = os.path.basename(path)
+    if name in ("", ".", "..") or os.path.islink(path):
+        return os.path.basename(os.path.realpath(path))
+    return name
+
+
+def secret_file_refusal(named: str, target: str) -> str | None:
+    """Why a file named on the command line (`named`, leading to a file named `target`,
+    see `target_name`) is not read: either name is a secret file's; None if neither."""
+    kind = is_secret_name(named) or is_secret_name(target)
     return None if kind is None else secret_file_words(named, kind)
 
 
