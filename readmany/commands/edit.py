@@ -54,7 +54,15 @@ from readmany.read.hashline import HashlineError, decode_lines
 from readmany.read.safe import ECHANGED, OpenFailure, open_regular_in, read_all, refuse_root
 from readmany.read.tool import failure_message, format_size, resolve_path
 from readmany.record import NamedTuple
-from readmany.select.boundary import blocked_name, inside, is_secret_name, rel_parts
+from readmany.select.boundary import (
+    blocked_name,
+    inside,
+    is_secret_name,
+    rel_parts,
+    secret_file_refusal,
+    secret_file_words,
+    target_name,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -179,12 +187,39 @@ def _content_text(content: str | None, content_file: str | None) -> str | None:
     if content_file is None:
         return None
     from readmany.invoke import read_input
+    from readmany.limits import EDIT_TEXT_MAX_BYTES
 
-    data = read_input(content_file, "--content-file")
+    credentials = _refuse_secret_content(content_file)
+    data = read_input(content_file, "--content-file", EDIT_TEXT_MAX_BYTES)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"--content-file {content_file}: not valid UTF-8") from None
+    if credentials is not None:
+        from readmany.read.secrets import holds_credentials
+
+        if holds_credentials(credentials, text):
+            words = secret_file_words(content_file, "it holds a token or password")
+            raise UsageError(f"--content-file {words}")
+    return text
+
+
+def _refuse_secret_content(content_file: str) -> str | None:
+    """Refuse a secret file by its name (or its link's target's) as the text of an edit:
+    `--dry-run` would print it, and the edit would copy it into a file readmany reads.
+    Returns the credentials name (`.npmrc`, `.pypirc`) whose text decides, or None."""
+    if content_file == "-":
+        return None
+    from readmany.read.classify import credentials_name
+
+    try:
+        target = target_name(content_file)
+    except OSError:  # a link on the way swapped while it was resolved
+        target = os.path.basename(content_file)
+    refusal = secret_file_refusal(content_file, target)
+    if refusal is not None:
+        raise UsageError(f"--content-file {refusal}")
+    return credentials_name(content_file) or credentials_name(target)
 
 
 # --- the run -----------------------------------------------------------------------------
