@@ -148,6 +148,14 @@ def test_the_temporary_file_is_known_while_writing(tmp_path: Path) -> None:
     assert path.read_bytes() == b"old"
 
 
+def test_a_name_of_250_bytes_is_written(tmp_path: Path) -> None:
+    """The temporary file beside it takes part of the name only: NAME_MAX is 255."""
+    name = "c" * 246 + ".txt"
+    _write(str(tmp_path / name), b"dump")
+    assert _names(tmp_path) == [name]
+    assert (tmp_path / name).read_bytes() == b"dump"
+
+
 def test_a_link_planted_at_the_temporary_name_is_not_written_through(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

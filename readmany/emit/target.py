@@ -45,8 +45,9 @@ if TYPE_CHECKING:
     _Handler = Any  # what signal.getsignal returns
 
 # Every signal whose default action ends the process, that can be caught, and that comes
-# from outside rather than from a fault of the process itself (SIGSEGV, SIGBUS …).
-# SIGPIPE and SIGXFSZ are ignored by Python itself, and an ignored one stays ignored.
+# from outside rather than from a fault of the process itself (SIGSEGV, SIGBUS …). An
+# ignored one stays ignored: SIGXFSZ is, by Python itself, unless a caller set it back;
+# SIGPIPE is left out, Python ignoring it so that a closed pipe is an error to handle.
 _HANDLED_SIGNALS = tuple(
     getattr(signal, name)
     for name in (
@@ -66,6 +67,9 @@ _HANDLED_SIGNALS = tuple(
     )
     if hasattr(signal, name)
 )
+
+# A directory only started from: it is passed through, never read.
+_DIRECTORY_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 
 
 def _kind(mode: int) -> str:
@@ -200,9 +204,6 @@ def _open_directory(path: str) -> int:
         raise _usage(path, f"no such directory: {directory or '.'}") from None
     except OSError as exc:
         raise _usage(path, (exc.strerror or str(exc)).lower()) from None
-
-
-_DIRECTORY_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 
 
 class OutputTarget:
