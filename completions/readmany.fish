@@ -69,7 +69,7 @@ complete -c readmany -n '__fish_seen_subcommand_from edit' -l insert-after -r -f
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l insert-before -r -f -d 'Insert the text before line A'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l append -d 'Add the text at the end; a final newline stays, or stays absent'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l content -r -f -d 'The text of the edit'
-complete -c readmany -n '__fish_seen_subcommand_from edit' -l content-file -r -F -d 'Read the text from FILE'
+complete -c readmany -n '__fish_seen_subcommand_from edit' -l content-file -r -F -d 'Read the text from FILE (up to 32 MiB; never a secret file)'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l dry-run -d 'Print the edit as a unified diff; write nothing'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l show -d 'After the result, the new @file line and the changed rows with two lines around them'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l json -d 'Write one JSON object: content, details (path, tagBefore, tagAfter, changed, written, ranges; for a list request, files and notWritten)'

@@ -18,7 +18,7 @@ from readmany.emit.messages import error_line
 from readmany.errors import EXIT_OK, EXIT_USAGE
 from readmany.helptext import HelpCommand, HelpGroup
 from readmany.invoke import invoke
-from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
+from readmany.limits import EDIT_TEXT_MAX_BYTES, READ_MAX_BYTES, READ_MAX_LINES
 
 # The exit statuses: (code, meaning, more). `--help` shows code and meaning; the man page
 # and README's table show meaning + more (tests/test_docs.py keeps README in step).
@@ -501,7 +501,12 @@ def edit_command(
     ] = None,
     content_file: Annotated[
         str | None,
-        typer.Option("--content-file", metavar="FILE|-", help="Read the text from FILE."),
+        typer.Option(
+            "--content-file",
+            metavar="FILE|-",
+            help=f"Read the text from FILE (up to {EDIT_TEXT_MAX_BYTES >> 20} MiB; "
+            "never a secret file).",
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the edit as a unified diff; write nothing.")

@@ -66,13 +66,14 @@ def current_directory() -> str:
         raise UsageError(f"the current directory cannot be read: {exc.strerror}") from None
 
 
-def read_stdin(option: str) -> bytes:
-    """All of standard input, or a usage error naming the option that reads it."""
+def read_stdin(option: str, limit: int = -1) -> bytes:
+    """All of standard input (at most `limit` bytes and one more, when given), or a usage
+    error naming the option that reads it."""
     stream = sys.stdin
     if stream is None or stream.closed:
         raise UsageError(f"standard input is closed, and {option} reads from it: give it input")
     try:
-        return stream.buffer.read()
+        return stream.buffer.read(limit + 1 if limit >= 0 else -1)
     except (OSError, ValueError) as exc:
         raise UsageError(
             f"standard input cannot be read ({exc}), and {option} reads from it"
@@ -222,21 +223,33 @@ def _is_terminal(stream: object) -> bool:
         return False
 
 
-def read_input(source: str, option: str) -> bytes:
-    """The bytes an option names: a file, or standard input for `-`."""
+def read_input(source: str, option: str, limit: int) -> bytes:
+    """The bytes an option names: a file, or standard input for `-`; a usage error past
+    `limit` bytes, read no further (`/dev/zero` never ends)."""
     if source == "-":
-        return read_stdin(f"{option} -")
-    try:
-        with open(source, "rb") as handle:
-            return handle.read()
-    except OSError as exc:
-        raise UsageError(f"{option} {source}: {exc.strerror}") from None
+        data = read_stdin(f"{option} -", limit)
+    else:
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read(limit + 1)
+        except OSError as exc:
+            raise UsageError(f"{option} {source}: {exc.strerror}") from None
+    if len(data) > limit:
+        from readmany.units import human_size
+
+        raise UsageError(
+            f"{option} {source}: more than {human_size(limit)}, the most readmany reads "
+            "for it: give a smaller file"
+        )
+    return data
 
 
 def load_json(source: str) -> Any:
     import json
 
-    text = read_input(source, "--request")
+    from readmany.limits import REQUEST_MAX_BYTES
+
+    text = read_input(source, "--request", REQUEST_MAX_BYTES)
     try:
         return json.loads(text)
     except ValueError as exc:

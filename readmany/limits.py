@@ -38,3 +38,10 @@ HASHLINE_MAX_ANCHORED_BYTES = 32 << 20
 # --- readmany's own --------------------------------------------------------------------
 WHOLE_FILE_READ_BYTES = 8 << 20
 """Above this a file is read in chunks, never whole."""
+
+EDIT_TEXT_MAX_BYTES = HASHLINE_MAX_ANCHORED_BYTES
+"""`edit --content-file` (a file or stdin) is read up to this: no edit's text need be
+larger than the largest file an edit anchors, and `/dev/zero` must not fill memory."""
+REQUEST_MAX_BYTES = 4 * HASHLINE_MAX_ANCHORED_BYTES
+"""`--request` (a file or stdin) is read up to this: an edit's text of the largest size,
+with room for JSON's escapes and for several files (`many`'s paths need far less)."""

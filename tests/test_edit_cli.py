@@ -768,6 +768,115 @@ def test_bad_input_is_one_clear_line_and_exit_2(
     only_file_left(tmp_path, "a.txt")
 
 
+def run_with_memory_limit(
+    cwd: Path, *args: str, stdin: bytes = b""
+) -> subprocess.CompletedProcess[bytes]:
+    """Run readmany with 1 GiB of address space: a read without bound fails, not the host."""
+
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    return subprocess.run(
+        [*readmany_command(), *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        preexec_fn=limit_memory,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["A", "--append", "--content-file", "/dev/zero"],
+            "readmany: --content-file /dev/zero: more than 32.0 MB, the most readmany reads "
+            "for it: give a smaller file\n",
+        ),
+        (
+            ["--request", "/dev/zero"],
+            "readmany: --request /dev/zero: more than 128.0 MB, the most readmany reads "
+            "for it: give a smaller file\n",
+        ),
+    ],
+    ids=["content-file", "request"],
+)
+def test_an_endless_input_is_read_to_its_limit_and_refused(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    target = place(tmp_path)
+    result = run_with_memory_limit(tmp_path, "edit", *[target if a == "A" else a for a in args])
+    assert (result.returncode, result.stdout, result.stderr.decode()) == (2, b"", message)
+    assert (tmp_path / "a.txt").read_bytes() == FOUR
+
+
+def test_content_from_stdin_is_bounded_too(tmp_path: Path) -> None:
+    from readmany.limits import EDIT_TEXT_MAX_BYTES
+
+    target = place(tmp_path)
+    over = b"x" * (EDIT_TEXT_MAX_BYTES + 1)
+    result = run_with_memory_limit(
+        tmp_path, "edit", target, "--append", "--content-file", "-", stdin=over
+    )
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr.startswith(b"readmany: --content-file -: more than 32.0 MB")
+    assert (tmp_path / "a.txt").read_bytes() == FOUR
+
+
+SECRET_LINE = "AWS_SECRET=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        (".env", SECRET_LINE, "env file"),
+        ("id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----", "ssh private key"),
+        ("deploy.pem", "-----BEGIN PRIVATE KEY-----", "pem file"),
+        (
+            ".npmrc",
+            "//registry.npmjs.org/:_authToken=npm_abcdefabcdef",
+            "it holds a token or password",
+        ),
+    ],
+    ids=[".env", "id_ed25519", "pem", ".npmrc"],
+)
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "write"])
+def test_a_secret_file_is_refused_as_content(
+    tmp_path: Path, name: str, text: str, kind: str, dry_run: bool
+) -> None:
+    target = place(tmp_path)
+    (tmp_path / name).write_text(text + "\n")
+    args = [target, "--append", "--content-file", name, *(["--dry-run"] if dry_run else [])]
+    code, out, err = edit(tmp_path, *args)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"readmany: --content-file {name}: not read: a secret file ({kind}), "
+        "which readmany never reads\n"
+    )
+    assert (tmp_path / "a.txt").read_bytes() == FOUR
+
+
+def test_a_link_to_a_secret_file_is_refused_as_content_and_a_plain_npmrc_is_not(
+    tmp_path: Path,
+) -> None:
+    target = place(tmp_path)
+    (tmp_path / ".env").write_text(SECRET_LINE + "\n")
+    (tmp_path / "notes.txt").symlink_to(".env")
+    code, out, err = edit(tmp_path, target, "--append", "--content-file", "notes.txt", "--dry-run")
+    assert (code, out) == (2, "")
+    assert err == (
+        "readmany: --content-file notes.txt: not read: a secret file (env file), "
+        "which readmany never reads\n"
+    )
+    (tmp_path / ".npmrc").write_text("registry=https://registry.npmjs.org/\n")
+    code, out, err = edit(tmp_path, target, "--append", "--content-file", ".npmrc", "--dry-run")
+    assert (code, err) == (0, "")
+    assert "+registry=https://registry.npmjs.org/" in out
+
+
 def test_a_stale_anchor_is_exit_3(tmp_path: Path) -> None:
     target = place(tmp_path)
     assert edit(tmp_path, target, "--insert-after", "2#abc", "--content", "x") == (

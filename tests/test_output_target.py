@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
 import signal
 import socket
 import stat
@@ -145,6 +146,14 @@ def test_the_temporary_file_is_known_while_writing(tmp_path: Path) -> None:
     out.discard()
     assert _names(tmp_path) == ["out.txt"]
     assert path.read_bytes() == b"old"
+
+
+def test_a_name_of_250_bytes_is_written(tmp_path: Path) -> None:
+    """The temporary file beside it takes part of the name only: NAME_MAX is 255."""
+    name = "c" * 246 + ".txt"
+    _write(str(tmp_path / name), b"dump")
+    assert _names(tmp_path) == [name]
+    assert (tmp_path / name).read_bytes() == b"dump"
 
 
 def test_a_link_planted_at_the_temporary_name_is_not_written_through(
@@ -362,12 +371,31 @@ _CHILD = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def _no_core_file() -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGQUIT and SIGXCPU dump core
+
+
+_ENDING_SIGNALS = [
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGINT,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+    signal.SIGALRM,
+    signal.SIGXCPU,
+    signal.SIGVTALRM,
+    signal.SIGPROF,
+]
+
+
+@pytest.mark.parametrize("number", _ENDING_SIGNALS, ids=lambda n: signal.Signals(n).name)
 def test_a_signal_removes_the_temporary_file(tmp_path: Path, number: int) -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", _CHILD, str(tmp_path / "out.txt")],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_no_core_file,
     )
     assert child.stdout is not None
     temp = child.stdout.readline().decode().strip()

@@ -1,11 +1,14 @@
 """`readmany edit`: apply anchored edits to files, or refuse them, and write them safely.
 
-The edit itself is `readmany.read.edit` (pure, bytes to bytes). This layer reads each file
-as the read tool opens it (never a FIFO or a device), checks every file of a request
-before writing any, stages each new file as a temporary file beside it (fsync'd, mode
-and owner kept), re-reads every file just before the writes, and then renames the
-temporary files into place. A file with several hard links is written in place instead,
-since a rename would split it from its other names.
+The edit itself is `readmany.read.edit` (pure, bytes to bytes). This layer opens each file
+beneath a descriptor of the root, every directory on the way opened once with no link
+followed (`readmany.emit.beneath`), and refuses a FIFO or a device as the read tool
+does; it checks every file of a request before writing any, stages each new file as a
+temporary file beside it (fsync'd, mode and owner kept), re-reads every file just before
+the writes, and then renames the temporary files into place. Every one of those steps
+names the file in the directory's descriptor, so a directory swapped for a link
+meanwhile leads no byte out of the root. A file with several hard links is written in
+place instead, since a rename would split it from its other names.
 
 No file outside the root is written, whatever leads there (`..`, an absolute path, a link),
 nor one in a git directory (its config and hooks run as code at the next git command),
@@ -18,10 +21,12 @@ every command writes it: a file's name and lines are in the diff and the rows.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import sys
 
+from readmany.emit import beneath
 from readmany.emit.messages import error_line
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, EXIT_STALE, EXIT_USAGE, UsageError
@@ -46,10 +51,18 @@ from readmany.read.edit import (
     unified_diff,
 )
 from readmany.read.hashline import HashlineError, decode_lines
-from readmany.read.safe import OpenFailure, open_regular, read_all, refuse_root
+from readmany.read.safe import ECHANGED, OpenFailure, open_regular_in, read_all, refuse_root
 from readmany.read.tool import failure_message, format_size, resolve_path
 from readmany.record import NamedTuple
-from readmany.select.boundary import blocked_name, inside, is_secret_name, rel_parts
+from readmany.select.boundary import (
+    blocked_name,
+    inside,
+    is_secret_name,
+    rel_parts,
+    secret_file_refusal,
+    secret_file_words,
+    target_name,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,7 +74,6 @@ if TYPE_CHECKING:
 CHANGED_MESSAGE = "The file changed while the edit was being prepared. Re-read it and retry."
 SHOW_CONTEXT = 2
 SPAN_GAP = "..."
-_TEMP_NAME_CHARS = 100  # of the file's name, in its temporary file's name
 
 
 class EditRun(NamedTuple):
@@ -175,12 +187,39 @@ def _content_text(content: str | None, content_file: str | None) -> str | None:
     if content_file is None:
         return None
     from readmany.invoke import read_input
+    from readmany.limits import EDIT_TEXT_MAX_BYTES
 
-    data = read_input(content_file, "--content-file")
+    credentials = _refuse_secret_content(content_file)
+    data = read_input(content_file, "--content-file", EDIT_TEXT_MAX_BYTES)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"--content-file {content_file}: not valid UTF-8") from None
+    if credentials is not None:
+        from readmany.read.secrets import holds_credentials
+
+        if holds_credentials(credentials, text):
+            words = secret_file_words(content_file, "it holds a token or password")
+            raise UsageError(f"--content-file {words}")
+    return text
+
+
+def _refuse_secret_content(content_file: str) -> str | None:
+    """Refuse a secret file by its name (or its link's target's) as the text of an edit:
+    `--dry-run` would print it, and the edit would copy it into a file readmany reads.
+    Returns the credentials name (`.npmrc`, `.pypirc`) whose text decides, or None."""
+    if content_file == "-":
+        return None
+    from readmany.read.classify import credentials_name
+
+    try:
+        target = target_name(content_file)
+    except OSError:  # a link on the way swapped while it was resolved
+        target = os.path.basename(content_file)
+    refusal = secret_file_refusal(content_file, target)
+    if refusal is not None:
+        raise UsageError(f"--content-file {refusal}")
+    return credentials_name(content_file) or credentials_name(target)
 
 
 # --- the run -----------------------------------------------------------------------------
@@ -193,6 +232,8 @@ class _Target(NamedTuple):
     real: str  # the file itself, every link resolved: what is written
     st: os.stat_result
     result: EditResult
+    directory: int  # a descriptor of its directory, reached from the root with no link
+    name: str  # its name in that directory
 
 
 class _Refusal(NamedTuple):
@@ -216,8 +257,21 @@ def run_edit(run: EditRun, stream: Writer) -> int:
             refusals.append(_Refusal(file.path, str(error), EXIT_USAGE))
     if refusals:
         return _refuse(refusals, several, len(files))
-    root = os.path.realpath(os.path.join(run.cwd, run.root))
-    prepared = [_prepare(file, run, root) for file in files]
+    try:
+        root = os.path.realpath(os.path.join(run.cwd, run.root))
+        directories = beneath.Directories(root)
+    except OSError as exc:
+        raise UsageError(f"--root {run.root}: {(exc.strerror or str(exc)).lower()}") from None
+    try:
+        return _edit_beneath(run, stream, root, directories)
+    finally:
+        directories.close()
+
+
+def _edit_beneath(run: EditRun, stream: Writer, root: str, directories: beneath.Directories) -> int:
+    files = run.request.files
+    several = len(files) > 1
+    prepared = [_prepare(file, run, root, directories) for file in files]
     refusals = [item for item in prepared if isinstance(item, _Refusal)]
     targets = [item for item in prepared if isinstance(item, _Target)]
     refusals += _named_twice(targets)
@@ -252,30 +306,38 @@ def run_edit(run: EditRun, stream: Writer) -> int:
                     return _partial(run, stream, targets, done)
             done.append(target)
     finally:
-        for temporary in staged.values():
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        for index, temporary in staged.items():
+            beneath.remove(targets[index].directory, temporary)
     _sync_directories(targets)
     return _report(run, stream, done, [], _feedback(run, done))
 
 
-def _prepare(file: FileEdit, run: EditRun, root: str) -> _Target | _Refusal:
-    """Read one file as the read tool opens it and apply its edit; nothing is written.
+def _prepare(
+    file: FileEdit, run: EditRun, root: str, directories: beneath.Directories
+) -> _Target | _Refusal:
+    """Read one file and apply its edit; nothing is written.
 
     Whether it may be written is checked before it is opened, on the file itself (every
-    link resolved): that path is the one written, and what is read is checked to be the
-    file at it."""
+    link resolved): that path is the one written. It is then opened beneath the root's
+    descriptor, one directory at a time with no link followed, so that what is read and
+    later written is the file at that path, inside the root: a link swapped in since it
+    was resolved is a change (exit 3), never followed."""
     absolute = resolve_path(file.path, run.cwd)
-    real = os.path.realpath(absolute)
-    refused = boundary_refusal(file.path, absolute, real, root)
+    try:
+        real = os.path.realpath(absolute)
+        refused = boundary_refusal(file.path, absolute, real, root)
+    except OSError:  # a link on the way was swapped while it was being resolved (EINVAL)
+        return _Refusal(file.path, CHANGED_MESSAGE, EXIT_STALE)
     if refused is not None:
         return _Refusal(file.path, refused, EXIT_USAGE)
+    opened = _open_beneath(directories, rel_parts(real, root), absolute)
+    if isinstance(opened, OpenFailure):
+        if opened.code == ECHANGED:
+            return _Refusal(file.path, CHANGED_MESSAGE, EXIT_STALE)
+        return _Refusal(file.path, failure_message(opened), EXIT_FILE_ERROR)
+    directory, name, fd, st = opened
     try:
-        fd, st = open_regular(absolute)
-    except OpenFailure as failure:
-        return _Refusal(file.path, failure_message(failure), EXIT_FILE_ERROR)
-    try:
-        if not os.access(absolute, os.W_OK):
+        if not os.access(name, os.W_OK, dir_fd=directory):
             return _Refusal(
                 file.path, failure_message(OpenFailure("EACCES", absolute)), EXIT_FILE_ERROR
             )
@@ -289,9 +351,6 @@ def _prepare(file: FileEdit, run: EditRun, root: str) -> _Target | _Refusal:
         if run.show:
             header_row(file.path, "")  # a path no header can show is refused before writing
         data = read_all(fd, st.st_size)
-        now = os.stat(real)
-        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):  # a link moved meanwhile
-            return _Refusal(file.path, CHANGED_MESSAGE, EXIT_STALE)
     except HashlineError as error:
         return _Refusal(file.path, str(error), EXIT_USAGE)
     except OSError as exc:
@@ -304,7 +363,27 @@ def _prepare(file: FileEdit, run: EditRun, root: str) -> _Target | _Refusal:
         result = apply_edits(data, file)
     except EditError as error:
         return _Refusal(file.path, str(error), _EXIT_OF_KIND.get(error.kind, EXIT_USAGE))
-    return _Target(file, real, st, result)
+    return _Target(file, real, st, result, directory, name)
+
+
+def _open_beneath(
+    directories: beneath.Directories, parts: list[str], absolute: str
+) -> tuple[int, str, int, os.stat_result] | OpenFailure:
+    """(directory, name, fd, stat) of the regular file at root-relative `parts`, opened
+    with no link followed; or why not (`ECHANGED` for a link met on the way)."""
+    if not parts:
+        return OpenFailure("EISDIR", absolute, "directory")  # the root itself
+    try:
+        directory = directories.open(parts[:-1])
+    except beneath.LinkOnTheWay:
+        return OpenFailure(ECHANGED, absolute)
+    except OSError as exc:
+        return OpenFailure(errno.errorcode.get(exc.errno or 0, "EIO"), absolute)
+    try:
+        fd, st = open_regular_in(directory, parts[-1], absolute)
+    except OpenFailure as failure:
+        return failure
+    return directory, parts[-1], fd, st
 
 
 def boundary_refusal(given: str, absolute: str, real: str, root: str) -> str | None:
@@ -410,13 +489,9 @@ def _partial(run: EditRun, stream: Writer, targets: list[_Target], done: list[_T
 
 
 def _stage(target: _Target) -> str:
-    """The new bytes in a temporary file beside the target, fsync'd, mode and owner kept."""
-    import tempfile
-
-    name = os.path.basename(target.real)[:_TEMP_NAME_CHARS]
-    fd, temporary = tempfile.mkstemp(
-        prefix=f".{name}.", suffix=".tmp", dir=os.path.dirname(target.real)
-    )
+    """The new bytes in a temporary file beside the target, fsync'd, mode and owner kept;
+    its name in the target's directory."""
+    fd, temporary = beneath.create_temporary(target.directory, target.name)
     try:
         _write_all(fd, target.result.after)
         if os.geteuid() in (0, target.st.st_uid):
@@ -426,20 +501,17 @@ def _stage(target: _Target) -> str:
         os.fsync(fd)
     except BaseException:
         os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        beneath.remove(target.directory, temporary)
         raise
     os.close(fd)
     return temporary
 
 
 def _unchanged_on_disk(target: _Target) -> bool:
-    """Whether the file still holds the bytes the edit was made from: read again, at a
-    path no link was swapped into since it was checked (one would lead the write out)."""
-    if os.path.realpath(target.real) != target.real:
-        return False
+    """Whether the file still holds the bytes the edit was made from: read again, in the
+    directory held open, where a link swapped in is a change, never followed."""
     try:
-        fd, st = open_regular(target.real)
+        fd, st = open_regular_in(target.directory, target.name, target.real)
     except OpenFailure:
         return False
     try:
@@ -454,7 +526,7 @@ def _unchanged_on_disk(target: _Target) -> bool:
 
 def _commit(target: _Target, temporary: str | None, quiet: bool) -> None:
     if temporary is not None:
-        os.replace(temporary, target.real)
+        beneath.replace(target.directory, temporary, target.name)
         return
     _write_in_place(target)
     if not quiet:
@@ -469,8 +541,12 @@ def _write_in_place(target: _Target) -> None:
     or a size limit fails before any byte changes."""
     data = target.result.after
     flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target.real, flags)
+    fd = os.open(target.name, flags, dir_fd=target.directory)
     try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != (target.st.st_dev, target.st.st_ino):
+            # Another file put under the name since it was read (a link to one elsewhere).
+            raise OSError(errno.ESTALE, "the file was replaced meanwhile; none of it written")
         if len(data) > target.st.st_size:
             _reserve(fd, len(data))
         _write_all(fd, data)
@@ -503,13 +579,8 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _sync_directories(targets: list[_Target]) -> None:
     """fsync the directories renamed into, so the new names survive a crash."""
-    for directory in sorted({os.path.dirname(t.real) for t in targets if t.result.changed}):
-        with contextlib.suppress(OSError):
-            fd = os.open(directory, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+    for directory in sorted({t.directory for t in targets if t.result.changed}):
+        beneath.sync(directory)
 
 
 # --- reporting ---------------------------------------------------------------------------

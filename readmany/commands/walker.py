@@ -143,7 +143,11 @@ def output_paths(output: str | None) -> tuple[str, ...]:
     if not output:
         return ()
     absolute = os.path.abspath(output)
-    return tuple(dict.fromkeys((absolute, os.path.realpath(absolute))))
+    try:
+        real = os.path.realpath(absolute)
+    except OSError:  # a link on the way swapped while it was resolved (EINVAL): the
+        return (absolute,)  # write itself refuses it, or writes where it was checked
+    return tuple(dict.fromkeys((absolute, real)))
 
 
 def candidate_reader(request: GlobRequest) -> CandidateReader:

@@ -3,6 +3,11 @@
 - a regular file, or a name not taken yet, is written to a temporary file beside it
   (created with `O_EXCL`, so nothing planted there is written through) and renamed over it
   on commit, keeping the old file's mode and owner where the process may;
+- the directory it is written in is opened once, and the temporary file, the rename and
+  any removal name files in that descriptor (`readmany.emit.beneath`): a relative path's
+  directory is reached from the current directory one part at a time, no link followed,
+  so a directory swapped for a link after the check is refused, never written through;
+  an absolute path's directory is opened as named, links and all (they are the user's);
 - a symbolic link is followed only where the system keeps its own (`/dev/stdout`,
   `/dev/fd/N`); any other, and a relative path through a linked directory, is a usage
   error: a link planted in a repository must not have the dump replace or create a file
@@ -13,9 +18,11 @@
 - a directory, an empty name, a missing directory, a socket are usage errors.
 
 The temporary file is removed on every way out: an exception, a failed write (the close
-that follows may fail again: it is unlinked anyway), and SIGTERM, SIGHUP and SIGINT, whose
-handlers, installed while the target is open, remove it before the signal takes its
-usual course.
+that follows may fail again: it is unlinked anyway), and every signal that ends a process
+and can be caught (SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU
+and the rest of `_HANDLED_SIGNALS`), whose handlers, installed while the target is open,
+remove it before the signal takes its usual course. Only SIGKILL (and a crash of the
+interpreter) can leave it.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import os
 import signal
 import stat
 
+from readmany.emit import beneath
 from readmany.errors import OutputError, UsageError
 
 TYPE_CHECKING = False
@@ -36,10 +44,32 @@ if TYPE_CHECKING:
 
     _Handler = Any  # what signal.getsignal returns
 
+# Every signal whose default action ends the process, that can be caught, and that comes
+# from outside rather than from a fault of the process itself (SIGSEGV, SIGBUS …). An
+# ignored one stays ignored: SIGXFSZ is, by Python itself, unless a caller set it back;
+# SIGPIPE is left out, Python ignoring it so that a closed pipe is an error to handle.
 _HANDLED_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name)
+    getattr(signal, name)
+    for name in (
+        "SIGTERM",
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGUSR1",
+        "SIGUSR2",
+        "SIGALRM",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGIO",
+        "SIGPWR",
+    )
+    if hasattr(signal, name)
 )
-_TEMP_TRIES = 100
+
+# A directory only started from: it is passed through, never read.
+_DIRECTORY_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 
 
 def _kind(mode: int) -> str:
@@ -90,10 +120,13 @@ def check_output(path: str) -> Plan:
         # have the dump replace or create a file, or overwrite a device, anywhere.
         raise _usage(
             path,
-            f"is a symbolic link (to {os.readlink(path)}): readmany writes through no link "
+            f"is a symbolic link{_link_target(path)}: readmany writes through no link "
             "but /dev/stdout, /dev/stderr and /dev/fd/N; name the file itself",
         )
-    final = os.path.realpath(path)
+    try:
+        final = os.path.realpath(path)
+    except OSError:  # a link on the way swapped while it was resolved (EINVAL)
+        raise _usage(path, "changed while it was being checked: run again") from None
     if existing is None:
         # The directory as the system sees it: `missing/../ctx.txt` names none.
         parent = os.path.dirname(path) or "."
@@ -134,11 +167,43 @@ def _refuse_linked_directory(path: str) -> None:
         if part in ("", ".", ".."):
             continue
         if os.path.islink(walked):
-            raise _usage(
-                path,
-                f"{walked} is a symbolic link (to {os.readlink(walked)}): readmany writes "
-                "through no link; name the directory itself",
-            )
+            raise _linked_directory(path, walked, _link_target(walked))
+
+
+def _linked_directory(path: str, walked: str, target: str = "") -> UsageError:
+    return _usage(
+        path,
+        f"{walked} is a symbolic link{target}: readmany writes through no link; "
+        "name the directory itself",
+    )
+
+
+def _link_target(path: str) -> str:
+    """` (to TARGET)`, or nothing when the link is gone already (swapped back)."""
+    try:
+        return f" (to {os.readlink(path)})"
+    except OSError:
+        return ""
+
+
+def _open_directory(path: str) -> int:
+    """A descriptor of the directory `path` is written in, opened once: a relative path's
+    part by part from the current directory with no link followed, an absolute path's
+    as named. Raises UsageError (one line) when it cannot be opened."""
+    directory = os.path.dirname(path)
+    absolute = os.path.isabs(path)
+    try:
+        start = os.open(directory if absolute else ".", _DIRECTORY_FLAGS)
+        try:
+            return beneath.open_directory(start, () if absolute else directory.split("/"))
+        finally:
+            os.close(start)
+    except beneath.LinkOnTheWay as link:
+        raise _linked_directory(path, link.walked) from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise _usage(path, f"no such directory: {directory or '.'}") from None
+    except OSError as exc:
+        raise _usage(path, (exc.strerror or str(exc)).lower()) from None
 
 
 class OutputTarget:
@@ -156,9 +221,20 @@ class OutputTarget:
         self._dir_fd: int | None = None
         self._temp_name = ""
         self._temp_identity: tuple[int, int] | None = None
+        self._name = os.path.basename(plan.path)
         self._previous: dict[int, _Handler] = {}
         self._done = False
-        fd = self._open_in_place() if plan.in_place else self._create_temp()
+        if plan.in_place and _system_link(plan.path):
+            fd = self._open_in_place()
+        else:
+            self._dir_fd = _open_directory(plan.path)
+            if plan.in_place:
+                try:
+                    fd = self._open_in_place()
+                finally:
+                    self._release()  # written through its descriptor: the directory is done
+            else:
+                fd = self._create_temp()
         self.stream: IO[bytes] = os.fdopen(fd, "wb")
 
     # -- opening --
@@ -172,12 +248,14 @@ class OutputTarget:
             flags |= os.O_NONBLOCK  # no reader: ENXIO at once, instead of waiting forever
         if stat.S_ISREG(existing.st_mode):
             flags |= os.O_APPEND  # `>>` as well as `>`: after what the file holds
-        if not _system_link(self.path):
-            flags |= getattr(os, "O_NOFOLLOW", 0)  # no link swapped in since the check
         try:
-            # The path as given: `/dev/stdout` leads to this process's own descriptor,
-            # which its resolved name (`pipe:[…]`) does not.
-            fd = os.open(self.path, flags)
+            if self._dir_fd is None:
+                # The path as given: `/dev/stdout` leads to this process's own
+                # descriptor, which its resolved name (`pipe:[…]`) does not.
+                fd = os.open(self.path, flags)
+            else:  # no link swapped in since the check, at the end or on the way
+                flags |= getattr(os, "O_NOFOLLOW", 0)
+                fd = os.open(self._name, flags, dir_fd=self._dir_fd)
         except OSError as exc:
             if fifo and exc.errno == errno.ENXIO:
                 raise _usage(self.path, "the FIFO has no reader: start the reader first") from None
@@ -191,37 +269,21 @@ class OutputTarget:
         return fd
 
     def _create_temp(self) -> int:
-        directory, name = os.path.split(self.plan.final)
-        try:
-            self._dir_fd = os.open(
-                directory or ".", os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
-            )
-        except OSError as exc:
-            raise _usage(self.path, (exc.strerror or str(exc)).lower()) from None
-        flags = (
-            os.O_WRONLY
-            | os.O_CREAT
-            | os.O_EXCL
-            | getattr(os, "O_NOFOLLOW", 0)
-            | getattr(os, "O_CLOEXEC", 0)
-        )
+        assert self._dir_fd is not None
         self._install_handlers()
-        for _ in range(_TEMP_TRIES):
-            temp_name = f".{name}.{os.urandom(6).hex()}.tmp"
-            try:
-                fd = os.open(temp_name, flags, 0o600, dir_fd=self._dir_fd)
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                self._release()
-                raise _usage(self.path, (exc.strerror or str(exc)).lower()) from None
-            self._temp_name = temp_name
-            self.temp_path = os.path.join(directory, temp_name)
-            st = os.fstat(fd)
-            self._temp_identity = (st.st_dev, st.st_ino)
-            return fd
-        self._release()
-        raise _usage(self.path, "cannot create a temporary file beside it")
+        try:
+            fd, temp_name = beneath.create_temporary(self._dir_fd, self._name)
+        except FileExistsError:
+            self._release()
+            raise _usage(self.path, "cannot create a temporary file beside it") from None
+        except OSError as exc:
+            self._release()
+            raise _usage(self.path, (exc.strerror or str(exc)).lower()) from None
+        self._temp_name = temp_name
+        self.temp_path = os.path.join(os.path.dirname(self.plan.final), temp_name)
+        st = os.fstat(fd)
+        self._temp_identity = (st.st_dev, st.st_ino)
+        return fd
 
     # -- what the selection leaves out --
 
@@ -260,12 +322,8 @@ class OutputTarget:
                 os.fsync(fd)
             self.stream.close()
             if self.temp_path is not None:
-                os.replace(
-                    self._temp_name,
-                    os.path.basename(self.plan.final),
-                    src_dir_fd=self._dir_fd,
-                    dst_dir_fd=self._dir_fd,
-                )
+                assert self._dir_fd is not None
+                beneath.replace(self._dir_fd, self._temp_name, self._name)
                 self.temp_path = None
         except OSError as exc:
             self.discard()
@@ -294,10 +352,9 @@ class OutputTarget:
         self._release()
 
     def _remove_temp(self) -> None:
-        if self.temp_path is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self._temp_name, dir_fd=self._dir_fd)
-            self.temp_path = None
+        if self.temp_path is not None and self._dir_fd is not None:
+            beneath.remove(self._dir_fd, self._temp_name)
+        self.temp_path = None
 
     def _release(self) -> None:
         self._restore_handlers()

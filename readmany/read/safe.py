@@ -92,6 +92,37 @@ def open_regular(path: str, *, listed_regular: bool = False) -> tuple[int, os.st
     return fd, st
 
 
+def open_regular_in(directory: int, name: str, path: str) -> tuple[int, os.stat_result]:
+    """Open the regular file `name` in the directory `directory` read-only, following no
+    link; return (fd, stat). `path` is what failures name. As `open_regular`, a FIFO or
+    device is refused before it is opened. Raises OpenFailure: `ECHANGED` for a link (the
+    caller resolved every link on the way: one there now was swapped in since)."""
+    try:
+        st = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except OSError as exc:
+        raise OpenFailure(_errno_name(exc), path) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise OpenFailure(ECHANGED, path)
+    if not stat.S_ISREG(st.st_mode):
+        kind = file_kind(st.st_mode)
+        raise OpenFailure("EISDIR" if kind == "directory" else "ESPECIAL", path, kind)
+    try:
+        fd = os.open(name, _FILE_FLAGS, dir_fd=directory)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OpenFailure(ECHANGED, path) from None
+        raise OpenFailure(_errno_name(exc), path) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped between the stat and the open
+            kind = file_kind(st.st_mode)
+            raise OpenFailure("EISDIR" if kind == "directory" else "ESPECIAL", path, kind)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
 def read_all(fd: int, size: int) -> bytes:
     """The file's first `size` bytes (its size when opened), or fewer if it shrank.
 
