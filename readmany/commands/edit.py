@@ -265,9 +265,11 @@ def _prepare(file: FileEdit, run: EditRun, root: str) -> _Target | _Refusal:
     Whether it may be written is checked before it is opened, on the file itself (every
     link resolved): that path is the one written, and what is read is checked to be the
     file at it."""
-    absolute = resolve_path(file.path, run.cwd)
+    # Literal, as every path of the default face: `@a.py` is the file `@a.py`, never `a.py`;
+    # `..` is left to the system, which takes it after a link (the boundary judges `real`).
+    absolute = resolve_path(file.path, run.cwd, rewrite=False)
     real = os.path.realpath(absolute)
-    refused = boundary_refusal(file.path, absolute, real, root)
+    refused = boundary_refusal(file.path, os.path.normpath(absolute), real, root)
     if refused is not None:
         return _Refusal(file.path, refused, EXIT_USAGE)
     try:
