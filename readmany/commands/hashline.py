@@ -198,6 +198,7 @@ def _anchored_read(request: HashlineRequest, fd: int, size: int) -> _Shown | Out
             offset=request.offset,
             limit=request.limit,
             command_path=request.path if request.face.shell_notices else None,
+            refuse_line_breaks=request.face.header_line_breaks_refused,
         )
     except HashlineError as error:
         return _failure(str(error))
