@@ -38,3 +38,6 @@ HASHLINE_MAX_ANCHORED_BYTES = 32 << 20
 # --- readmany's own --------------------------------------------------------------------
 WHOLE_FILE_READ_BYTES = 8 << 20
 """Above this a file is read in chunks, never whole."""
+PATTERN_MAX_BRACE_DEPTH = 32
+"""Braces nested in one pattern (`{a,{b,{c}}}`): the expansion recurses once a level, and a
+deeper pattern was a RecursionError. No shell or git pattern nests anywhere near this."""
