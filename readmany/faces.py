@@ -30,6 +30,8 @@ class Face(NamedTuple):
     many_max_files: int | None = None  # files one call takes; None: the budget decides
     many_file_cap: bool = False  # each file capped at the read tool's 2000 lines / 50 KB
     rewrite_paths: bool = False  # the read tool's `~`, `@` and Unicode-space rewriting
+    # hashline: a name with CR or LF is the reference's error, not a quoted header
+    header_line_breaks_refused: bool = False
     shell_notices: bool = True  # notices and errors name the command that continues or fixes
     many_binary_error: bool = True  # a binary file is an error block, never its bytes
     many_omitted_notice: bool = True  # files left out by the budget named after the last block
@@ -45,6 +47,7 @@ class Face(NamedTuple):
             many_max_files=MANY_MAX_FILES,
             many_file_cap=True,
             rewrite_paths=True,
+            header_line_breaks_refused=True,
             shell_notices=False,
             many_binary_error=False,
             many_omitted_notice=False,

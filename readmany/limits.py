@@ -45,3 +45,6 @@ larger than the largest file an edit anchors, and `/dev/zero` must not fill memo
 REQUEST_MAX_BYTES = 4 * HASHLINE_MAX_ANCHORED_BYTES
 """`--request` (a file or stdin) is read up to this: an edit's text of the largest size,
 with room for JSON's escapes and for several files (`many`'s paths need far less)."""
+PATTERN_MAX_BRACE_DEPTH = 32
+"""Braces nested in one pattern (`{a,{b,{c}}}`): the expansion recurses once a level, and a
+deeper pattern was a RecursionError. No shell or git pattern nests anywhere near this."""

@@ -319,14 +319,16 @@ HOSTILE_LINES = b"one\n\x1b]0;PWNED\x07two\n"
 
 
 def raw(screen: bytes) -> bytes:
-    """What the terminal guard wrote as escapes, as the bytes they stand for."""
-    return screen.replace(b"\\u001b", b"\x1b").replace(b"\\u0007", b"\x07")
+    """What the terminal guard wrote as escapes of the file's lines, as the bytes they stand
+    for (the name is quoted as a header writes it, on a terminal or not)."""
+    return screen.replace(b"\\u001b]0;PWNED\\u0007", b"\x1b]0;PWNED\x07")
 
 
 @pytest.mark.parametrize("feedback", [[], ["--dry-run"], ["--show"]], ids=["", "dry", "show"])
 def test_a_name_and_lines_cannot_reach_a_terminal_raw(feedback: list[str], tmp_path: Path) -> None:
-    # On a terminal the diff, the rows, their header and `Edited NAME` are guarded as every
-    # command's output is; into a pipe they are the bytes, exactly.
+    # On a terminal the diff and the rows are guarded as every command's output is; into a
+    # pipe they are the bytes, exactly. The name is quoted in `Edited NAME`, the rows' header
+    # and the diff's, as every header writes it: it forges no row, wherever it goes.
     target = place(tmp_path, HOSTILE_NAME, HOSTILE_LINES)
     args = [target, "--append", "--content", "x", *feedback]
     status, screen, stderr = on_a_terminal(tmp_path, *args)
@@ -339,7 +341,8 @@ def test_a_name_and_lines_cannot_reach_a_terminal_raw(feedback: list[str], tmp_p
     piped = run_readmany(["edit", *args], cwd=tmp_path)
     assert (piped.returncode, piped.stderr) == (0, b"")
     assert piped.stdout == raw(screen)
-    assert HOSTILE_NAME.encode() in piped.stdout
+    assert HOSTILE_NAME.encode() not in piped.stdout
+    assert b'"n\\u001b]0;T\\u0007.txt"' in piped.stdout
     if feedback:
         assert b"\x1b]0;PWNED\x07two" in piped.stdout
 

@@ -31,6 +31,7 @@ from readmany.emit.messages import error_line
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, EXIT_STALE, EXIT_USAGE, UsageError
 from readmany.frame.hashline import frame_hashline, header_row
+from readmany.frame.paths import header_path
 from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES as MAX_ANCHORED_BYTES
 from readmany.read.edit import (
     APPEND,
@@ -162,8 +163,11 @@ def _command_line_edit(
             "no edit given: add --replace A[..B], --delete A[..B], --insert-after A, "
             "--insert-before A or --append"
         )
-    # A pasted header row names the file as well: `@file src/a.py#TAG`.
+    # A pasted header row names the file as well: `@file src/a.py#TAG`, or the quoted
+    # form a header gives an odd name, `@file "a\u2028b.py"#TAG` (a JSON string).
     path, hash_mark, tag = target.removeprefix("@file ").rpartition("#")
+    if target.startswith('@file "') and hash_mark:
+        path = _header_path(path)
     if not hash_mark or not path:
         raise UsageError(
             f"{target!r} is not PATH#TAG: add the tag from the @file line of "
@@ -173,6 +177,22 @@ def _command_line_edit(
     if text is not None and all(op == DELETE for op, _ in ops):
         raise UsageError("--delete takes no text: leave out --content and --content-file")
     return FileEdit(path, tag, tuple(line_op(op, spec, text) for op, spec in ops))
+
+
+def _header_path(shown: str) -> str:
+    """The name a header's JSON string stands for (`frame.paths.quoted` reversed)."""
+    import json
+
+    try:
+        path = json.loads(shown)
+    except ValueError:
+        path = None
+    if not isinstance(path, str):
+        raise UsageError(
+            f"{shown} is not a quoted path as a header writes it: copy the whole @file line "
+            "of `readmany hashline PATH`"
+        )
+    return path
 
 
 def _content_text(content: str | None, content_file: str | None) -> str | None:
@@ -278,7 +298,9 @@ def _edit_beneath(run: EditRun, stream: Writer, root: str, directories: beneath.
     if refusals:
         return _refuse(refusals, several, len(files))
     if run.dry_run:
-        diff = "".join(unified_diff(target.result) for target in targets)
+        diff = "".join(
+            unified_diff(target.result, shown=header_path(target.edit.path)) for target in targets
+        )
         return _report(run, stream, targets, [], diff.removesuffix("\n"))
 
     staged: dict[int, str] = {}  # index in targets -> its temporary file
@@ -322,10 +344,12 @@ def _prepare(
     descriptor, one directory at a time with no link followed, so that what is read and
     later written is the file at that path, inside the root: a link swapped in since it
     was resolved is a change (exit 3), never followed."""
-    absolute = resolve_path(file.path, run.cwd)
+    # Literal, as every path of the default face: `@a.py` is the file `@a.py`, never `a.py`;
+    # `..` is left to the system, which takes it after a link (the boundary judges `real`).
+    absolute = resolve_path(file.path, run.cwd, rewrite=False)
     try:
         real = os.path.realpath(absolute)
-        refused = boundary_refusal(file.path, absolute, real, root)
+        refused = boundary_refusal(file.path, os.path.normpath(absolute), real, root)
     except OSError:  # a link on the way was swapped while it was being resolved (EINVAL)
         return _Refusal(file.path, CHANGED_MESSAGE, EXIT_STALE)
     if refused is not None:
@@ -349,7 +373,8 @@ def _prepare(
                 EXIT_USAGE,
             )
         if run.show:
-            header_row(file.path, "")  # a path no header can show is refused before writing
+            # A path no header can show is refused before writing.
+            header_row(file.path, "", refuse_line_breaks=False)
         data = read_all(fd, st.st_size)
     except HashlineError as error:
         return _Refusal(file.path, str(error), EXIT_USAGE)
@@ -589,24 +614,30 @@ def _sync_directories(targets: list[_Target]) -> None:
 def _feedback(run: EditRun, done: list[_Target]) -> str:
     """Each file's result text; with --show, its new header and changed rows after it."""
     if not run.show:
-        return "\n".join(target.result.message() for target in done)
+        return "\n".join(_message(target) for target in done)
     return "\n\n".join(
-        target.result.message() + "\n" + show_rows(target.edit.path, target.result)
-        for target in done
+        _message(target) + "\n" + show_rows(target.edit.path, target.result) for target in done
     )
+
+
+def _message(target: _Target) -> str:
+    """`Edited PATH (…)`, the name written as a header writes it: no name forges a row."""
+    return target.result.message(header_path(target.edit.path))
 
 
 def show_rows(path: str, result: EditResult) -> str:
     """`@file path#NEWTAG`, then the rows of each changed span with two lines around it,
     as `readmany hashline` frames them; `...` between spans that do not touch."""
     lines = decode_lines(result.after)
-    out = [header_row(path, result.tag_after)]
+    out = [header_row(path, result.tag_after, refuse_line_breaks=False)]
     for index, (low, high) in enumerate(changed_spans(result, SHOW_CONTEXT)):
         if index:
             out.append(SPAN_GAP)
         first = low
         while first <= high:
-            frame = frame_hashline(path, result.tag_after, lines, first, high - first + 1)
+            frame = frame_hashline(
+                path, result.tag_after, lines, first, high - first + 1, refuse_line_breaks=False
+            )
             if not frame.shown_lines:
                 break
             out.extend(frame.text.split("\n")[1 : 1 + frame.shown_lines])

@@ -276,7 +276,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                     tokens = weigh(prefix) + text_block_tokens(
                         framing, report.root, event.rel, path, text, index, text_file.weight
                     )
-                size = sink.write(prefix + block, tokens)
+                size = sink.write_all((prefix, block), tokens)
                 report.text(path, text_file, size, sink.last_tokens)
             elif isinstance(result, AssetFile):
                 if sink.json_mode:
@@ -289,7 +289,8 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                     tokens = None
                     if sink.weigh:
                         tokens = weigh(prefix) + framing.data_url_tokens(path, mime, data, index)
-                    report.asset(path, result, sink.write(prefix + block, tokens), sink.last_tokens)
+                    size = sink.write_all((prefix, block), tokens)
+                    report.asset(path, result, size, sink.last_tokens)
             elif isinstance(result, Skipped):
                 report.skip(path, result.reason, result.category)
             else:  # Failed
@@ -303,7 +304,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         tokens = None
         if sink.weigh:
             tokens = weigh(prefix) + diff_tokens(framing, request, diff, index)
-        sink.write(prefix + block, tokens)
+        sink.write_all((prefix, block), tokens)
         report.diff = diff
     any_section = index > 0 or report.any_shown
     if compat:

@@ -56,6 +56,7 @@ class HashlineRequest(NamedTuple):
     offset: int | None = None  # 1-based first line
     limit: int | None = None
     face: Face = Face.reference()
+    secrets: str = "off"  # --secrets: off, warn or skip (redact would change the anchors)
 
 
 def main(options: Options) -> int:
@@ -65,8 +66,8 @@ def main(options: Options) -> int:
         options.number("offset"),
         options.number("limit"),
         Face.reference() if options.flag("compat") else Face.people(),
+        secrets_mode(options, redact=False),
     )
-    secrets = secrets_mode(options, redact=False)
     output = options.text("output")
     if output is not None and value.path:
         from readmany.emit.target import named_input_check
@@ -76,36 +77,18 @@ def main(options: Options) -> int:
             value.path, resolve_path(value.path, cwd, rewrite=value.face.rewrite_paths)
         )
 
-    def run(sink: Sink) -> Outcome:
-        outcome = run_hashline(value, sink) if secrets == "off" else None
-        if outcome is None:
-            warning = _secrets_check(value.path, secrets)
-            if warning is not None and secrets == "skip":
-                return _failure(warning)
-            outcome = run_hashline(value, sink)
-            if warning is not None:
-                outcome = outcome._replace(problems=(*outcome.problems, warning))
-        return outcome
-
-    return present(run, Presentation.of(options))
+    return present(lambda sink: run_hashline(value, sink), Presentation.of(options))
 
 
-def _secrets_check(path: str, mode: str) -> str | None:
-    """`--secrets warn|skip`: the line naming what looks like a secret in the file, if any
-    (the file is read once more, whole, within the anchored read's limit)."""
+def _secrets_check(path: str, mode: str, fd: int, size: int) -> str | None:
+    """`--secrets warn|skip`: the line naming what looks like a secret in the file, if any.
+    Judged on the descriptor the read then shows, never on a path opened again: what is
+    judged is what is shown (the file is read once more, within the anchored read's limit)."""
     from readmany.read.secrets import scan, secrets_warning
 
-    try:
-        fd, st = open_regular(resolve_path(path, os.getcwd()))
-    except (OpenFailure, OSError):
-        return None  # the read says what is wrong with it
-    try:
-        if st.st_size > MAX_ANCHORED_BYTES:
-            return None
-        text = read_all(fd, st.st_size).decode("utf-8", "replace")
-    finally:
-        os.close(fd)
-    findings = scan(text)
+    if size > MAX_ANCHORED_BYTES:
+        return None
+    findings = scan(read_all(fd, size).decode("utf-8", "replace"))
     if not findings:
         return None
     if mode == "skip":
@@ -141,6 +124,11 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             refusal = _credentials_refusal(request.path, credentials, fd, st.st_size)
             if refusal is not None:
                 return _failure(refusal)
+        warning = None
+        if request.secrets != "off":
+            warning = _secrets_check(request.path, request.secrets, fd, st.st_size)
+            if warning is not None and request.secrets == "skip":
+                return _failure(warning)
         is_image = images.sniff_image(read_prefix(fd, images.SNIFF_BYTES)) is not None
         writable = os.access(absolute, os.W_OK)
         if is_image or not writable:
@@ -156,7 +144,9 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     # Written only now, outside the read's error handling: a closed stdout is the CLI's.
     size = sink.write(shown.text)
     details = {**shown.details, "bytes": size, "estimatedTokens": round(sink.tokens)}
-    return Outcome(details, stats=Tally.of([FileStat(request.path, "read", size)]))
+    problems = () if warning is None else (warning,)
+    stats = Tally.of([FileStat(request.path, "read", size)])
+    return Outcome(details, stats=stats, problems=problems)
 
 
 def _credentials_refusal(path: str, kind: str, fd: int, size: int) -> str | None:
@@ -208,6 +198,7 @@ def _anchored_read(request: HashlineRequest, fd: int, size: int) -> _Shown | Out
             offset=request.offset,
             limit=request.limit,
             command_path=request.path if request.face.shell_notices else None,
+            refuse_line_breaks=request.face.header_line_breaks_refused,
         )
     except HashlineError as error:
         return _failure(str(error))

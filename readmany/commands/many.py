@@ -210,7 +210,7 @@ def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
         tokens = None
         if sink.weigh:
             tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
-        sink.write(SEPARATOR + block.text if number else block.text, tokens)
+        sink.write_all((SEPARATOR, block.text) if number else (block.text,), tokens)
 
 
 def file_detail(

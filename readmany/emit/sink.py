@@ -8,7 +8,7 @@ stays flat however much is written.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from readmany.frame import weigh
 from readmany.record import NamedTuple
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 # Compiled on first use (by re's own cache): most runs never meet a surrogate.
 _SURROGATE = "[\ud800-\udfff]"
+_SLICE = 1 << 20  # characters of a long text encoded at a time
 
 
 if TYPE_CHECKING:
@@ -79,24 +80,42 @@ class Sink:
         `tokens`: its estimated tokens, where the caller weighed its parts (a frame apart
         from a long text: weighed together, the frame would count as often as the text's
         sample is scaled); else, with `weigh`, it is weighed here."""
-        if not text:
+        return self.write_all((text,), tokens)
+
+    def write_all(self, pieces: Sequence[str], tokens: float | None = None) -> int:
+        """Write pieces of content one after the other, as one (`write`): a frame and a
+        long text are written without being joined into a copy of both first."""
+        size = 0
+        for text in pieces:
+            size += self._write_text(text)
+        if not size:
             return 0
-        if self.json_mode:
-            if not self._started:
-                self._put('{"content": "')
-                self._started = True
-            self._put(_json_string_body(text))
-            size = utf8_len(text)
-        else:
-            data = encode_output(text)
-            self._stream.write(data)
-            size = len(data)
         self.bytes_written += size
         if self.weigh:
             if tokens is None:
-                tokens = weigh(text)
+                tokens = sum(weigh(text) for text in pieces)
             self.last_tokens = tokens
             self.tokens += tokens
+        return size
+
+    def _write_text(self, text: str) -> int:
+        """Write `text` a slice at a time: a long text is never encoded (or escaped) into
+        one more copy of itself, and the memory a write takes stays `_SLICE` bytes."""
+        if not text:
+            return 0
+        if self.json_mode and not self._started:
+            self._put('{"content": "')
+            self._started = True
+        size = 0
+        for start in range(0, len(text), _SLICE):
+            part = text[start : start + _SLICE] if len(text) > _SLICE else text
+            if self.json_mode:
+                self._put(_json_string_body(part))
+                size += utf8_len(part)
+            else:
+                data = encode_output(part)
+                self._stream.write(data)
+                size += len(data)
         return size
 
     def flush(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from readmany.frame import notices
+from readmany.frame.paths import header_path
 from readmany.read.hashline import (
     COMPACT_UNITS,
     MAX_BYTES,
@@ -42,11 +43,14 @@ class HashlineFrame(NamedTuple):
     truncated_by: str | None  # "lines", "bytes" or None
 
 
-def header_row(path: str, tag: str) -> str:
-    """`@file <path>#<tag>`; a path must be non-empty and free of CR and LF."""
-    if not path or "\n" in path or "\r" in path:
+def header_row(path: str, tag: str, *, refuse_line_breaks: bool = True) -> str:
+    """`@file <path>#<tag>`, the path written as every header writes it
+    (`paths.header_path`: a JSON string when it holds a control or line-break character,
+    a byte that is not UTF-8, or starts with `"`), so no name can forge a row. A path
+    must be non-empty; with `refuse_line_breaks` (the reference's rule) free of CR and LF."""
+    if not path or (refuse_line_breaks and ("\n" in path or "\r" in path)):
         raise HashlineError(INVALID_HEADER_PATH)
-    return f"@file {path}#{tag}"
+    return f"@file {header_path(path)}#{tag}"
 
 
 def window_bounds(total_lines: int, offset: int | None, limit: int | None) -> tuple[int, int]:
@@ -67,6 +71,8 @@ def frame_hashline(
     lines: Sequence[str],
     offset: int | None = None,
     limit: int | None = None,
+    *,
+    refuse_line_breaks: bool = True,
 ) -> HashlineFrame:
     """Frame a file given as all of its lines (`readmany.read.hashline.decode_lines`).
 
@@ -75,7 +81,13 @@ def frame_hashline(
     start = (offset or 1) - 1
     # More rows than MAX_LINES can never be shown; the window needs only their count.
     return frame_rows(
-        path, tag, lines[start : start + MAX_LINES], len(lines), offset=offset, limit=limit
+        path,
+        tag,
+        lines[start : start + MAX_LINES],
+        len(lines),
+        offset=offset,
+        limit=limit,
+        refuse_line_breaks=refuse_line_breaks,
     )
 
 
@@ -88,15 +100,17 @@ def frame_rows(
     offset: int | None = None,
     limit: int | None = None,
     command_path: str | None = None,
+    refuse_line_breaks: bool = True,
 ) -> HashlineFrame:
     """Frame the lines from `offset` on, of a file of `total_lines` lines.
 
     `rows` may stop early where the rows it holds already exceed what one read can show
     (`MAX_LINES` rows or `MAX_BYTES` bytes): later rows could never be shown. With
     `command_path`, notices name the command that continues, for that path.
+    `refuse_line_breaks=False` writes a name with a line break quoted, as other headers do.
     """
     start, end = window_bounds(total_lines, offset, limit)
-    header = header_row(path, tag)
+    header = header_row(path, tag, refuse_line_breaks=refuse_line_breaks)
     header_bytes = utf8_len(header)
     room = MAX_BYTES - (header_bytes + 1)
     wanted = min(end - start, MAX_LINES)

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 from readmany.errors import errno_text
 
 _SAFE_WORD = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# What a `$'...'` word escapes: controls, and what some reader takes for a line break
+# (C1, U+2028, U+2029) or cannot decode (a byte that is not UTF-8, held as a surrogate).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 _ANSI_C_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -30,10 +32,19 @@ def shell_word(text: str) -> str:
         return text
     if not _CONTROL.search(text):
         return "'" + text.replace("'", "'\"'\"'") + "'"
-    escaped = "".join(
-        _ANSI_C_ESCAPES.get(c, f"\\x{ord(c):02x}" if _CONTROL.match(c) else c) for c in text
-    )
+    escaped = "".join(_ANSI_C_ESCAPES.get(c) or _ansi_c(c) for c in text)
     return f"$'{escaped}'"
+
+
+def _ansi_c(char: str) -> str:
+    code = ord(char)
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # the byte the file system holds, as `surrogateescape`
+        return f"\\x{code - 0xDC00:02x}"
+    if _CONTROL.match(char):
+        return f"\\u{code:04x}"
+    return char
 
 
 def command(name: str, operands: Sequence[str], options: Sequence[str] = ()) -> str:

@@ -142,13 +142,14 @@ class EditResult(NamedTuple):
     changed: bool
     ranges: tuple[AppliedRange, ...]  # in file order, duplicates collapsed
 
-    def message(self) -> str:
-        """The reference's result text."""
+    def message(self, shown: str | None = None) -> str:
+        """The reference's result text, naming the file as `shown` (default: its path)."""
+        name = self.path if shown is None else shown
         if not self.changed:
-            return f"No changes needed in {self.path}. Re-read before editing it again."
+            return f"No changes needed in {name}. Re-read before editing it again."
         count = len(self.ranges)
         noun = "range" if count == 1 else "ranges"
-        return f"Edited {self.path} ({count} {noun}). Re-read before editing it again."
+        return f"Edited {name} ({count} {noun}). Re-read before editing it again."
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -489,8 +490,9 @@ def changed_spans(result: EditResult, context: int = 2) -> list[tuple[int, int]]
     return windows
 
 
-def unified_diff(result: EditResult, context: int = 3) -> str:
-    """The edit as a unified diff of the line-break-normalised texts ("" when unchanged)."""
+def unified_diff(result: EditResult, context: int = 3, shown: str | None = None) -> str:
+    """The edit as a unified diff of the line-break-normalised texts ("" when unchanged),
+    naming the file as `shown` (default: its path)."""
     if not result.changed:
         return ""
     import difflib
@@ -498,7 +500,8 @@ def unified_diff(result: EditResult, context: int = 3) -> str:
     old = _diff_lines(decode_lines(result.before))
     new = _diff_lines(decode_lines(result.after))
     out = []
-    for line in difflib.unified_diff(old, new, result.path, result.path, n=context):
+    name = result.path if shown is None else shown
+    for line in difflib.unified_diff(old, new, name, name, n=context):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 

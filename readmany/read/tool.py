@@ -146,9 +146,11 @@ def js_number(value: Number) -> str:
     return str(value)
 
 
-def resolve_path(path: str, cwd: str, *, rewrite: bool = True) -> str:
+def resolve_path(path: str, cwd: str, *, rewrite: bool) -> str:
     """Resolve a request path the way the read tool does (`@`, unicode spaces, `~`);
-    with `rewrite=False`, as the system does: relative to `cwd`, nothing rewritten."""
+    with `rewrite=False`, as the system does: relative to `cwd`, nothing rewritten.
+    No default: every caller says which face it serves (`Face.rewrite_paths`), so a check
+    never judges another file than the read that follows it shows."""
     if not rewrite:
         return os.path.join(cwd, path)
     path = path.translate(_UNICODE_SPACES)

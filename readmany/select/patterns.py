@@ -11,6 +11,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 
 from readmany.errors import UsageError
+from readmany.limits import PATTERN_MAX_BRACE_DEPTH
 from readmany.record import NamedTuple
 from readmany.select.boundary import inside, join_clean, rel_parts, stat_mode
 
@@ -42,6 +43,7 @@ def expand_braces(pattern: str) -> list[str]:
     """`{a,b}` alternatives spelled out; a usage error past EXPANSION_LIMIT of them."""
     if "{" not in pattern:
         return [pattern]
+    check_brace_depth(pattern)
     import bracex
 
     try:
@@ -50,6 +52,31 @@ def expand_braces(pattern: str) -> list[str]:
         raise UsageError(
             f"pattern expands to more than {EXPANSION_LIMIT} alternatives: {pattern}"
         ) from None
+
+
+def check_brace_depth(pattern: str) -> None:
+    """A usage error for braces nested deeper than PATTERN_MAX_BRACE_DEPTH: each level is
+    a level of recursion in the expansion, and Python's stack ends."""
+    if pattern.count("{") <= PATTERN_MAX_BRACE_DEPTH:
+        return
+    depth = deepest = 0
+    escaped = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}" and depth:
+            depth -= 1
+    if deepest > PATTERN_MAX_BRACE_DEPTH:
+        raise UsageError(
+            f"pattern nests braces {deepest} deep, more than {PATTERN_MAX_BRACE_DEPTH}: "
+            f"{pattern[:60]}{'…' if len(pattern) > 60 else ''}; write its alternatives "
+            "as patterns of their own"
+        )
 
 
 def compile_segment(text: str) -> NameMatcher[str]:
@@ -64,6 +91,8 @@ def compile_paths(patterns: Sequence[str]) -> PathMatcher[str]:
     """A matcher for `/`-separated paths: `**`, no case, dotfiles match, extglob, braces."""
     from wcmatch import glob
 
+    for pattern in patterns:
+        check_brace_depth(pattern)
     flags = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.EXTGLOB | glob.BRACE
     return glob.compile(list(patterns), flags=flags | glob.FORCEUNIX)
 

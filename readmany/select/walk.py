@@ -527,6 +527,8 @@ class _Selector:
                     yield verdict
                 elif verdict:
                     yield (entry.path, rel, step.below_link, True)
+        if in_root:  # every directory below it is done too: its rules are not needed
+            self.ignores.leave_directory(rel_dir)
 
     def _note_matches(
         self,
