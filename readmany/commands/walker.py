@@ -79,6 +79,7 @@ class GlobRequest(NamedTuple):
     changed: str | None = None  # the files that differ from this revision (the work tree)
     with_diff: bool = False  # one more section: the diff itself
     secrets: str = "off"  # --secrets: off, warn, skip or redact
+    hook_id: str | None = None  # --hook-id: run as this pre-commit hook (with --staged)
     # -- context for a chat (the default face only) --
     format: str = "text"  # --format: text, markdown or xml
     line_numbers: bool = False  # -n
