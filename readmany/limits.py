@@ -38,3 +38,6 @@ HASHLINE_MAX_ANCHORED_BYTES = 32 << 20
 # --- readmany's own --------------------------------------------------------------------
 WHOLE_FILE_READ_BYTES = 8 << 20
 """Above this a file is read in chunks, never whole."""
+UNSIZED_READ_BYTES = 32 << 20
+"""A file whose size says 0 (procfs, sysfs) is read to its end, up to this, before it is
+judged (`many`, `hashline`); `glob` reads such a file up to its own size limit."""

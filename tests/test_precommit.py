@@ -63,9 +63,7 @@ def hook_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     }
 
 
-def hooked_repo(
-    repo: Path, checkout: tuple[Path, str], env: dict[str, str], hooks: str
-) -> Path:
+def hooked_repo(repo: Path, checkout: tuple[Path, str], env: dict[str, str], hooks: str) -> Path:
     """A new repository whose config takes `hooks` from the checkout, installed."""
     new_repo(repo)
     source, revision = checkout
@@ -236,7 +234,9 @@ def test_the_hooks_dump_into_a_submodules_own_git_directory(
     git("add", ".", cwd=library)
     commit(library, hook_env, "library")
     outer = new_repo(tmp_path / "outer")
-    git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib", cwd=outer)
+    git(
+        "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib", cwd=outer
+    )
     inner = outer / "lib"
     assert (inner / ".git").is_file()
     git("config", "user.email", "dev@example.org", cwd=inner)

@@ -35,9 +35,9 @@ from readmany.read.matched import AssetFile, Failed, Measured, Skipped, TextFile
 from readmany.read.safe import refuse_root
 from readmany.select.boundary import is_secret_name
 from readmany.select.candidates import (
-    REASON_DELETED,
     REASON_DANGLING_LINK,
     REASON_DEFAULT_EXCLUDE,
+    REASON_DELETED,
     REASON_EMPTY_DIRECTORY,
     REASON_EXCLUDED,
     REASON_IGNORED,
@@ -686,7 +686,7 @@ class Report:
         if not request.by_git:
             stdin_only = isinstance(request.literal_paths, StdinPaths) and not request.patterns
             if stdin_only and not self.tally.counts and not self.problems:
-                self.problems.append("no file was read: standard input listed no path")
+                self.problems.append(notices.NOTHING_LISTED)
             self.nothing_read()
         elif not self.tally.counts and not self.problems:
             if request.staged:
@@ -750,7 +750,8 @@ class Report:
         details.update(bytes=content_bytes, estimatedTokens=round(content_tokens))
         warnings = self.warnings
         if self.left_out_by_git and self.git is not None:
-            warnings = [*warnings, left_out_warning(self.left_out_by_git, self.left_out_count, self.git)]
+            left_out = left_out_warning(self.left_out_by_git, self.left_out_count, self.git)
+            warnings = [*warnings, left_out]
         return Outcome(
             details=details,
             exit_code=EXIT_FILE_ERROR if self.problems else EXIT_OK,

@@ -159,6 +159,7 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
         max_file_bytes=face.glob_max_file_bytes,
         exact=not face.compat,
         sniff_typescript=not face.compat,
+        max_svg_bytes=face.glob_max_svg_bytes,
     )
     requested = RequestedAssets(request.patterns)
     reader = CandidateReader(requested, limits, os.path.abspath(request.root))
