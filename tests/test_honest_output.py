@@ -196,6 +196,7 @@ def test_a_left_out_directory_the_patterns_reach_is_still_reported(project: Path
     assert everything.stderr == (
         b"readmany: 3 skipped (default exclude): .vscode/, node_modules/, src/node_modules/\n"
     )
+    assert run_readmany(["glob", "**/*"], cwd=project).stderr == everything.stderr
     named = run_readmany(["glob", "node_modules/**/*.js"], cwd=project)
     assert b"1 skipped (default exclude): node_modules/" in named.stderr
     below = run_readmany(["glob", "src/"], cwd=project)

@@ -310,6 +310,7 @@ def test_readmes_pre_commit_configuration_works_as_written(
     # file the dump does not.
     assert (
         "readmany: 1 staged file left out of the dump, which never reads a path through "
-        ".git, .env or node_modules (the commit holds it): node_modules/left-pad/index.js"
+        ".git, .env or node_modules, nor outside the root (the commit holds it): "
+        "node_modules/left-pad/index.js"
     ) in said
     assert git("status", "--porcelain", cwd=repo) == ""

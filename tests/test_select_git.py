@@ -927,7 +927,8 @@ def test_a_file_git_names_that_the_dump_never_reads_is_said_even_quietly(
     holds = "the commit holds" if mode == ["--staged"] else "the changes hold"
     assert result.stderr.decode() == (
         f"readmany: {what} left out of the dump, which never reads a path through .git, "
-        f".env or node_modules ({holds} them): node_modules/x/i.js, web/node_modules/y.js\n"
+        f".env or node_modules, nor outside the root ({holds} them): node_modules/x/i.js, "
+        "web/node_modules/y.js\n"
     )
     loud = run_readmany(["glob", *mode], cwd=repo)
     assert loud.stderr.decode().count("node_modules/x/i.js") == 1  # said once, not twice

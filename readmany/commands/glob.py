@@ -263,9 +263,10 @@ def left_out_warning(paths: list[str], count: int, git: str) -> str:
     files = "file" if count == 1 else "files"
     what = f"{count} staged {files}" if git == "staged" else f"{count} changed {files}"
     tail = "the commit holds" if git == "staged" else "the changes hold"
+    them = "it" if count == 1 else "them"
     return (
         f"{what} left out of the dump, which never reads a path through .git, .env or "
-        f"node_modules ({tail} {'it' if count == 1 else 'them'}): {shown}"
+        f"node_modules, nor outside the root ({tail} {them}): {shown}"
     )
 
 
