@@ -32,7 +32,8 @@ EXIT_CODES: tuple[tuple[str, str, str], ...] = (
     (
         "1",
         "output was written but a file could not be read, a pattern matched nothing or a "
-        "--stdin path does not exist, or nothing at all was read",
+        "--stdin path does not exist, nothing at all was read, or (--hook-id) a secret "
+        "file is staged",
         "; many writes an error block for a file it cannot read, and the rest; glob writes "
         "what it read (with nothing read: nothing, or with --json one JSON object whose "
         "content is empty, or with a budget only its notice); hashline writes nothing",
@@ -82,7 +83,11 @@ JsonOpt = Annotated[
 OutputOpt = Annotated[
     str | None,
     typer.Option(
-        "--output", "-o", metavar="FILE", help="Write to FILE (atomically) instead of stdout."
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write to FILE (atomically) instead of stdout; git-dir:NAME is NAME in the "
+        "repository's git directory (git rev-parse --git-dir).",
     ),
 ]
 QuietOpt = Annotated[
@@ -321,6 +326,16 @@ def glob_command(
             "--with-diff", help="With --staged or --changed: add the diff as one more section."
         ),
     ] = False,
+    hook_id: Annotated[
+        str | None,
+        typer.Option(
+            "--hook-id",
+            metavar="ID",
+            help="With --staged: run as the pre-commit hook ID; a staged secret file "
+            "(.env, id_rsa, …) fails it (exit 1), with the command that commits anyway "
+            "(SKIP=ID git commit).",
+        ),
+    ] = None,
     secrets: SecretsOpt = None,
     max_file_lines: Annotated[
         int | None,

@@ -13,6 +13,7 @@ from readmany.limits import (
     GLOB_MAX_FILE_BYTES,
     GLOB_MAX_LINE_UNITS,
     GLOB_MAX_LINES,
+    GLOB_MAX_SVG_BYTES,
     MANY_MAX_FILES,
 )
 from readmany.record import NamedTuple
@@ -26,6 +27,7 @@ class Face(NamedTuple):
     glob_max_lines: int | None = None  # lines of a file shown before it is cut; None: all
     glob_max_line_units: int | None = None  # UTF-16 units of a line before it is cut
     glob_max_file_bytes: int = GLOB_MAX_FILE_BYTES  # a larger file is skipped
+    glob_max_svg_bytes: int | None = None  # a larger SVG is a sentence; None: read as text
     # -- many and hashline --
     many_max_files: int | None = None  # files one call takes; None: the budget decides
     many_file_cap: bool = False  # each file capped at the read tool's 2000 lines / 50 KB
@@ -44,6 +46,7 @@ class Face(NamedTuple):
             compat=True,
             glob_max_lines=GLOB_MAX_LINES,
             glob_max_line_units=GLOB_MAX_LINE_UNITS,
+            glob_max_svg_bytes=GLOB_MAX_SVG_BYTES,
             many_max_files=MANY_MAX_FILES,
             many_file_cap=True,
             rewrite_paths=True,

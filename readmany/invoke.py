@@ -52,11 +52,34 @@ def invoke(command: str, values: Mapping[str, object]) -> int:
     try:
         if values.get("null") and not values.get("stdin"):
             raise UsageError("-0 separates the paths of --stdin with NUL bytes: add --stdin")
+        output = values.get("output")
+        if isinstance(output, str) and output.startswith(GIT_DIR_FORM):
+            values = {**values, "output": in_git_directory(output)}
         code: int = module.main(Options(values))
     except UsageError as exc:
         error_line(str(exc))
         return EXIT_USAGE
     return code
+
+
+GIT_DIR_FORM = "git-dir:"
+"""`-o git-dir:NAME`: NAME in the git directory of the repository the current directory
+is in, wherever git keeps it (`.git/`, or elsewhere in a linked work tree or a submodule),
+as `git rev-parse --git-dir` names it: a pre-commit hook runs no shell to ask git."""
+
+
+def in_git_directory(output: str) -> str:
+    """The path `-o git-dir:NAME` names (see `GIT_DIR_FORM`)."""
+    name = output[len(GIT_DIR_FORM) :]
+    parts = name.replace(os.sep, "/").split("/")
+    if not name or os.path.isabs(name) or not all(p not in ("", ".", "..") for p in parts):
+        raise UsageError(
+            f"-o {output}: name a file inside the git directory, "
+            "e.g. -o git-dir:readmany-context.txt"
+        )
+    from readmany.select.git import git_directory
+
+    return os.path.join(git_directory(".", f"-o {output}"), name)
 
 
 def current_directory() -> str:

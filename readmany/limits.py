@@ -48,3 +48,6 @@ with room for JSON's escapes and for several files (`many`'s paths need far less
 PATTERN_MAX_BRACE_DEPTH = 32
 """Braces nested in one pattern (`{a,{b,{c}}}`): the expansion recurses once a level, and a
 deeper pattern was a RecursionError. No shell or git pattern nests anywhere near this."""
+UNSIZED_READ_BYTES = 32 << 20
+"""A file whose size says 0 (procfs, sysfs) is read to its end, up to this, before it is
+judged (`many`, `hashline`); `glob` reads such a file up to its own size limit."""

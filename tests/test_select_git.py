@@ -863,3 +863,108 @@ def test_under_a_budget_the_diff_comes_first(tmp_path: Path, budget: list[str]) 
         assert len(plain) <= 6144
     if budget[0] == "--max-lines":
         assert plain.count(b"\n") <= 500
+
+
+def test_a_staged_deletion_of_a_secret_file_is_reported_as_deleted(tmp_path: Path) -> None:
+    """`git rm --cached .env` takes the secret out: no warning, and no advice to run
+    `git restore --staged .env`, which would stage it again."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    write(repo, {".env": "TOKEN=x\n", "k/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n"})
+    git(repo, "add", "-f", ".env", "k/id_rsa")
+    git(repo, "commit", "-qm", "keys")
+    git(repo, "rm", "-q", "--cached", ".env", "k/id_rsa")
+    for extra in ([], ["--hook-id", "readmany-context"]):
+        result = run_readmany(["glob", "--staged", *extra], cwd=repo)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.decode() == "readmany: 2 skipped (deleted): .env, k/id_rsa\n"
+    report = json.loads(run_readmany(["glob", "--staged", "--json", "-q"], cwd=repo).stdout)
+    assert report["details"]["skipped"] == [
+        {"path": ".env", "reason": "deleted"},
+        {"path": "k/id_rsa", "reason": "deleted"},
+    ]
+
+
+def test_a_staged_secret_file_fails_a_hook_with_the_way_to_commit_anyway(
+    tmp_path: Path,
+) -> None:
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    write(repo, {"b.txt": "b\n", "config/.env": "TOKEN=x\n"})
+    git(repo, "add", "b.txt")
+    git(repo, "add", "-f", "config/.env")
+    args = ["glob", "--staged", "-q", "--hook-id", "readmany-context", "-o", "git-dir:ctx"]
+    result = run_readmany(args, cwd=repo)
+    assert result.returncode == 1
+    assert result.stderr.decode() == (
+        "readmany: config/.env: a secret file is staged for this commit: unstage it with "
+        "`git restore --staged config/.env`, or commit it anyway with "
+        "`SKIP=readmany-context git commit …`\n"
+    )
+    # The dump is written all the same, without the secret file.
+    assert (repo / ".git" / "ctx").read_text() == (
+        "--- b.txt ---\n\nb\n\n\n\n--- End of content ---\n"
+    )
+    bad = run_readmany(["glob", "--hook-id", "x", "**"], cwd=repo)
+    assert (bad.returncode, bad.stderr) == (
+        2,
+        b"readmany: --hook-id runs as the pre-commit hook of --staged: add --staged\n",
+    )
+    bad = run_readmany(["glob", "--staged", "--hook-id", "x; rm -rf ~"], cwd=repo)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith(b"readmany: --hook-id 'x; rm -rf ~': give the hook's id")
+
+
+@pytest.mark.parametrize("mode", [["--staged"], ["--changed", "HEAD"]])
+def test_a_file_git_names_that_the_dump_never_reads_is_said_even_quietly(
+    tmp_path: Path, mode: list[str]
+) -> None:
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    write(repo, {"node_modules/x/i.js": "1\n", "web/node_modules/y.js": "2\n", "b.txt": "b\n"})
+    git(repo, "add", "b.txt")
+    git(repo, "add", "-f", "node_modules", "web/node_modules")
+    result = run_readmany(["glob", *mode, "--quiet"], cwd=repo)
+    assert result.returncode == 0, result.stderr
+    what = "2 staged files" if mode == ["--staged"] else "2 changed files"
+    holds = "the commit holds" if mode == ["--staged"] else "the changes hold"
+    assert result.stderr.decode() == (
+        f"readmany: {what} left out of the dump, which never reads a path through .git, "
+        f".env or node_modules, nor outside the root ({holds} them): node_modules/x/i.js, "
+        "web/node_modules/y.js\n"
+    )
+    loud = run_readmany(["glob", *mode], cwd=repo)
+    assert loud.stderr.decode().count("node_modules/x/i.js") == 1  # said once, not twice
+
+
+def test_o_git_dir_writes_into_the_repositorys_own_git_directory(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    tree = tmp_path / "tree"
+    git(repo, "worktree", "add", "-q", str(tree), "-b", "topic")
+    write(tree, {"a.txt": "changed\n"})
+    git(tree, "add", "a.txt")
+    (tree / "sub").mkdir()
+    # From a subdirectory of a linked work tree, whose .git is a file.
+    args = ["glob", "--staged", "--root", "..", "-o", "git-dir:ctx.txt"]
+    result = run_readmany(args, cwd=tree / "sub")
+    assert result.returncode == 0, result.stderr
+    dump = repo / ".git" / "worktrees" / "tree" / "ctx.txt"
+    assert dump.read_text() == "--- a.txt ---\n\nchanged\n\n\n\n--- End of content ---\n"
+    assert not (repo / ".git" / "ctx.txt").exists()
+    # many and hashline take the form too
+    result = run_readmany(["many", "a.txt", "-o", "git-dir:many.txt"], cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert (repo / ".git" / "many.txt").read_text().startswith("@a.txt\n")
+    for name in ("", "../out.txt", "/tmp/out.txt", "a/../../out.txt", "dir/"):
+        bad = run_readmany(["glob", "--staged", "-o", f"git-dir:{name}"], cwd=repo)
+        assert (bad.returncode, bad.stderr) == (
+            2,
+            f"readmany: -o git-dir:{name}: name a file inside the git directory, "
+            "e.g. -o git-dir:readmany-context.txt\n".encode(),
+        )
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    bad = run_readmany(["many", str(repo / "a.txt"), "-o", "git-dir:x"], cwd=outside)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith(
+        f"readmany: -o git-dir:x names the git directory, and {outside} is not in a git "
+        "repository (".encode()
+    )
+    assert bad.stdout == b""

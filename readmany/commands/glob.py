@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 
 from readmany.commands import FileStat, Outcome, Tally, secrets_mode
 from readmany.commands.walker import (
@@ -36,6 +37,7 @@ from readmany.select.boundary import is_secret_name
 from readmany.select.candidates import (
     REASON_DANGLING_LINK,
     REASON_DEFAULT_EXCLUDE,
+    REASON_DELETED,
     REASON_EMPTY_DIRECTORY,
     REASON_EXCLUDED,
     REASON_IGNORED,
@@ -72,6 +74,11 @@ _SELECT_CATEGORIES = {
 }
 
 
+# A hook id is said back in a command (`SKIP=ID git commit`): a plain word, nothing a
+# shell or a terminal would take for more.
+_HOOK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
 def main(options: Options) -> int:
     """`readmany glob` with its parsed options: the request value, run and presented."""
     current_directory()  # a deleted working directory: one line, before anything else
@@ -88,6 +95,14 @@ def main(options: Options) -> int:
         raise UsageError("--staged and --changed select in two ways: give one of them")
     if by_git and stdin:
         raise UsageError("--stdin lists files itself: leave out --staged and --changed")
+    hook_id = options.text("hook_id")
+    if hook_id is not None and not staged:
+        raise UsageError("--hook-id runs as the pre-commit hook of --staged: add --staged")
+    if hook_id is not None and not _HOOK_ID.fullmatch(hook_id):
+        raise UsageError(
+            f"--hook-id {hook_id!r}: give the hook's id as .pre-commit-config.yaml has it "
+            "(letters, digits, '-', '_', '.')"
+        )
     if options.flag("with_diff") and not by_git:
         raise UsageError("--with-diff adds the diff of --staged or --changed: give one of them")
     value = GlobRequest(
@@ -97,6 +112,7 @@ def main(options: Options) -> int:
         staged=staged,
         changed=changed,
         with_diff=options.flag("with_diff"),
+        hook_id=hook_id,
         secrets=secrets_mode(options, redact=True),
         patterns=options.texts("patterns") + options.texts("include"),
         excludes=options.texts("exclude"),
@@ -230,6 +246,33 @@ def secret_file_warning(path: str, git: str) -> str:
     return f"{path}: a secret file is among the changes: the dump leaves it out"
 
 
+def secret_file_refusal(path: str, hook_id: str) -> str:
+    """A secret file staged, in a pre-commit hook (`--hook-id`): what fails the hook."""
+    word = notices.shell_word(path)
+    return (
+        f"{path}: a secret file is staged for this commit: unstage it with "
+        f"`git restore --staged {word}`, or commit it anyway with "
+        f"`SKIP={hook_id} git commit …`"
+    )
+
+
+def left_out_warning(paths: list[str], count: int, git: str) -> str:
+    """`count` files git names that the boundary keeps out of the dump (the first of
+    them, `paths`), in one line."""
+    shown = ", ".join(paths) + (", …" if count > len(paths) else "")
+    files = "file" if count == 1 else "files"
+    what = f"{count} staged {files}" if git == "staged" else f"{count} changed {files}"
+    tail = "the commit holds" if git == "staged" else "the changes hold"
+    them = "it" if count == 1 else "them"
+    return (
+        f"{what} left out of the dump, which never reads a path through .git, .env or "
+        f"node_modules, nor outside the root ({tail} {them}): {shown}"
+    )
+
+
+_NAMED_AT_MOST = 3
+
+
 def git_kind(request: GlobRequest) -> str | None:
     """What `Report.git` is for a request: "staged", "changed" or None (a walk)."""
     if request.staged:
@@ -251,7 +294,11 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         framing = framing_for(request.format, line_numbers=request.line_numbers)
         joint = framing.joint
         report = Report(
-            selection.root, keep_records=sink.json_mode, compat=compat, git=git_kind(request)
+            selection.root,
+            keep_records=sink.json_mode,
+            compat=compat,
+            git=git_kind(request),
+            hook_id=request.hook_id,
         )
         read = candidate_reader(request)
         index = 0  # blocks written
@@ -439,12 +486,23 @@ class Report:
     """
 
     def __init__(
-        self, root: str, *, keep_records: bool, compat: bool = True, git: str | None = None
+        self,
+        root: str,
+        *,
+        keep_records: bool,
+        compat: bool = True,
+        git: str | None = None,
+        hook_id: str | None = None,
     ) -> None:
         self.root = root
         self.keep_records = keep_records
         self.compat = compat  # the reference's long reasons in details, else the short ones
         self.git = git  # "staged" or "changed" when git names the files
+        self.hook_id = hook_id  # the pre-commit hook this run is (--hook-id)
+        # Files git names that the boundary keeps out of the dump (`node_modules/…`):
+        # said even with --quiet, as the commit holds them and the dump does not.
+        self.left_out_by_git: list[str] = []  # the first few
+        self.left_out_count = 0
         self.unmatched_patterns: list[str] = []
         self.diff: str | None = None
         self.found_secrets: list[dict[str, Any]] = []
@@ -471,9 +529,18 @@ class Report:
             self.unmatched(event.rel)
             return
         path = shown_path(self.root, event.rel, True) if absolute else event.rel
-        if self.git is not None and is_secret_name(event.rel):
-            # Not in the dump, but in the commit: said even with --quiet, as a secret is.
-            self.warnings.append(secret_file_warning(path, self.git))
+        if self.git is not None and event.reason != REASON_DELETED:
+            if is_secret_name(event.rel):
+                # Not in the dump, but in the commit: said even with --quiet, as a secret
+                # is; and a hook fails (exit 1), saying how to go on.
+                if self.hook_id is not None and self.git == "staged":
+                    self.problems.append(secret_file_refusal(path, self.hook_id))
+                else:
+                    self.warnings.append(secret_file_warning(path, self.git))
+            elif event.reason == REASON_OUTSIDE:
+                self.left_out_count += 1
+                if len(self.left_out_by_git) < _NAMED_AT_MOST:
+                    self.left_out_by_git.append(path)
         if event.reason == REASON_OUTSIDE and event.rel.startswith("../") and not self.compat:
             advice = OUTSIDE_ADVICE.format(root=notices.shell_word(self.root))
             if advice not in self.advice:
@@ -621,7 +688,7 @@ class Report:
         if not request.by_git:
             stdin_only = isinstance(request.literal_paths, StdinPaths) and not request.patterns
             if stdin_only and not self.tally.counts and not self.problems:
-                self.problems.append("no file was read: standard input listed no path")
+                self.problems.append(notices.NOTHING_LISTED)
             self.nothing_read()
         elif not self.tally.counts and not self.problems:
             if request.staged:
@@ -654,6 +721,8 @@ class Report:
         for category, count in sorted(self.tally.reasons.items()):
             if category == LEFT_OUT:
                 continue  # named one a line in `budget_notes`
+            if category == "boundary" and self.left_out_by_git:
+                continue  # said as a warning, quiet or not
             lines.append(self._notice(f"skipped ({category})", count, category))
         if self.tally.examples.get(_TRUNCATED):
             cut = self.tally.counts["cut"] - (self.tally.examples.get(CUT_BY_BUDGET) is not None)
@@ -681,11 +750,15 @@ class Report:
                 details.update(secrets=self.found_secrets)
         details.update(self.details)
         details.update(bytes=content_bytes, estimatedTokens=round(content_tokens))
+        warnings = self.warnings
+        if self.left_out_by_git and self.git is not None:
+            left_out = left_out_warning(self.left_out_by_git, self.left_out_count, self.git)
+            warnings = [*warnings, left_out]
         return Outcome(
             details=details,
             exit_code=EXIT_FILE_ERROR if self.problems else EXIT_OK,
             attachments=tuple(self.attachments),
-            problems=(*self.problems, *self.warnings),
+            problems=(*self.problems, *warnings),
             notices=tuple(self.notices()),
             stats=self.tally,
             advice=tuple(self.advice),

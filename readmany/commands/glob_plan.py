@@ -1093,7 +1093,11 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
     """`glob` with a budget or `--tree`: measure, plan, write."""
     with selection or open_selection(request) as selection:
         report = Report(
-            selection.root, keep_records=sink.json_mode, compat=False, git=git_kind(request)
+            selection.root,
+            keep_records=sink.json_mode,
+            compat=False,
+            git=git_kind(request),
+            hook_id=request.hook_id,
         )
         run = _Run(request, sink, selection, report)
         budget = budget_of(request)
@@ -1126,7 +1130,11 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
     budget = budget_of(request)
     with selection or open_selection(request) as selection:
         report = Report(
-            selection.root, keep_records=sink.json_mode, compat=False, git=git_kind(request)
+            selection.root,
+            keep_records=sink.json_mode,
+            compat=False,
+            git=git_kind(request),
+            hook_id=request.hook_id,
         )
         run = _Run(request, sink, selection, report)
         run.gather(selection, sizes=budget is not None, stats=True)

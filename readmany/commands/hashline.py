@@ -23,11 +23,18 @@ from readmany.faces import Face
 from readmany.frame import notices
 from readmany.frame.hashline import frame_rows
 from readmany.invoke import Options
-from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES
+from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, UNSIZED_READ_BYTES
 from readmany.read import images
 from readmany.read.classify import credentials_name
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
-from readmany.read.safe import OpenFailure, chunks, open_regular, read_all, read_prefix
+from readmany.read.safe import (
+    OpenFailure,
+    chunks,
+    open_regular,
+    read_all,
+    read_prefix,
+    settle_size,
+)
 from readmany.read.tool import (
     MAX_BYTES,
     WHOLE_FILE_LIMIT,
@@ -120,6 +127,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             return _failure(notices.read_problem(request.path, failure.code, failure.kind))
         return _failure(failure_message(failure))
     try:
+        fd, st = settle_size(fd, st, UNSIZED_READ_BYTES)  # procfs, sysfs: read to the end
         if credentials is not None:
             refusal = _credentials_refusal(request.path, credentials, fd, st.st_size)
             if refusal is not None:

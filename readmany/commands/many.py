@@ -249,6 +249,10 @@ def main(options: Options) -> int:
             raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
         parsed = parse_request_object(load_json(source), cwd, face.many_max_files)
         value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
+    elif not (specs or piped) and options.flag("stdin") and not face.compat:
+        # An empty list (`rg -l NOMATCH | readmany many --stdin`) is nothing read, as in
+        # glob: exit 1 and one line, not a usage error.
+        return present(_nothing_listed, Presentation.of(options))
     else:
         check_file_count(len(specs) + len(piped), face.many_max_files)
         files = (
@@ -276,6 +280,14 @@ def main(options: Options) -> int:
             rewrite = face.rewrite_paths and not file.literal
             check(file.path, resolve_path(file.path, cwd, rewrite=rewrite))
     return present(lambda sink: run_many(value, sink), Presentation.of(options))
+
+
+def _nothing_listed(sink: Sink) -> Outcome:
+    """`--stdin` that listed no path: nothing written (with `--json`, empty content)."""
+    from readmany.frame.notices import NOTHING_LISTED
+
+    details = {"processedCount": 0, "successCount": 0, "errorCount": 0, "files": []}
+    return Outcome(details, exit_code=EXIT_FILE_ERROR, problems=(NOTHING_LISTED,))
 
 
 def run_many(request: ManyRequest, sink: Sink) -> Outcome:

@@ -272,15 +272,12 @@ def piece_of(
         capped = frame_heredoc(request.path, content + SEPARATOR + notice, index)
         need_tokens = -1.0
         if result.window is not None:  # what the block of all of them weighs
-            every_line = frame_heredoc(request.path, (result.window + tail) or EMPTY_BODY, index)
+            every_line = frame_heredoc(request.path, result.window + tail, index)
             need_tokens = every_line.tokens
         shown = _shown(capped, first, last, total, rest)
         return Piece(shown, cutter, need_bytes, need_lines, spec, need_tokens)
-    whole_block = _shown(frame_heredoc(request.path, (content + tail) or EMPTY_BODY, index))
+    whole_block = _shown(frame_heredoc(request.path, content + tail, index))
     return Piece(whole_block, cutter, whole_block.bytes, whole_block.lines, spec)
-
-
-EMPTY_BODY = "[No text content returned]"
 
 
 def _check_secrets(
@@ -393,7 +390,7 @@ class Cutter:
         kept = "\n".join(self.lines[:count])
         last = min(self.first + count - 1, self.total)
         if last >= self.window_last:  # all lines asked for fit; at most a final newline not
-            return _shown(frame_heredoc(self.path, (kept + self.tail) or EMPTY_BODY, self.index))
+            return _shown(frame_heredoc(self.path, (kept + self.tail), self.index))
         rest = notices.many_spec(self.path, last + 1, self.page and self.window_last - last)
         notice = notices.showing(
             self.first, last, self.total, notices.many_command([rest], self.carry)
@@ -582,6 +579,7 @@ def _pack(
     raise_to = raise_options(*_need(pieces, budget), request.asked)
     carry = budget_options(request.asked)
     counting = budget.counts_tokens
+    files = request.files[: len(entries)]  # --stop-on-error: those read
     failed = [entry for entry in entries if not entry.ok]
     readable = [entry for entry in entries if entry.ok]
     keep_bytes = sum(entry.block.bytes + SEPARATOR_BYTES for entry in failed)
@@ -624,9 +622,9 @@ def _pack(
                     budget.max_tokens - errors.max_tokens,
                 )
             )
-            return packing, None, _rest(entries, pieces, packing), True
+            return packing, None, _rest(entries, pieces, packing, files), True
         packing = packed(room)
-        rest = _rest(entries, pieces, packing)
+        rest = _rest(entries, pieces, packing, files)
         if not packing.omitted or not request.face.many_omitted_notice:
             return packing, None, rest, True
         names = [entries[i].path for i in packing.omitted]
@@ -652,22 +650,68 @@ def _pack(
     return packing, notice, rest, named
 
 
-def _rest(entries: Sequence[Entry], pieces: Sequence[Piece], packing: Packing) -> list[str]:
-    """`readmany many` arguments that read what this packing does not show, in order."""
+def _rest(
+    entries: Sequence[Entry],
+    pieces: Sequence[Piece],
+    packing: Packing,
+    files: Sequence[FileRequest],
+) -> list[str]:
+    """`readmany many` arguments that read what this packing does not show, in order.
+
+    A file left out whose lines an earlier request of the same file asked for (`a.py
+    a.py`) is not named again: they are shown, or read by the argument before it."""
     rest = []
-    for entry, piece in zip(entries, pieces, strict=True):
+    asked: dict[str, list[tuple[int, float]]] = {}  # the lines of each file accounted for
+    for entry, piece, file in zip(entries, pieces, files, strict=True):
         if not entry.ok:  # an error block: reading it again reads nothing
             continue
+        lines = _lines_asked(file)
+        same = asked.setdefault(os.path.normpath(file.path), [])
         if entry.position in packing.plan.full:
             spec = piece.block.next_spec
         elif entry.position == packing.plan.partial_index:
             partial = packing.plan.partial
             spec = partial.next_spec if isinstance(partial, Shown) else None
+        elif lines is not None and _within(lines, same):
+            spec = None
         else:
             spec = piece.spec
         if spec is not None:
             rest.append(spec)
+        if lines is not None:
+            same.append(lines)
     return rest
+
+
+def _lines_asked(file: FileRequest) -> tuple[int, float] | None:
+    """The first and last line a request asks for (the last may be infinite); None for
+    an offset or limit that is no whole number (read as the reference reads it)."""
+    offset, limit = file.offset, file.limit
+    first = 1 if offset is None else _whole(offset)
+    if first is None:
+        return None
+    first = max(first, 1)
+    if limit is None:
+        return first, math.inf
+    count = _whole(limit)
+    return None if count is None or count < 1 else (first, first + count - 1)
+
+
+def _whole(value: float) -> int | None:
+    if isinstance(value, int):
+        return value
+    return int(value) if math.isfinite(value) and value.is_integer() else None
+
+
+def _within(lines: tuple[int, float], earlier: Sequence[tuple[int, float]]) -> bool:
+    """Whether the lines `first`-`last` are all among the ranges `earlier`."""
+    first, last = lines
+    reached: float = first - 1  # every line up to this one is covered
+    for start, end in sorted(earlier):
+        if start > reached + 1:
+            break
+        reached = max(reached, end)
+    return reached >= last
 
 
 def _need(pieces: Sequence[Piece], budget: Budget) -> tuple[int, int, float]:

@@ -79,6 +79,7 @@ class GlobRequest(NamedTuple):
     changed: str | None = None  # the files that differ from this revision (the work tree)
     with_diff: bool = False  # one more section: the diff itself
     secrets: str = "off"  # --secrets: off, warn, skip or redact
+    hook_id: str | None = None  # --hook-id: run as this pre-commit hook (with --staged)
     # -- context for a chat (the default face only) --
     format: str = "text"  # --format: text, markdown or xml
     line_numbers: bool = False  # -n
@@ -162,6 +163,7 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
         max_file_bytes=face.glob_max_file_bytes,
         exact=not face.compat,
         sniff_typescript=not face.compat,
+        max_svg_bytes=face.glob_max_svg_bytes,
     )
     requested = RequestedAssets(request.patterns)
     reader = CandidateReader(requested, limits, os.path.abspath(request.root))

@@ -162,6 +162,9 @@ _PROBLEMS = {
 }
 
 
+NOTHING_LISTED = "no file was read: standard input listed no path"
+
+
 def read_problem(name: str, code: str, detail: str = "") -> str:
     """A failed read in a person's words: `PATH: what happened[; the fix]`.
 

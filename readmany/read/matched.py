@@ -93,7 +93,6 @@ if TYPE_CHECKING:
     MeasureChunks = Callable[[Iterator[bytes], int], Cost]
 
 
-MAX_SVG_BYTES = GLOB_MAX_SVG_BYTES
 WHOLE_FILE_BYTES = 256 * 1024  # read at once; bigger text is decoded as it is read
 
 REASON_BINARY = "binary file"
@@ -108,6 +107,9 @@ class MatchedLimits(NamedTuple):
     max_line_units: int | None = GLOB_MAX_LINE_UNITS  # None: lines are never cut
     max_file_bytes: int = GLOB_MAX_FILE_BYTES  # a larger file is skipped
     exact: bool = False  # the text as it is (line breaks kept), not the reference's lines
+    # An SVG larger than this is replaced by the reference's sentence; None: an SVG is
+    # read as any text file is.
+    max_svg_bytes: int | None = GLOB_MAX_SVG_BYTES
     sniff_typescript: bool = False  # `.ts` decided by content, not taken as text by name
 
 
@@ -293,12 +295,12 @@ def _read_kind(
     if isinstance(kind, Skipped):
         return kind
     size = source.size
-    if kind == "svg":
-        if size > MAX_SVG_BYTES:
+    if kind == "svg" and limits.max_svg_bytes is not None:
+        if size > limits.max_svg_bytes:
             note = f"Cannot display content of SVG file larger than 1MB: {rel}"
             return TextFile(kind, TextRead(note), size)
         return TextFile(kind, decode_whole(source.read()), size)
-    if kind == "text" and limits.exact:
+    if kind in ("text", "svg") and limits.exact:
         raw = source.read()
         text = exact_text(raw, limits.max_lines)
         cost = None

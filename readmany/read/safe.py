@@ -395,6 +395,33 @@ def read_unsized(fd: int, cap: int) -> bytes:
     return b"".join(parts)
 
 
+def settle_size(fd: int, st: os.stat_result, cap: int) -> tuple[int, os.stat_result]:
+    """A regular file whose size says 0 as a file that knows its size: read to its end
+    (at most `cap` bytes; more raises EFBIG), its contents copied to a nameless temporary
+    file, whose descriptor and stat are returned (`fd` is then closed). Any other file,
+    and one that is really empty, is returned as it is."""
+    if st.st_size != 0 or not stat.S_ISREG(st.st_mode):
+        return fd, st
+    data = read_unsized(fd, cap + 1)
+    if not data:
+        return fd, st
+    if len(data) > cap:
+        raise OSError(errno.EFBIG, f"its size says 0, and it holds more than {cap} bytes")
+    from readmany.scratch import anonymous_file
+
+    copy = anonymous_file()
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(copy, view) :]
+        settled = os.fstat(copy)
+    except BaseException:
+        os.close(copy)
+        raise
+    os.close(fd)
+    return copy, settled
+
+
 def read_upto(fd: int, st: os.stat_result, cap: int) -> bytes:
     """The file's contents, at most `cap` bytes: by its size, or until the end when it says 0."""
     if st.st_size == 0:

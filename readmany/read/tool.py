@@ -21,9 +21,22 @@ import math
 import os
 from collections.abc import Iterator
 
-from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES, WHOLE_FILE_READ_BYTES
+from readmany.limits import (
+    READ_MAX_BYTES,
+    READ_MAX_LINES,
+    UNSIZED_READ_BYTES,
+    WHOLE_FILE_READ_BYTES,
+)
 from readmany.read import images
-from readmany.read.safe import CHUNK, OpenFailure, chunks, open_regular, read_all, read_prefix
+from readmany.read.safe import (
+    CHUNK,
+    OpenFailure,
+    chunks,
+    open_regular,
+    read_all,
+    read_prefix,
+    settle_size,
+)
 from readmany.record import NamedTuple
 from readmany.units import utf8_len
 
@@ -204,6 +217,7 @@ def read_tool(
             error=failure_message(failure), error_code=failure.code, error_detail=failure.kind
         )
     try:
+        fd, st = settle_size(fd, st, UNSIZED_READ_BYTES)  # procfs, sysfs: read to the end
         head = read_prefix(fd, _BINARY_SNIFF_BYTES if style.refuse_binary else images.SNIFF_BYTES)
         mime = images.sniff_image(head[: images.SNIFF_BYTES])
         if mime is not None:

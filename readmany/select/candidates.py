@@ -23,6 +23,7 @@ REASON_DEFAULT_EXCLUDE = "default exclude"
 REASON_EXCLUDED = "excluded"  # a named file that an `--exclude` pattern leaves out
 REASON_OUTPUT = "output file"  # the `-o` target, or the temporary file it is written to
 REASON_SECRET_FILE = "secret file"  # refused by its name (.env.*, id_rsa, *.pem …), always
+REASON_DELETED = "deleted"  # git names it as deleted: nothing of it to read
 REASON_NO_MATCH = "no file matches this pattern"  # a command-line pattern, not a path
 
 

@@ -31,6 +31,7 @@ from readmany.errors import UsageError
 from readmany.record import NamedTuple
 from readmany.select.boundary import blocked_name, is_secret_name
 from readmany.select.candidates import (
+    REASON_DELETED,
     REASON_LINK_OUTSIDE,
     REASON_OUTSIDE,
     REASON_SECRET_FILE,
@@ -44,7 +45,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
-REASON_DELETED = "deleted"
 REASON_SUBMODULE = "submodule"
 REASON_NESTED_REPOSITORY = "nested repository"
 # The index holds a link's target path, not a file: following it would read another
@@ -260,6 +260,23 @@ def _resolve(root: str, rev: str, option: str) -> str:
     return merge_base.decode("ascii").strip()
 
 
+def git_directory(where: str, option: str) -> str:
+    """The git directory of the repository `where` is in, as `git rev-parse --git-dir`
+    names it (`.git` at the top of a work tree; an absolute path elsewhere, in a linked
+    work tree and in a submodule)."""
+    try:
+        out = _run(where, ["rev-parse", "--git-dir"], option)
+    except _GitFailed as failed:
+        raise UsageError(
+            f"{option} names the git directory, and {os.path.abspath(where)} is not in a "
+            f"git repository ({failed.message})"
+        ) from None
+    found = os.fsdecode(out.removesuffix(b"\n"))
+    if not found or "\n" in found:
+        raise UsageError(f"{option}: git named no git directory")
+    return found
+
+
 # --- listings -----------------------------------------------------------------------------
 
 
@@ -363,7 +380,10 @@ class _Collector:
 
     def change(self, change: _Change, *, from_index: bool) -> None:
         if change.status == "D":
-            self.skip(change.rel, REASON_DELETED)
+            # Whatever the path (a `.env` unstaged with `git rm --cached`), nothing of it
+            # goes into the commit or the dump: a deletion, not a refusal.
+            if change.rel not in self.entries:
+                self.skipped[change.rel] = Skip(change.rel, REASON_DELETED)
         elif change.mode == _MODE_GITLINK:
             self.skip(change.rel, REASON_SUBMODULE)
         elif change.status == "U":

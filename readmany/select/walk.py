@@ -140,6 +140,20 @@ def _step(patterns: Sequence[tuple[Segment, ...]], states: _State, name: str) ->
     return _Step(accepts, open_states(everything), open_states(named))
 
 
+def _matches_below(patterns: Sequence[tuple[Segment, ...]], step: _Step) -> bool:
+    """Whether the patterns match what a directory holds without knowing its names: a
+    pattern names the directory (`node_modules/**`, `dist/*.js`), or matches any name
+    below it (`.`, `src/`, `**`, `**/*`). A directory left out (a default exclude, ignored)
+    is reported only then: `**/*.py` says nothing of a `node_modules/` it never looks into."""
+    if step.below_link:  # states reached by the directory's name itself
+        return True
+    return any(all(map(_any_name, patterns[pi][si:])) for pi, si in step.below)
+
+
+def _any_name(segment: Segment) -> bool:
+    return segment.globstar or (segment.text == "*" and not segment.exact)
+
+
 def _first(item: tuple[str, object, object, object, object]) -> str:
     return item[0]
 
@@ -501,7 +515,9 @@ class _Selector:
                 rel = os.path.relpath(entry.path, self.root).replace(os.sep, "/")
             inside = in_root or not rel.startswith("../")
             if what == _DIRECTORY:
-                verdict = self._may_enter(rel, inside, is_dir=True)
+                verdict = self._may_enter(
+                    rel, inside, is_dir=True, quiet=not _matches_below(patterns, step)
+                )
                 if isinstance(verdict, Skip):
                     yield verdict
                 elif verdict:
