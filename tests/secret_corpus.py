@@ -506,6 +506,8 @@ def near_misses() -> list[NearMiss]:
         NearMiss("aws-secret-access-key", "aws_secret_access_key = <your-secret-key>"),
         NearMiss("aws-secret-access-key", f"commit {sha} by AKIA"),
         # jwt and base64
+        NearMiss("aws-session-token", "aws_session_token = ${AWS_SESSION_TOKEN}"),
+        NearMiss("google-oauth-secret", '"client_secret": "GOCSPX-<secret>"'),
         NearMiss("jwt", "header = base64url(json) and eyJ is how a JSON object starts"),
         NearMiss("jwt", "data:image/png;base64," + fake(B64, 300, "png")),
         NearMiss("basic-auth", "Authorization: Basic <base64 of user:password>"),
