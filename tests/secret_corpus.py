@@ -494,7 +494,9 @@ def near_misses() -> list[NearMiss]:
         # private-key
         NearMiss("private-key", pem("PUBLIC KEY", "pub")),
         NearMiss("private-key", pem("CERTIFICATE", "cert")),
-        NearMiss("private-key", "client-certificate-data: " + b64(pem("CERTIFICATE", "c").encode())),
+        NearMiss(
+            "private-key", "client-certificate-data: " + b64(pem("CERTIFICATE", "c").encode())
+        ),
         NearMiss("private-key", "if line.startswith('-----BEGIN') and 'PRIVATE KEY' in line:"),
         NearMiss("private-key", "The file starts with `PuTTY-User-Key-File` and a version."),
         NearMiss("private-key", "ssh-ed25519 " + fake(B64, 68, "pub") + " user@host"),
@@ -524,7 +526,10 @@ def near_misses() -> list[NearMiss]:
         NearMiss("pypi-token", "password: pypi-<your token>, see pypi-upload-docs"),
         NearMiss("huggingface-token", "hf_hub_download(repo_id, filename) and hf_transfer"),
         NearMiss("huggingface-token", "hf_" + "x" * 34),
-        NearMiss("digitalocean-token", "dop_v1_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        NearMiss(
+            "digitalocean-token",
+            "dop_v1_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ),
         NearMiss("vault-token", "hvs.example and hvs.s.t.u in a dotted name"),
         NearMiss("sendgrid-api-key", "SG.apikey.example, np.SG.x and SG.RegisterModel()"),
         NearMiss("twilio-key", "MAC" + fake(HEX, 32, "mac") + " and " + "AC" + fake(HEX, 10, "a")),
@@ -540,11 +545,15 @@ def near_misses() -> list[NearMiss]:
         NearMiss("openai-api-key", "pip install sk-learn-compatible-estimators-and-more-things"),
         NearMiss("openai-api-key", "OPENAI_API_KEY=sk-...  # your key"),
         NearMiss("openai-api-key", "disk-" + fake(ALNUM, 40, "disk") + " is a volume id"),
-        NearMiss("anthropic-api-key", "ANTHROPIC_API_KEY=sk-ant-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        NearMiss(
+            "anthropic-api-key", "ANTHROPIC_API_KEY=sk-ant-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        ),
         # passwords
         NearMiss("netrc-password", "machine api.example.com login alice password <password>"),
         NearMiss("netrc-password", "a machine that stores a password in a keyring"),
-        NearMiss("url-password", "see https://user@example.com/path and https://example.com:8080/a@b"),
+        NearMiss(
+            "url-password", "see https://user@example.com/path and https://example.com:8080/a@b"
+        ),
         NearMiss("url-password", "my password@home is not a URL, nor is user:pass@host"),
         NearMiss("url-password", "postgres://user:${DB_PASSWORD}@db/app mysql://root:<password>@x"),
         NearMiss("url-password", "redis://:@localhost:6379 and amqp://guest:%(password)s@rabbit"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from secret_corpus import ALNUM, fake, j, near_misses, samples
 
 from readmany.read.secrets import (
     RULES,
@@ -14,7 +15,6 @@ from readmany.read.secrets import (
     scan,
 )
 from readmany.select.boundary import is_secret_name
-from secret_corpus import ALNUM, fake, j, near_misses, samples
 
 # A made-up key of each of the first rules (none is real, and none is written whole in
 # this file: each is built from parts, as in `secret_corpus`).
@@ -225,7 +225,10 @@ def test_keys_written_with_nothing_between_are_all_hidden(first: str, second: st
         assert KEYS[first][6:] not in masked and KEYS[second][6:] not in masked, masked
         assert [finding.rule for finding in findings] == [first]
     # A key of fixed length is a key whatever follows it: `xAKIA…y` hides nothing.
-    assert redact(AWS + "plain") == ("[REDACTED:aws-access-key-id]plain", [Finding("aws-access-key-id", 1, 1)])
+    assert redact(AWS + "plain") == (
+        "[REDACTED:aws-access-key-id]plain",
+        [Finding("aws-access-key-id", 1, 1)],
+    )
 
 
 DIFF = """diff --git a/deploy.yaml b/deploy.yaml
@@ -328,7 +331,9 @@ def test_every_rule_has_a_near_miss() -> None:
     assert {miss.rule for miss in NEAR_MISSES} == set(RULES)
 
 
-@pytest.mark.parametrize("miss", NEAR_MISSES, ids=[f"{m.rule}-{n}" for n, m in enumerate(NEAR_MISSES)])
+@pytest.mark.parametrize(
+    "miss", NEAR_MISSES, ids=[f"{m.rule}-{n}" for n, m in enumerate(NEAR_MISSES)]
+)
 def test_near_misses_are_not_secrets(miss: Any) -> None:
     assert scan(miss.text) == []
 

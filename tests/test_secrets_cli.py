@@ -219,8 +219,10 @@ def test_the_corpus_through_the_command(tmp_path: Path) -> None:
     for sample in corpus:
         for secret in sample.secrets:
             assert secret not in shown, sample.name
-    many = run_readmany(["many", *(f"f{n:02d}.txt" for n in range(len(corpus))), "--secrets", "redact"],
-                        cwd=tmp_path)
+    many = run_readmany(
+        ["many", *(f"f{n:02d}.txt" for n in range(len(corpus))), "--secrets", "redact"],
+        cwd=tmp_path,
+    )
     for sample in corpus:
         for secret in sample.secrets:
             assert secret.encode() not in many.stdout, sample.name

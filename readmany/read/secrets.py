@@ -179,7 +179,14 @@ _URL = r"://[^\s:/@]{0,256}:(?P<s>[^\s/?#\"'`<>]{1,256})@(?=[0-9A-Za-z\[])"
 _SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key")
 _AFTER_NAME = frozenset("\"' \t:=")
 _KEY_OWNERS = (
-    "api", "access", "private", "account", "storage", "master", "signing", "encryption",
+    "api",
+    "access",
+    "private",
+    "account",
+    "storage",
+    "master",
+    "signing",
+    "encryption",
     "secret",
 )
 _ASSIGNED = (
@@ -189,8 +196,23 @@ _ASSIGNED = (
 # Letters that start the secret words: the assignment pass runs only where one occurs.
 _PLACEHOLDER_START = frozenset("$%{<*[(")
 _PLACEHOLDER_WORDS = (
-    "xxx", "your", "changeme", "change_me", "change-me", "example", "placeholder", "redacted",
-    "dummy", "replace", "insert", "todo", "fixme", "secret", "password", "passwd", "token",
+    "xxx",
+    "your",
+    "changeme",
+    "change_me",
+    "change-me",
+    "example",
+    "placeholder",
+    "redacted",
+    "dummy",
+    "replace",
+    "insert",
+    "todo",
+    "fixme",
+    "secret",
+    "password",
+    "passwd",
+    "token",
 )
 _NOT_VALUES = frozenset({"none", "null", "nil", "true", "false", "undefined", "required"})
 
@@ -344,7 +366,9 @@ def _block_hits(
     """Key blocks, each from its first line to its last (an unterminated one to the end)."""
     for match in begin.finditer(text):
         tail = end.search(text, match.end())
-        add(_Hit(match.start(), tail.end() if tail is not None else len(text), False, "private-key"))
+        add(
+            _Hit(match.start(), tail.end() if tail is not None else len(text), False, "private-key")
+        )
 
 
 def _decoded_private_key(data: str) -> bool:
