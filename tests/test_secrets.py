@@ -368,3 +368,15 @@ def test_a_key_in_a_text_that_is_not_ascii_is_found_where_it_is() -> None:
     [finding] = scan(text)
     assert finding == Finding("secret-assignment", 2, 13)
     assert redact(text)[0] == "İİİ ünïcode\nDB_PASSWORD=[REDACTED:secret-assignment]\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        fake(ALNUM + "+/", 40, "alone") + "\n",  # an AWS secret key with no id nor name
+        "password: hunter2\n",  # unquoted, its digit at the end of a word: a name in code
+        "heroku: 01234567-89ab-cdef-0123-456789abcdef\n",  # a UUID, by a name no rule knows
+    ],
+)
+def test_what_the_rules_do_not_find_as_readme_says(text: str) -> None:
+    assert scan(text) == []
