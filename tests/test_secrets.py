@@ -46,7 +46,7 @@ PLANTED = [
     ("openai-api-key", f"OPENAI_API_KEY={OPENAI_LEGACY}", 16),
     ("anthropic-api-key", f"client = Anthropic(api_key='{ANTHROPIC}')", 29),
     ("private-key", f"{PRIVATE_KEY}\n", 1),
-    ("url-password", "DATABASE_URL=postgres://admin:hunter2@db.example.com/app", 31),
+    ("url-password", j("DATABASE_URL=postgres:", "//admin:hunter2@db.example.com/app"), 31),
 ]
 
 
@@ -103,8 +103,8 @@ def test_redact_replaces_each_key_and_keeps_the_lines() -> None:
     text = (
         f'aws = "{AWS}"\n'
         f"{PRIVATE_KEY}\n"
-        "url = https://bob:s3cret@example.com/x\n"
-        f"two = {GITHUB} {STRIPE}\n"
+        + j("url = https:", "//bob:s3cret@example.com/x\n")
+        + f"two = {GITHUB} {STRIPE}\n"
     )
     redacted, found = redact(text)
     assert redacted == (
@@ -131,7 +131,7 @@ def test_redact_without_secrets_returns_the_text_itself() -> None:
 
 
 def test_an_unterminated_key_block_is_redacted_to_the_end() -> None:
-    text = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\nrest"
+    text = j("before\n-----BEG", "IN RSA PRIVATE KEY-----\nMIIE\nrest")
     assert redact(text)[0] == "before\n[REDACTED:private-key]\n\n"
 
 
@@ -347,9 +347,9 @@ def test_near_misses_are_not_secrets(miss: Any) -> None:
         (f"my{STRIPE}", STRIPE[8:], "stripe-secret-key"),
         ("X" + j("AS", "IA") + "ZZ7EXAMPLEFAKE42Q", "ZZ7EXAMPLEFAKE42Q", "aws-access-key-id"),
         # A password holding `@`, or with no user before it.
-        ("redis://:p@ssw0rd-x@cache:6379/0", "p@ssw0rd-x", "url-password"),
-        ("amqp://bob:s3@cr3t@@rabbit/", "s3@cr3t@", "url-password"),
-        ("redis://:Zq9rT2vLx@cache", "Zq9rT2vLx", "url-password"),
+        (j("redis:", "//:p@ssw0rd-x@cache:6379/0"), "p@ssw0rd-x", "url-password"),
+        (j("amqp:", "//bob:s3@cr3t@@rabbit/"), "s3@cr3t@", "url-password"),
+        (j("redis:", "//:Zq9rT2vLx@cache"), "Zq9rT2vLx", "url-password"),
     ],
 )
 def test_the_bypasses_are_closed(text: str, secret: str, rule: str) -> None:
@@ -359,7 +359,9 @@ def test_the_bypasses_are_closed(text: str, secret: str, rule: str) -> None:
 
 def test_a_placeholder_word_in_a_url_is_no_password_but_one_holding_at_is() -> None:
     assert scan("postgresql://user:password@localhost/db") == []
-    assert [f.rule for f in scan("postgresql://user:password@x@localhost/db")] == ["url-password"]
+    assert [f.rule for f in scan(j("postgresql:", "//user:password@x@localhost/db"))] == [
+        "url-password"
+    ]
 
 
 def test_a_key_in_a_text_that_is_not_ascii_is_found_where_it_is() -> None:
