@@ -90,6 +90,12 @@ def main(options: Options) -> int:
     return present(run, Presentation.of(options))
 
 
+def secrets_refusal(path: str, mode: str) -> str | None:
+    """Why a file whose text looks like a secret is left out under `mode` (`skip`, or
+    `redact`, which cannot mask what the anchors stand for), or None."""
+    return _secrets_check(path, "skip") if mode in ("skip", "redact") else None
+
+
 def _secrets_check(path: str, mode: str) -> str | None:
     """`--secrets warn|skip`: the line naming what looks like a secret in the file, if any
     (the file is read once more, whole, within the anchored read's limit)."""
