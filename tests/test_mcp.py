@@ -155,7 +155,9 @@ def test_safety(many_server: Server, many_root: Path, tmp_path: Path) -> None:
         said = many_server.refused("read_many", {"files": [{"path": str(outside)}]})
         assert said.startswith(f"{outside}: outside the roots")
         said = many_server.refused("read", {"path": "small/link_out.txt"})
-        assert said == f"small/link_out.txt: a link that leads out of the root {many_root}: not read"
+        assert (
+            said == f"small/link_out.txt: a link that leads out of the root {many_root}: not read"
+        )
         said = many_server.refused("read_many", {"files": [{"path": "small/.env"}]})
         assert said == "small/.env: not read: a secret file (env file), which readmany never reads"
         said = many_server.refused("read_many", {"files": [{"path": "small/../../etc/passwd"}]})
@@ -272,7 +274,9 @@ def test_edit(edit_server: Server, edit_root: Path) -> None:
     tag = head.rpartition("#")[2]
     anchor = first.partition("|")[0]
     edits = [{"from": anchor, "to": anchor, "content": "ONE"}]
-    preview = edit_server.text("edit", {"path": "e.py", "hash": tag, "edits": edits, "dryRun": True})
+    preview = edit_server.text(
+        "edit", {"path": "e.py", "hash": tag, "edits": edits, "dryRun": True}
+    )
     assert "-one" in preview and "+ONE" in preview
     assert (edit_root / "e.py").read_text() == "one\ntwo\n"
     edit_server.text("edit", {"path": "e.py", "hash": tag, "edits": edits})
@@ -320,33 +324,55 @@ def test_without_the_extra_and_never_imported(tmp_path: Path) -> None:
     )
 
 
+def _inspector(npx: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [npx, "--yes", "@modelcontextprotocol/inspector", "--cli", *args],
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+
+
 def test_inspector_lists_the_tools(many_root: Path) -> None:
+    """The MCP inspector's CLI, a client of another SDK, lists the tools and calls one.
+    Its `--strict` is used where the inspector offers it; every schema is checked against
+    its JSON Schema meta-schema either way."""
     npx = shutil.which("npx")
     if npx is None:
         pytest.skip("npx is not installed: the MCP inspector cannot run here")
-    command = readmany_command()
+    server = [*readmany_command(), "mcp", "--root", str(many_root)]
     try:
-        done = subprocess.run(
-            [
-                npx,
-                "--yes",
-                "@modelcontextprotocol/inspector",
-                "--cli",
-                "--method",
-                "tools/list",
-                *command,
-                "mcp",
-                "--root",
-                str(many_root),
-            ],
-            capture_output=True,
-            timeout=300,
-            check=False,
-        )
+        usage = _inspector(npx, "--help")
     except subprocess.TimeoutExpired:
         pytest.skip("npx could not fetch @modelcontextprotocol/inspector in 300 s")
-    if done.returncode != 0 and b"npm" in done.stderr and b"ERR" in done.stderr:
-        pytest.skip(f"npx could not install the inspector: {done.stderr[-300:]!r}")
+    if usage.returncode != 0:
+        pytest.skip(f"npx could not install the inspector: {usage.stderr[-300:]!r}")
+    strict = ["--strict"] if b"--strict" in usage.stdout + usage.stderr else []
+    done = _inspector(npx, *strict, *server, "--method", "tools/list")
     assert done.returncode == 0, done.stderr
-    names = {tool["name"] for tool in json.loads(done.stdout)["tools"]}
-    assert names == {"read_many", "read_many_files", "read", "context_stats"}
+    assert b"rror" not in done.stderr, done.stderr
+    from jsonschema.validators import validator_for
+
+    tools = json.loads(done.stdout)["tools"]
+    assert {tool["name"] for tool in tools} == {
+        "read_many",
+        "read_many_files",
+        "read",
+        "context_stats",
+    }
+    for tool in tools:
+        validator_for(tool["inputSchema"]).check_schema(tool["inputSchema"])
+        assert tool["annotations"]["readOnlyHint"] is True
+    called = _inspector(
+        npx,
+        *server,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "read",
+        "--tool-arg",
+        "path=small/a.txt",
+    )
+    assert called.returncode == 0, called.stderr
+    text = json.loads(called.stdout)["content"][0]["text"]
+    assert text.startswith("@file small/a.txt#")
