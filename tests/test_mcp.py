@@ -141,6 +141,13 @@ def test_max_tokens_is_a_budget(many_server: Server) -> None:
     assert len(cut) < 1000 < len(whole)
     packing = result.meta["readmany/details"]["packing"]
     assert packing["partialIncludedPath"] == "big/3000.txt"  # as the reference says a cut
+    # read_many_files has no budget in the reference; here a result keeps the limit.
+    text = many_server.text("read_many_files", {"include": ["big/**"]})
+    assert len(text.encode("utf-8")) <= 51_200
+    assert text.count("\n") < 2000
+    assert "All 6 take" in text  # what was left out is said
+    small = many_server.text("read_many_files", {"include": ["big/**"], "maxTokens": 1000})
+    assert len(small) < 6000
 
 
 def test_safety(many_server: Server, many_root: Path, tmp_path: Path) -> None:

@@ -123,6 +123,17 @@ def _attachment(item: dict[str, str]) -> ContentBlock:
     )
 
 
+def fits(text: str, budget: Budget) -> bool:
+    """Whether `text` is within the budget, as the packing weighs it."""
+    from readmany.frame import weigh
+
+    if len(text.encode("utf-8", "surrogatepass")) > budget.max_bytes:
+        return False
+    if text.count("\n") + 1 > budget.max_lines:
+        return False
+    return not budget.counts_tokens or weigh(text) <= budget.max_tokens
+
+
 def failed(message: str) -> CallToolResult:
     """A tool error: the one line the CLI says (`readmany: ` left off)."""
     LOG.info("refused: %s", message)
@@ -263,22 +274,30 @@ class Tools:
         from readmany.commands import glob_plan
         from readmany.commands.glob import run_glob
 
-        def command(sink: Sink) -> Outcome:
-            request = self.glob_request(
+        def request() -> Any:
+            return self.glob_request(
                 include, paths, exclude or [], recursive, useDefaultExcludes, file_filtering_options
             )
-            if maxTokens is not None or format != "text" or self.config.max_tokens is not None:
-                budget = self.budget(maxTokens)
-                request = request._replace(
+
+        budget = self.budget(maxTokens)
+        if format == "text":
+            # The reference's text where it fits the result's limit; else packed to it.
+            whole = collect(lambda sink: run_glob(request(), sink))
+            if whole.is_error or fits(str(whole.content[0].text), budget):  # type: ignore[union-attr]
+                return whole
+
+        def planned(sink: Sink) -> Outcome:
+            return glob_plan.run_planned(
+                request()._replace(
                     format=format,
                     max_bytes=None if budget.max_bytes == sys.maxsize else budget.max_bytes,
                     max_lines=None if budget.max_lines == sys.maxsize else budget.max_lines,
                     max_tokens=None if not budget.counts_tokens else int(budget.max_tokens),
-                )
-                return glob_plan.run_planned(request, sink)
-            return run_glob(request, sink)
+                ),
+                sink,
+            )
 
-        return collect(command)
+        return collect(planned)
 
     def context_stats(
         self,
