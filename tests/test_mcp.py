@@ -147,7 +147,7 @@ def test_max_tokens_is_a_budget(many_server: Server) -> None:
     assert text.count("\n") < 2000
     assert "All 6 take" in text  # what was left out is said
     small = many_server.text("read_many_files", {"include": ["big/**"], "maxTokens": 1000})
-    assert len(small) < 6000
+    assert len(small) < len(text) / 2
 
 
 def test_safety(many_server: Server, many_root: Path, tmp_path: Path) -> None:
