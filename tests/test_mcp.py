@@ -18,14 +18,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import anyio.from_thread
 import pytest
 from helpers import readmany_command, run_readmany
-
-pytest.importorskip("mcp", reason="the mcp extra is not installed: pip install '.[test]'")
-
-import anyio.from_thread  # noqa: E402 (after the skip: the SDK brings anyio)
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 HERE = Path(__file__).parent
 MANY = HERE / "conformance" / "many"
