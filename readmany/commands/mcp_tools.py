@@ -28,7 +28,7 @@ from mcp_types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from readmany import __version__
 from readmany.commands import Outcome
@@ -150,16 +150,29 @@ def captured_stderr(run: Callable[[], int]) -> tuple[int, list[str]]:
 
 # -- the tools' arguments --------------------------------------------------------------
 
-Number = Annotated[int | float, Field(allow_inf_nan=False)]
-
-
-class FileItem(BaseModel):
-    """One file of read_many."""
-
-    model_config = ConfigDict(extra="allow")
-    path: Annotated[str, Field(description="Relative (to the first root) or absolute path.")]
-    offset: Annotated[Number | None, Field(description="1-based first line.")] = None
-    limit: Annotated[Number | None, Field(description="The most lines to read.")] = None
+# read_many's arguments as the reference declares them. The values are checked by the
+# command's own `parse_request_object`, so a bad one is refused in the CLI's words
+# (`too many files: 27 given, at most 26 per call (files: must NOT have more than 26 items)`).
+FILES_SCHEMA = {
+    "type": "array",
+    "minItems": 1,
+    "maxItems": MANY_MAX_FILES,
+    "description": "The files to read, in order.",
+    "items": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Relative (to the first root) or absolute."},
+            "offset": {"type": "number", "description": "1-based first line."},
+            "limit": {"type": "number", "description": "The most lines to read."},
+        },
+        "required": ["path"],
+    },
+}
+STOP_SCHEMA = {
+    "type": "boolean",
+    "default": False,
+    "description": "Stop after the first file that cannot be read.",
+}
 
 
 class FileFiltering(BaseModel):
@@ -201,16 +214,13 @@ class Tools:
 
     def read_many(
         self,
-        files: Annotated[list[FileItem], Field(min_length=1, max_length=MANY_MAX_FILES)],
-        stopOnError: bool = False,
+        files: Annotated[Any, WithJsonSchema(FILES_SCHEMA)],
+        stopOnError: Annotated[Any, WithJsonSchema(STOP_SCHEMA)] = False,
         maxTokens: MaxTokens = None,
     ) -> CallToolResult:
         from readmany.commands.many import BudgetAsked, parse_request_object, run_many
 
-        arguments = {
-            "files": [item.model_dump(exclude_none=True) for item in files],
-            "stopOnError": stopOnError,
-        }
+        arguments = {"files": files, "stopOnError": stopOnError}
 
         def command(sink: Sink) -> Outcome:
             request = parse_request_object(arguments, self.roots.cwd, MANY_MAX_FILES)
