@@ -307,6 +307,12 @@ def test_roots_refused(tmp_path: Path) -> None:
         done = _readmany(["mcp", "--root", root], tmp_path)
         assert done.returncode == 2 and done.stdout == b""
         assert words in done.stderr.decode() and done.stderr.count(b"\n") == 1
+    home = tmp_path / "users" / "me"
+    home.mkdir(parents=True)
+    environment = {**os.environ, "HOME": str(home)}
+    done = run_readmany(["mcp", "--root", str(tmp_path / "users")], cwd=tmp_path, env=environment)
+    assert done.returncode == 2
+    assert done.stderr.endswith(b": holds your home directory: give a project's directory\n")
     done = _readmany(["mcp"], tmp_path)
     assert done.returncode == 2 and b"--root DIR" in done.stderr
 

@@ -56,7 +56,7 @@ def config_of(options: Options) -> ServerConfig:
 
 def root_refusal(root: str) -> str | None:
     """Why `root` cannot be served (not a directory, the whole file system, the home
-    directory, a git directory), or None."""
+    directory or one that holds it, a git directory), or None."""
     from readmany.read.safe import refuse_root
 
     if not os.path.isdir(root):
@@ -65,8 +65,14 @@ def root_refusal(root: str) -> str | None:
     if real == "/":
         return f"--root {root}: is the whole file system: give a project's directory"
     home = os.path.expanduser("~")
-    if home not in ("", "~", "/") and real == os.path.realpath(home):
-        return f"--root {root}: is your home directory: give a project's directory"
+    if home not in ("", "~", "/"):
+        from readmany.select.boundary import inside
+
+        real_home = os.path.realpath(home)
+        if real == real_home:
+            return f"--root {root}: is your home directory: give a project's directory"
+        if inside(real_home, real):  # /home: every user's keys and configuration
+            return f"--root {root}: holds your home directory: give a project's directory"
     return refuse_root(root)
 
 
