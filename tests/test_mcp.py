@@ -166,6 +166,18 @@ def test_safety(many_server: Server, many_root: Path, tmp_path: Path) -> None:
         )
         said = many_server.refused("read_many", {"files": [{"path": "small/.env"}]})
         assert said == "small/.env: not read: a secret file (env file), which readmany never reads"
+        npmrc = many_root / "small" / ".npmrc"
+        npmrc.write_text("//registry.npmjs.org/:_authToken=abcdef0123456789abcdef0123456789\n")
+        for tool, arguments in (
+            ("read_many", {"files": [{"path": "small/.npmrc"}]}),
+            ("read", {"path": "small/.npmrc"}),
+        ):
+            said = many_server.refused(tool, arguments)
+            assert said == (
+                "small/.npmrc: not read: a secret file (it holds a token or password), "
+                "which readmany never reads"
+            )
+        npmrc.unlink()
         said = many_server.refused("read_many", {"files": [{"path": "small/../../etc/passwd"}]})
         assert "'..' is not allowed" in said
         # Malformed requests: a schema error each, never a crash.

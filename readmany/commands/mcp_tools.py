@@ -38,8 +38,16 @@ from readmany.errors import UsageError
 from readmany.faces import Face
 from readmany.limits import MANY_MAX_FILES, READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import UNCOUNTED, Budget
+from readmany.read.classify import credentials_name
 from readmany.read.tool import resolve_path
-from readmany.select.boundary import blocked, inside, rel_parts, secret_file_refusal, target_name
+from readmany.select.boundary import (
+    blocked,
+    inside,
+    rel_parts,
+    secret_file_refusal,
+    secret_file_words,
+    target_name,
+)
 
 LOG = logging.getLogger("readmany.mcp")
 DETAILS_KEY = "readmany/details"  # the `_meta` key of a result's details (--json's)
@@ -83,10 +91,35 @@ class Roots:
             raise ToolFailed(refusal)
         if blocked(rel_parts(absolute, root)) or blocked(rel_parts(real, root)):
             raise ToolFailed(f"{path}: inside .git, .env or node_modules: not read")
+        kind = credentials_name(path) or credentials_name(real)
+        if kind is not None and _holds_credentials(kind, real):
+            raise ToolFailed(secret_file_words(path, "it holds a token or password"))
         return root
 
     def _names(self) -> str:
         return " or ".join(self.roots)
+
+
+_CREDENTIALS_BYTES = 1 << 20  # an .npmrc or .pypirc is a few lines
+
+
+def _holds_credentials(kind: str, real: str) -> bool:
+    """Whether the `.npmrc` or `.pypirc` at `real` holds a token or password, as glob
+    judges it (one that cannot be read is left to the read to report)."""
+    from readmany.read.safe import OpenFailure, open_regular, read_prefix
+    from readmany.read.secrets import holds_credentials
+
+    try:
+        fd, _st = open_regular(real)
+    except (OpenFailure, OSError):
+        return False
+    try:
+        text = read_prefix(fd, _CREDENTIALS_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return holds_credentials(kind, text)
 
 
 # -- running a command's own code ------------------------------------------------------
