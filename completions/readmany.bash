@@ -28,13 +28,13 @@ _readmany() {
     local cmd="" dashdash="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            many|glob|hashline|edit)
+            many|glob|hashline|edit|mcp)
                 [[ -z "$cmd" ]] && cmd="${COMP_WORDS[i]}" ;;
             --) [[ -n "$cmd" ]] && dashdash=1 ;;
         esac
     done
     if [[ -z "$cmd" ]]; then
-        COMPREPLY=($(compgen -W "many glob hashline edit --version -V --help -h" -- "$cur"))
+        COMPREPLY=($(compgen -W "many glob hashline edit mcp --version -V --help -h" -- "$cur"))
         return
     fi
     local opts=''
@@ -72,6 +72,14 @@ _readmany() {
                     --request|--content-file) _readmany_files -f; return ;;
                     --root) _readmany_files -d; return ;;
                     --replace|--delete|--insert-after|--insert-before|--content) return ;;
+                esac
+                ;;
+            mcp)
+                opts="--root --allow-edit --max-tokens --secrets --help -h"
+                case "$prev" in
+                    --root) _readmany_files -d; return ;;
+                    --secrets) COMPREPLY=($(compgen -W "off warn skip redact" -- "$cur")); return ;;
+                    --max-tokens) return ;;
                 esac
                 ;;
         esac

@@ -6,6 +6,7 @@ complete -c readmany -n __fish_use_subcommand -a many -d 'Batch read: each file 
 complete -c readmany -n __fish_use_subcommand -a glob -d 'Glob read: matching files concatenated with --- path --- separators.'
 complete -c readmany -n __fish_use_subcommand -a hashline -d 'Hashline read: @file path#TAG, then N#abc|line for every line.'
 complete -c readmany -n __fish_use_subcommand -a edit -d 'Anchored edit: apply edits checked against a hashline read, or refuse stale ones.'
+complete -c readmany -n __fish_use_subcommand -a mcp -d 'Serve read_many, read_many_files, read (hashline), context_stats and, with'
 complete -c readmany -n '__fish_seen_subcommand_from many' -F
 complete -c readmany -n '__fish_seen_subcommand_from many' -l request -r -F -d 'The tool\'s argument object as JSON: {"files": [{"path", "offset", "limit"}], "stopOnError": …}'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l stop-on-error -d 'Stop after the first file that fails'
@@ -77,3 +78,9 @@ complete -c readmany -n '__fish_seen_subcommand_from edit' -l json -d 'Write one
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l quiet -s q -d 'No notes or summary on stderr; errors still'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l root -r -a '(__fish_complete_directories)' -d 'Every file edited must be inside DIR (a link: its target); none in a git directory, under node_modules, or a secret file by name'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l help -s h -d 'Show this help and exit'
+complete -c readmany -n '__fish_seen_subcommand_from mcp' -F
+complete -c readmany -n '__fish_seen_subcommand_from mcp' -l root -r -a '(__fish_complete_directories)' -d 'A directory the tools may read (repeatable; the first is where relative paths start)'
+complete -c readmany -n '__fish_seen_subcommand_from mcp' -l allow-edit -d 'Offer the edit tool, which writes files inside the roots'
+complete -c readmany -n '__fish_seen_subcommand_from mcp' -l max-tokens -r -f -d 'The most tokens a tool\'s maxTokens may ask for (100k = 100,000); without it, each result stays within 51200 bytes and 2000 lines'
+complete -c readmany -n '__fish_seen_subcommand_from mcp' -l secrets -r -f -a 'off warn skip redact' -d 'What to do with text that looks like a secret: redact (mask it, the default; read, whose anchors need the exact bytes, leaves such a file out), skip (leave the file out), warn (log it on stderr) or off'
+complete -c readmany -n '__fish_seen_subcommand_from mcp' -l help -s h -d 'Show this help and exit'

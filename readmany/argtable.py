@@ -12,6 +12,7 @@ ARGUMENTS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "glob": (("patterns", "list", False),),
     "hashline": (("file", "str", True),),
     "edit": (("target", "str", False),),
+    "mcp": (),
 }
 
 OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
@@ -96,6 +97,12 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "-q": ("quiet", "flag", None),
         "--root": ("root", "str", None),
     },
+    "mcp": {
+        "--root": ("root", "list", None),
+        "--allow-edit": ("allow_edit", "flag", None),
+        "--max-tokens": ("max_tokens", "str", None),
+        "--secrets": ("secrets", "str", None),
+    },
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -172,5 +179,11 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "json_mode": False,
         "quiet": False,
         "root": ".",
+    },
+    "mcp": {
+        "root": None,
+        "allow_edit": False,
+        "max_tokens": None,
+        "secrets": None,
     },
 }

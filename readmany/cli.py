@@ -562,6 +562,69 @@ def edit_command(
     _invoke("edit", locals())
 
 
+MCP_EXIT_CODES_HELP = (
+    "Exit status: 0 the client closed the connection; 2 usage error (no --root, a root "
+    "that is /, your home directory or a git directory, the mcp extra not installed); "
+    "70 internal error: a bug in readmany."
+)
+
+
+@app.command(
+    "mcp",
+    cls=HelpCommand,
+    epilog=(
+        "Examples:\n\n"
+        "  readmany mcp --root .\n\n"
+        "  readmany mcp --root ~/src/app --root ~/src/lib --allow-edit\n\n"
+        "  uvx --from 'readmany[mcp]' readmany mcp --root .\n\n" + MCP_EXIT_CODES_HELP
+    ),
+)
+def mcp_command(
+    root: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--root",
+            metavar="DIR",
+            help="A directory the tools may read (repeatable; the first is where relative "
+            "paths start). Nothing outside the roots is read, through no link; / and your "
+            "home directory are refused.",
+        ),
+    ] = None,
+    allow_edit: Annotated[
+        bool,
+        typer.Option(
+            "--allow-edit", help="Offer the edit tool, which writes files inside the roots."
+        ),
+    ] = False,
+    max_tokens: Annotated[
+        str | None,
+        typer.Option(
+            "--max-tokens",
+            metavar="N",
+            help="The most tokens a tool's maxTokens may ask for (100k = 100,000); without "
+            f"it, each result stays within {READ_MAX_BYTES} bytes and {READ_MAX_LINES} lines.",
+        ),
+    ] = None,
+    secrets: Annotated[
+        str | None,
+        typer.Option(
+            "--secrets",
+            metavar="MODE",
+            help="What to do with text that looks like a secret: redact (mask it, the "
+            "default; read, whose anchors need the exact bytes, leaves such a file out), "
+            "skip (leave the file out), warn (log it on stderr) or off.",
+        ),
+    ] = None,
+) -> None:
+    """Serve read_many, read_many_files, read (hashline), context_stats and, with
+    --allow-edit, edit to an agent over the Model Context Protocol on stdin/stdout.
+
+    Needs the mcp extra: pip install 'readmany[mcp]'. Each tool's text is what --compat
+    writes for the same request. Logs go to stderr.
+    """
+    _invoke("mcp", locals())
+
+
 def short_usage() -> str:
     """What `readmany` alone says on stderr: how it is called and where the help is."""
     names = "|".join(info.name or "" for info in app.registered_commands)

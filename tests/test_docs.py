@@ -115,6 +115,7 @@ def test_bash_completion_completes_commands_and_options() -> None:
         "glob",
         "hashline",
         "edit",
+        "mcp",
         "--version",
         "-V",
         "--help",
@@ -305,11 +306,11 @@ def test_completions_offer_the_values_of_format_and_secrets(tmp_path: Path) -> N
     assert _bash_complete(["readmany", "hashline", "--secrets", ""]) == modes[:3]
     zsh = (COMPLETIONS / "_readmany").read_text()
     assert ":format:(text markdown xml)'" in zsh
-    assert zsh.count(":mode:(off warn skip redact)'") == 2
+    assert zsh.count(":mode:(off warn skip redact)'") == 3  # many, glob, mcp
     assert zsh.count(":mode:(off warn skip)'") == 1
     fish = (COMPLETIONS / "readmany.fish").read_text()
     assert "-l format -r -f -a 'text markdown xml' " in fish
-    assert fish.count("-l secrets -r -f -a 'off warn skip redact' ") == 2
+    assert fish.count("-l secrets -r -f -a 'off warn skip redact' ") == 3
 
 
 def test_fish_offers_the_values_of_format_and_secrets() -> None:

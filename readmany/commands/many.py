@@ -298,9 +298,14 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
     candidates: list[Entry] = []
     details: list[dict[str, Any]] = []
     problems: list[str] = []
+    warnings: list[str] = []  # --secrets warn, which only `readmany mcp` sets here
     for index, file in enumerate(request.files):
         style = ReadStyle(rewrite_paths=request.face.rewrite_paths and not file.literal)
         result = read_tool(file.path, file.offset, file.limit, request.cwd, style=style)
+        if request.secrets != "off" and result.ok and result.text:  # never from the CLI
+            from readmany.commands.many_default import check_secrets
+
+            result = check_secrets(file.path, result, request.secrets, warnings, [])
         body = body_of(result)
         block = frame_heredoc(file.path, body, index + 1)
         cut = partial(cut_heredoc_head, file.path, index + 1, body) if result.ok else None
@@ -328,7 +333,10 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
         details=report,
         exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
         problems=tuple(problems),
-        notices=tuple(_budget_notes(packing.omitted, packing.plan.partial_index, candidates)),
+        notices=(
+            *warnings,
+            *_budget_notes(packing.omitted, packing.plan.partial_index, candidates),
+        ),
         stats=Tally.of(_stats(candidates, packing)),
     )
 

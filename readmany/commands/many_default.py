@@ -280,7 +280,7 @@ def piece_of(
     return Piece(whole_block, cutter, whole_block.bytes, whole_block.lines, spec)
 
 
-def _check_secrets(
+def check_secrets(
     path: str, result: ToolRead, mode: str, warnings: list[str], found: list[dict[str, Any]]
 ) -> ToolRead:
     """`--secrets`: warn about, mask (redact) or refuse (skip) a text that looks like it
@@ -435,7 +435,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
             if kind is not None:
                 result = _credentials_refused(file.path, kind, result)
         if request.secrets != "off" and result.ok and result.text:
-            result = _check_secrets(file.path, result, request.secrets, warnings, found)
+            result = check_secrets(file.path, result, request.secrets, warnings, found)
         piece = piece_of(file, index + 1, result, carry)
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))

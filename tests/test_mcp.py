@@ -1,0 +1,406 @@
+"""`readmany mcp` driven over stdio by the SDK's own client, as an agent would drive it.
+
+Each tool's text must be what `--compat` writes for the same request, byte for byte, on
+the conformance fixtures; every path a tool is given stays inside the roots; every
+refusal is a tool error, and the server keeps serving after it. One server a root.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio.from_thread
+import pytest
+from helpers import readmany_command, run_readmany
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+HERE = Path(__file__).parent
+MANY = HERE / "conformance" / "many"
+GLOB = HERE / "conformance" / "glob"
+HASHLINE = HERE / "conformance" / "hashline" / "golden"
+
+
+class Server:
+    """A `readmany mcp` subprocess and a client session to it, called synchronously."""
+
+    def __init__(self, *args: str, cwd: Path | None = None) -> None:
+        command = readmany_command()
+        params = StdioServerParameters(
+            command=command[0], args=[*command[1:], "mcp", *args], cwd=cwd
+        )
+        self._stack = ExitStack()
+        self.errors = open(os.devnull, "w")  # noqa: SIM115 (closed with the server)
+        self._stack.callback(self.errors.close)
+        portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
+        self.portal = portal
+        transport = portal.wrap_async_context_manager(stdio_client(params, errlog=self.errors))
+        read, write = self._stack.enter_context(transport)
+        session = portal.wrap_async_context_manager(ClientSession(read, write))
+        self.session: ClientSession = self._stack.enter_context(session)
+        portal.call(self.session.initialize)
+
+    def tools(self) -> dict[str, Any]:
+        listed = self.portal.call(self.session.list_tools)
+        return {tool.name: tool for tool in listed.tools}
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        return self.portal.call(self.session.call_tool, name, arguments)
+
+    def text(self, name: str, arguments: dict[str, Any]) -> str:
+        result = self.call(name, arguments)
+        assert not result.is_error, result.content[0].text
+        return str(result.content[0].text)
+
+    def refused(self, name: str, arguments: dict[str, Any]) -> str:
+        result = self.call(name, arguments)
+        assert result.is_error, result.content[0].text
+        assert len(result.content) == 1
+        return str(result.content[0].text)
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+@pytest.fixture(scope="module")
+def many_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Compared with the CLI, not the goldens: a root of its own, not theirs.
+    root = Path(os.path.realpath(tmp_path_factory.mktemp("mcp-many"))) / "fx"
+    subprocess.run([sys.executable, str(MANY / "make_fixtures.py"), str(root)], check=True)
+    return root
+
+
+@pytest.fixture(scope="module")
+def many_server(many_root: Path) -> Iterator[Server]:
+    server = Server("--root", str(many_root))
+    yield server
+    server.close()
+
+
+def test_tools_and_schemas(many_server: Server) -> None:
+    tools = many_server.tools()
+    assert sorted(tools) == ["context_stats", "read", "read_many", "read_many_files"]
+    files = tools["read_many"].input_schema["properties"]["files"]
+    assert (files["minItems"], files["maxItems"]) == (1, 26)
+    assert tools["read_many"].input_schema["required"] == ["files"]
+    item = files["items"]
+    assert item["required"] == ["path"] and {"offset", "limit"} <= set(item["properties"])
+    glob = tools["read_many_files"].input_schema["properties"]
+    assert {"include", "exclude", "recursive", "useDefaultExcludes", "paths"} <= set(glob)
+    assert {"file_filtering_options", "maxTokens", "format"} <= set(glob)
+    assert set(tools["read"].input_schema["properties"]) == {"path", "offset", "limit"}
+    for tool in tools.values():
+        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.destructive_hint is False
+
+
+def test_read_many_is_compat_text(many_server: Server, many_root: Path, tmp_path: Path) -> None:
+    cases = json.loads((MANY / "cases.json").read_text(encoding="utf-8"))
+    compared = 0
+    for case in cases:
+        params = json.loads(json.dumps(case["params"]).replace("{ROOT}", str(many_root)))
+        result = many_server.call("read_many", params)
+        golden = json.loads((MANY / "golden" / case["name"] / "result.json").read_text())
+        paths = [f.get("path", "") for f in params["files"]]
+        if case["cwd"] or any(".." in p.split("/") for p in paths):
+            assert result.is_error, case["name"]  # '..' leaves the root
+            assert "'..' is not allowed" in result.content[0].text
+            continue
+        request = tmp_path / "request.json"
+        request.write_text(json.dumps(params), encoding="utf-8")
+        cli = run_readmany(["many", "--compat", "--request", str(request)], cwd=many_root)
+        if golden["isError"] or case["name"] == "50_27_files_direct_no_validation":
+            # The schema's bounds (27 files, none, no path), in the CLI's own words.
+            assert result.is_error, case["name"]
+            assert cli.stderr == f"readmany: {result.content[0].text}\n".encode(), case["name"]
+            continue
+        assert not result.is_error, (case["name"], result.content[0].text)
+        assert result.content[0].text.encode("utf-8") + b"\n" == cli.stdout, case["name"]
+        details = result.meta["readmany/details"]
+        assert details["processedCount"] == len(details["files"])
+        assert "packing" in details
+        compared += 1
+    assert compared >= 35
+
+
+def test_max_tokens_is_a_budget(many_server: Server) -> None:
+    whole = many_server.text("read_many", {"files": [{"path": "big/3000.txt"}]})
+    files = [{"path": "big/3000.txt"}, {"path": "small/a.txt"}]
+    result = many_server.call("read_many", {"files": files, "maxTokens": 200})
+    cut = result.content[0].text
+    assert len(cut) < 1000 < len(whole)
+    packing = result.meta["readmany/details"]["packing"]
+    assert packing["partialIncludedPath"] == "big/3000.txt"  # as the reference says a cut
+    # read_many_files has no budget in the reference; here a result keeps the limit.
+    text = many_server.text("read_many_files", {"include": ["big/**"]})
+    assert len(text.encode("utf-8")) <= 51_200
+    assert text.count("\n") < 2000
+    assert "All 6 take" in text  # what was left out is said
+    small = many_server.text("read_many_files", {"include": ["big/**"], "maxTokens": 1000})
+    assert len(small) < len(text) / 2
+
+
+def test_safety(many_server: Server, many_root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours\n")
+    link = many_root / "small" / "link_out.txt"
+    link.unlink(missing_ok=True)
+    link.symlink_to(outside)
+    secret = many_root / "small" / ".env"
+    secret.write_text("TOKEN=1\n")
+    try:
+        said = many_server.refused("read_many", {"files": [{"path": str(outside)}]})
+        assert said.startswith(f"{outside}: outside the roots")
+        said = many_server.refused("read", {"path": "small/link_out.txt"})
+        assert (
+            said == f"small/link_out.txt: a link that leads out of the root {many_root}: not read"
+        )
+        said = many_server.refused("read_many", {"files": [{"path": "small/.env"}]})
+        assert said == "small/.env: not read: a secret file (env file), which readmany never reads"
+        npmrc = many_root / "small" / ".npmrc"
+        npmrc.write_text("//registry.npmjs.org/:_authToken=abcdef0123456789abcdef0123456789\n")
+        for tool, arguments in (
+            ("read_many", {"files": [{"path": "small/.npmrc"}]}),
+            ("read", {"path": "small/.npmrc"}),
+        ):
+            said = many_server.refused(tool, arguments)
+            assert said == (
+                "small/.npmrc: not read: a secret file (it holds a token or password), "
+                "which readmany never reads"
+            )
+        npmrc.unlink()
+        said = many_server.refused("read_many", {"files": [{"path": "small/../../etc/passwd"}]})
+        assert "'..' is not allowed" in said
+        # Malformed requests: a schema error each, never a crash.
+        many_server.refused("read_many", {"files": "small/a.txt"})
+        many_server.refused("read_many", {})
+        many_server.refused("read", {"path": "small/a.txt", "offset": 0})
+        huge = {"files": [{"path": "small/a.txt"}] * 10_000}
+        said = many_server.refused("read_many", huge)
+        assert said == (
+            "too many files: 10000 given, at most 26 per call "
+            "(files: must NOT have more than 26 items)"
+        )
+        # A path no file system holds: the reference's read error, packed out of the budget.
+        result = many_server.call("read_many", {"files": [{"path": "x" * 1_000_000}]})
+        assert result.meta["readmany/details"]["errorCount"] == 1
+        # Edit is not offered without --allow-edit.
+        result = many_server.call("edit", {"path": "small/a.txt", "hash": "x", "edits": []})
+        assert result.is_error
+        # Still serving.
+        assert many_server.text("read_many", {"files": [{"path": "small/a.txt"}]})
+    finally:
+        link.unlink()
+        secret.unlink()
+
+
+@pytest.fixture(scope="module")
+def glob_fixtures(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("mcp-glob") / "fixtures"
+    subprocess.run(
+        [sys.executable, str(GLOB / "make_fixtures.py"), str(dest)], check=True, capture_output=True
+    )
+    return Path(os.path.realpath(dest))
+
+
+def test_read_many_files_is_compat_text(glob_fixtures: Path) -> None:
+    from test_glob_conformance import CASES, DEPARTURES, case_args, load
+
+    servers: dict[str, Server] = {}
+    try:
+        for name in (c for c in CASES if c not in DEPARTURES):
+            case, _golden = load(name)
+            root = str(glob_fixtures / case["fixture"])
+            if case["fixture"] not in servers:
+                servers[case["fixture"]] = Server("--root", root)
+            params = json.loads(json.dumps(case["params"]).replace("{ROOT}", root))
+            result = servers[case["fixture"]].call("read_many_files", params)
+            assert not result.is_error, (name, result.content[0].text)
+            args = case_args(case["params"], root)
+            done = run_readmany(["glob", "--compat", "--json", *args], cwd=root)
+            cli = json.loads(done.stdout)
+            assert result.content[0].text == cli["content"], name
+            media = [
+                {"mimeType": c.mime_type, "data": c.data}
+                if c.type == "image"
+                else {"mimeType": c.resource.mime_type, "data": c.resource.blob}
+                for c in result.content[1:]
+            ]
+            assert media == [
+                {"mimeType": a["mimeType"], "data": a["data"]} for a in cli["attachments"]
+            ], name
+        assert len(servers) == 2
+        repo = servers["repo"]
+        stats = repo.text("context_stats", {"include": ["**"]})
+        flags = ["--ignore-file", ".geminiignore", "--exclude", "**/GEMINI.md"]  # as the tool
+        cli = run_readmany(["glob", "--stats", *flags, "**"], cwd=glob_fixtures / "repo")
+        assert stats.encode("utf-8") + b"\n" == cli.stdout
+        xml = repo.text("read_many_files", {"include": ["README.md"], "format": "xml"})
+        assert xml.startswith("<documents>")
+    finally:
+        for server in servers.values():
+            server.close()
+
+
+@pytest.fixture(scope="module")
+def edit_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return Path(os.path.realpath(tmp_path_factory.mktemp("mcp-edit")))
+
+
+@pytest.fixture(scope="module")
+def edit_server(edit_root: Path) -> Iterator[Server]:
+    server = Server("--root", str(edit_root), "--allow-edit")
+    yield server
+    server.close()
+
+
+def test_read_is_hashline_compat(edit_server: Server, edit_root: Path) -> None:
+    vectors = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(HASHLINE.glob("*.json"))]
+    compared = 0
+    for vector in vectors:
+        if vector["kind"] != "read" or str(vector["path"]).startswith("/"):
+            continue
+        target = edit_root / "v" / str(vector["path"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(base64.b64decode(vector["input_b64"]))
+        path = f"v/{vector['path']}"
+        args = {k: vector[k] for k in ("offset", "limit") if vector[k] is not None}
+        cli_args = [x for k, v in args.items() for x in (f"--{k}", str(v))]
+        cli = run_readmany(["hashline", "--compat", path, *cli_args], cwd=edit_root)
+        result = edit_server.call("read", {"path": path, **args})
+        if cli.returncode:
+            assert result.is_error
+            assert cli.stderr.decode() == f"readmany: {result.content[0].text}\n"
+        else:
+            assert result.content[0].text.encode("utf-8", "surrogatepass") + b"\n" == cli.stdout
+        target.unlink()
+        compared += 1
+    assert compared >= 20
+
+
+def test_edit(edit_server: Server, edit_root: Path) -> None:
+    tools = edit_server.tools()
+    assert tools["edit"].annotations.destructive_hint is True
+    assert tools["edit"].annotations.read_only_hint is False
+    (edit_root / "e.py").write_text("one\ntwo\n")
+    head, first, _second = edit_server.text("read", {"path": "e.py"}).splitlines()[:3]
+    tag = head.rpartition("#")[2]
+    anchor = first.partition("|")[0]
+    edits = [{"from": anchor, "to": anchor, "content": "ONE"}]
+    preview = edit_server.text(
+        "edit", {"path": "e.py", "hash": tag, "edits": edits, "dryRun": True}
+    )
+    assert "-one" in preview and "+ONE" in preview
+    assert (edit_root / "e.py").read_text() == "one\ntwo\n"
+    edit_server.text("edit", {"path": "e.py", "hash": tag, "edits": edits})
+    assert (edit_root / "e.py").read_text() == "ONE\ntwo\n"
+    stale = edit_server.refused("edit", {"path": "e.py", "hash": tag, "edits": edits})
+    assert "stale" in stale.lower() or "changed" in stale.lower()
+    assert (edit_root / "e.py").read_text() == "ONE\ntwo\n"
+    outside = edit_server.refused("edit", {"path": "/etc/hostname", "hash": tag, "edits": edits})
+    assert "outside the roots" in outside
+
+
+def _readmany(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    return run_readmany(args, cwd=cwd)
+
+
+def test_roots_refused(tmp_path: Path) -> None:
+    for root, words in (("/", "the whole file system"), (os.path.expanduser("~"), "home")):
+        done = _readmany(["mcp", "--root", root], tmp_path)
+        assert done.returncode == 2 and done.stdout == b""
+        assert words in done.stderr.decode() and done.stderr.count(b"\n") == 1
+    home = tmp_path / "users" / "me"
+    home.mkdir(parents=True)
+    environment = {**os.environ, "HOME": str(home)}
+    done = run_readmany(["mcp", "--root", str(tmp_path / "users")], cwd=tmp_path, env=environment)
+    assert done.returncode == 2
+    assert done.stderr.endswith(b": holds your home directory: give a project's directory\n")
+    done = _readmany(["mcp"], tmp_path)
+    assert done.returncode == 2 and b"--root DIR" in done.stderr
+
+
+def test_without_the_extra_and_never_imported(tmp_path: Path) -> None:
+    # The SDK hidden: the command says how to install it, one line, exit 2.
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from readmany.__main__ import main\n"
+        f"code = main(['mcp', '--root', {str(tmp_path)!r}])\n"
+        "assert code == 2, code\n"
+        # Every other command never imports it.
+        f"assert main(['many', {str(tmp_path / 'a.txt')!r}]) == 0\n"
+        f"assert main(['glob', '--root', {str(tmp_path)!r}, '*.txt']) == 0\n"
+        "assert main(['--version']) == 0\n"
+        "assert all(not n.startswith('mcp') for n in sys.modules if sys.modules[n] is not None)\n"
+    )
+    (tmp_path / "a.txt").write_text("a\n")
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().splitlines()[0] == (
+        "readmany: readmany mcp needs the MCP SDK, an optional extra: pip install 'readmany[mcp]'"
+    )
+
+
+def _inspector(npx: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [npx, "--yes", "@modelcontextprotocol/inspector", "--cli", *args],
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_inspector_lists_the_tools(many_root: Path) -> None:
+    """The MCP inspector's CLI, a client of another SDK, lists the tools and calls one.
+    Its `--strict` is used where the inspector offers it; every schema is checked against
+    its JSON Schema meta-schema either way."""
+    npx = shutil.which("npx")
+    if npx is None:
+        pytest.skip("npx is not installed: the MCP inspector cannot run here")
+    server = [*readmany_command(), "mcp", "--root", str(many_root)]
+    try:
+        usage = _inspector(npx, "--help")
+    except subprocess.TimeoutExpired:
+        pytest.skip("npx could not fetch @modelcontextprotocol/inspector in 300 s")
+    if usage.returncode != 0:
+        pytest.skip(f"npx could not install the inspector: {usage.stderr[-300:]!r}")
+    strict = ["--strict"] if b"--strict" in usage.stdout + usage.stderr else []
+    done = _inspector(npx, *strict, *server, "--method", "tools/list")
+    assert done.returncode == 0, done.stderr
+    assert b"rror" not in done.stderr, done.stderr
+    from jsonschema.validators import validator_for
+
+    tools = json.loads(done.stdout)["tools"]
+    assert {tool["name"] for tool in tools} == {
+        "read_many",
+        "read_many_files",
+        "read",
+        "context_stats",
+    }
+    for tool in tools:
+        validator_for(tool["inputSchema"]).check_schema(tool["inputSchema"])
+        assert tool["annotations"]["readOnlyHint"] is True
+    called = _inspector(
+        npx,
+        *server,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "read",
+        "--tool-arg",
+        "path=small/a.txt",
+    )
+    assert called.returncode == 0, called.stderr
+    text = json.loads(called.stdout)["content"][0]["text"]
+    assert text.startswith("@file small/a.txt#")
