@@ -1096,10 +1096,11 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
             selection.root, keep_records=sink.json_mode, compat=False, git=git_kind(request)
         )
         run = _Run(request, sink, selection, report)
-        budget = budget_of(request)
-        run.gather(selection, sizes=budget is not None, stats=False)
-        packing, start, end = run.plan(budget)
-        run.write(packing, start, end)
+        with run.reader:
+            budget = budget_of(request)
+            run.gather(selection, sizes=budget is not None, stats=False)
+            packing, start, end = run.plan(budget)
+            run.write(packing, start, end)
     if not run.items and not report.any_shown:
         report.nothing_read_from(request)
     return report.outcome(sink.bytes_written, sink.tokens)
@@ -1129,16 +1130,17 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
             selection.root, keep_records=sink.json_mode, compat=False, git=git_kind(request)
         )
         run = _Run(request, sink, selection, report)
-        run.gather(selection, sizes=budget is not None, stats=True)
-        omitted: set[str] = set()
-        cut = None
-        if budget is not None:
-            packing, _start, _end = run.plan(budget)
-            omitted = {run.items[i].rel for i in packing.omitted}
-            if packing.plan.partial_index is not None:
-                cut = run.items[packing.plan.partial_index].rel
-            report.details["packing"] = packing.as_json(run.entries)
-            report.advice.extend(_stats_advice(run, packing, budget))
+        with run.reader:
+            run.gather(selection, sizes=budget is not None, stats=True)
+            omitted: set[str] = set()
+            cut = None
+            if budget is not None:
+                packing, _start, _end = run.plan(budget)
+                omitted = {run.items[i].rel for i in packing.omitted}
+                if packing.plan.partial_index is not None:
+                    cut = run.items[packing.plan.partial_index].rel
+                report.details["packing"] = packing.as_json(run.entries)
+                report.advice.extend(_stats_advice(run, packing, budget))
     assert run.costs is not None
     root = run.costs.finish(omitted, cut)
     if root.files:  # nothing read: nothing on stdout, as every run writes it
