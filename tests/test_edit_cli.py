@@ -105,6 +105,7 @@ def test_content_from_a_file_and_from_stdin(tmp_path: Path) -> None:
     assert (tmp_path / "a.txt").read_bytes() == b"one\ntwo\nthree\nfirst\nsecond\nlast\n"
 
 
+@pytest.mark.smoke
 def test_the_round_trip_a_user_makes(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_bytes(b"def f():\r\n    return 1\r\n")
@@ -592,6 +593,7 @@ def _as_nobody(*paths: Path) -> None:
             os.chown(path, NOBODY, NOBODY)
 
 
+@pytest.mark.smoke
 def test_read_only_file_is_refused(shared_dir: Path) -> None:
     prefix = unprivileged_prefix()
     if prefix is None:
@@ -606,6 +608,7 @@ def test_read_only_file_is_refused(shared_dir: Path) -> None:
     assert (shared_dir / "a.txt").read_bytes() == FOUR
 
 
+@pytest.mark.smoke
 def test_an_unwritable_directory_stops_the_edit_before_any_write(shared_dir: Path) -> None:
     prefix = unprivileged_prefix()
     if prefix is None:
@@ -647,6 +650,7 @@ def run_with_file_size_limit(cwd: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.smoke
 def test_a_failed_write_in_place_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     target = place(tmp_path)
     os.link(tmp_path / "a.txt", tmp_path / "link.txt")
@@ -656,6 +660,7 @@ def test_a_failed_write_in_place_leaves_the_file_as_it_was(tmp_path: Path) -> No
     assert (tmp_path / "a.txt").read_bytes() == FOUR
 
 
+@pytest.mark.smoke
 def test_a_failure_in_the_middle_of_the_writes_says_what_was_written(tmp_path: Path) -> None:
     # The second file has another link, so it is written in place, after the first was
     # renamed into place; a file size limit stops it before any of its bytes change.
@@ -754,6 +759,7 @@ BAD: list[tuple[list[str], bytes | None, str]] = [
 ]  # fmt: skip
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize(("args", "stdin", "message"), BAD, ids=[" ".join(b[0]) for b in BAD])
 def test_bad_input_is_one_clear_line_and_exit_2(
     args: list[str], stdin: bytes | None, message: str, tmp_path: Path
@@ -768,6 +774,7 @@ def test_bad_input_is_one_clear_line_and_exit_2(
     only_file_left(tmp_path, "a.txt")
 
 
+@pytest.mark.smoke
 def test_a_stale_anchor_is_exit_3(tmp_path: Path) -> None:
     target = place(tmp_path)
     assert edit(tmp_path, target, "--insert-after", "2#abc", "--content", "x") == (
@@ -824,6 +831,7 @@ def test_a_change_while_the_edit_is_prepared_is_stale(
     only_file_left(tmp_path, "a.txt")
 
 
+@pytest.mark.smoke
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize("dry_run", [False, True])
 def test_a_report_that_cannot_be_written_is_said_not_a_bug(tmp_path: Path, dry_run: bool) -> None:
