@@ -254,6 +254,21 @@ def test_runs_leave_no_descriptor_open(tree: Path) -> None:
     assert set(os.listdir("/proc/self/fd")) == fds
 
 
+def test_a_budget_over_staged_files_ends_its_git_process(tree: Path) -> None:
+    # The files read again for a plan come from git's index through a batch process:
+    # it is ended and its pipes closed with the run (the run fails here otherwise).
+    make(tree, {"long.txt": "".join(f"line {i}\n" for i in range(200))})
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    subprocess.run(["git", "add", "."], cwd=tree, check=True)
+    make(tree, {"long.txt": "changed since it was staged\n"})  # read from the index
+    fds = set(os.listdir("/proc/self/fd"))
+    result = run_in_process(["glob", "--staged", "--max-bytes", "500"], cwd=tree)
+    assert result.returncode == 0, result.stderr
+    assert b"--- a.txt ---" in result.stdout
+    assert b"[Showing lines 1-" in result.stdout  # cut: read again for the second pass
+    assert set(os.listdir("/proc/self/fd")) == fds
+
+
 def test_the_candidate_reader_closes_the_root_it_held(tree: Path) -> None:
     root, events = iter_selection(SelectRequest(root=str(tree), patterns=("**",)))
     candidates = [event for event in events if isinstance(event, Candidate)]
