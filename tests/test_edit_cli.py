@@ -759,7 +759,6 @@ BAD: list[tuple[list[str], bytes | None, str]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.smoke
 @pytest.mark.parametrize(("args", "stdin", "message"), BAD, ids=[" ".join(b[0]) for b in BAD])
 def test_bad_input_is_one_clear_line_and_exit_2(
     args: list[str], stdin: bytes | None, message: str, tmp_path: Path
