@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from inprocess import run_in_process
+
 from readmany.record import NamedTuple
 from readmany.select.candidates import REASON_OUTSIDE, Candidate, Skip
 from readmany.select.walk import SelectRequest, iter_selection
@@ -30,6 +32,25 @@ def run_readmany(
     env: dict[str, str] | None = None,
     timeout: float = 60,
 ) -> subprocess.CompletedProcess[bytes]:
+    """`readmany ARGS` with this input, environment and directory: its status and bytes.
+
+    Run in this process (`tests/inprocess.py`), as the installed command would run; in a
+    test marked `@pytest.mark.smoke`, or with READMANY_TESTS_INSTALLED=1 for every test,
+    the installed command itself runs (`run_installed`).
+    """
+    if _installed_only or os.environ.get("READMANY_TESTS_INSTALLED"):
+        return run_installed(args, cwd=cwd, stdin=stdin, env=env, timeout=timeout)
+    return run_in_process(args, cwd=cwd, stdin=stdin, env=env, timeout=timeout, argv0=_argv0())
+
+
+def run_installed(
+    args: Sequence[str],
+    cwd: str | Path | None = None,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[bytes]:
+    """`readmany ARGS`, the installed command in a process of its own."""
     return subprocess.run(
         [*readmany_command(), *args],
         cwd=cwd,
@@ -39,6 +60,21 @@ def run_readmany(
         timeout=timeout,
         check=False,
     )
+
+
+# Set by conftest.py while a test marked `smoke` runs: it runs the installed command.
+_installed_only = False
+
+
+def installed_only(value: bool) -> None:
+    global _installed_only
+    _installed_only = value
+
+
+def _argv0() -> str:
+    """`sys.argv[0]` as the installed command would see it."""
+    command = readmany_command()
+    return command[0] if len(command) == 1 else "readmany"
 
 
 NOBODY = 65534

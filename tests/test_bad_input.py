@@ -68,6 +68,7 @@ def test_many_bad_file_gives_an_error_block_and_keeps_the_rest(tree: Path, name:
     assert result.stderr == f"readmany: {name}: {message}\n".encode()
 
 
+@pytest.mark.smoke
 def test_many_unreadable_file(tree: Path) -> None:
     prefix = unprivileged_prefix()
     if prefix is None:
@@ -247,6 +248,7 @@ def test_glob_links_leading_outside_are_refused(tree: Path, tmp_path: Path) -> N
     assert "secret" not in report["content"]
 
 
+@pytest.mark.smoke
 def test_glob_unreadable_file(tree: Path) -> None:
     prefix = unprivileged_prefix()
     if prefix is None:
@@ -310,6 +312,9 @@ def test_glob_usage_errors(tree: Path, args: list[str], message: str) -> None:
     assert result.stderr == f"readmany: {message}\n".encode()
 
 
+# A process of its own: the test's writer thread would keep the walk from forking its
+# helper in this one (readmany forks no process that has threads).
+@pytest.mark.smoke
 @pytest.mark.parametrize("grow", [True, False], ids=["growing", "shrinking"])
 @pytest.mark.parametrize(
     ("args", "good"),
@@ -338,6 +343,7 @@ def test_file_changing_while_read(tree: Path, args: list[str], good: bytes, grow
 # --- ordinary problems end as one line and exit 1 or 2, never 70 ---------------------------
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -368,6 +374,7 @@ def test_deeply_nested_json_is_a_usage_error(tmp_path: Path) -> None:
     assert result.stderr == b"readmany: --request deep.json: nested too deeply to be a request\n"
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("command", [["glob", "**"], ["many", "a.txt"]])
 def test_a_deleted_working_directory_is_one_line(tmp_path: Path, command: list[str]) -> None:
     gone = tmp_path / "gone"

@@ -240,6 +240,7 @@ SETUPS = {
 }
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("setup", SETUPS)
 def test_interactive_shell_puts_a_spaced_name_on_the_line_as_one_word(
     spaced: Path, setup: str
@@ -326,6 +327,7 @@ def test_fish_offers_the_values_of_format_and_secrets() -> None:
         assert sorted(offered) == sorted(expected), typed  # fish sorts them
 
 
+@pytest.mark.smoke
 def test_zsh_offers_the_values_of_format_and_secrets(tmp_path: Path) -> None:
     require("zsh")
     line = _interactive_line("zsh", "", "readmany glob --format ma", tmp_path)

@@ -105,6 +105,7 @@ def test_content_from_a_file_and_from_stdin(tmp_path: Path) -> None:
     assert (tmp_path / "a.txt").read_bytes() == b"one\ntwo\nthree\nfirst\nsecond\nlast\n"
 
 
+@pytest.mark.smoke
 def test_the_round_trip_a_user_makes(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_bytes(b"def f():\r\n    return 1\r\n")
@@ -595,6 +596,7 @@ def _as_nobody(*paths: Path) -> None:
             os.chown(path, NOBODY, NOBODY)
 
 
+@pytest.mark.smoke
 def test_read_only_file_is_refused(shared_dir: Path) -> None:
     prefix = unprivileged_prefix()
     if prefix is None:
@@ -609,6 +611,7 @@ def test_read_only_file_is_refused(shared_dir: Path) -> None:
     assert (shared_dir / "a.txt").read_bytes() == FOUR
 
 
+@pytest.mark.smoke
 def test_an_unwritable_directory_stops_the_edit_before_any_write(shared_dir: Path) -> None:
     prefix = unprivileged_prefix()
     if prefix is None:
@@ -650,6 +653,7 @@ def run_with_file_size_limit(cwd: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.smoke
 def test_a_failed_write_in_place_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     target = place(tmp_path)
     os.link(tmp_path / "a.txt", tmp_path / "link.txt")
@@ -659,6 +663,7 @@ def test_a_failed_write_in_place_leaves_the_file_as_it_was(tmp_path: Path) -> No
     assert (tmp_path / "a.txt").read_bytes() == FOUR
 
 
+@pytest.mark.smoke
 def test_a_failure_in_the_middle_of_the_writes_says_what_was_written(tmp_path: Path) -> None:
     # The second file has another link, so it is written in place, after the first was
     # renamed into place; a file size limit stops it before any of its bytes change.
@@ -790,6 +795,7 @@ def run_with_memory_limit(
     )
 
 
+@pytest.mark.smoke
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 @pytest.mark.parametrize(
     ("args", "message"),
@@ -816,6 +822,7 @@ def test_an_endless_input_is_read_to_its_limit_and_refused(
     assert (tmp_path / "a.txt").read_bytes() == FOUR
 
 
+@pytest.mark.smoke
 def test_content_from_stdin_is_bounded_too(tmp_path: Path) -> None:
     from readmany.limits import EDIT_TEXT_MAX_BYTES
 
@@ -880,6 +887,7 @@ def test_a_link_to_a_secret_file_is_refused_as_content_and_a_plain_npmrc_is_not(
     assert "+registry=https://registry.npmjs.org/" in out
 
 
+@pytest.mark.smoke
 def test_a_stale_anchor_is_exit_3(tmp_path: Path) -> None:
     target = place(tmp_path)
     assert edit(tmp_path, target, "--insert-after", "2#abc", "--content", "x") == (
@@ -936,6 +944,7 @@ def test_a_change_while_the_edit_is_prepared_is_stale(
     only_file_left(tmp_path, "a.txt")
 
 
+@pytest.mark.smoke
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize("dry_run", [False, True])
 def test_a_report_that_cannot_be_written_is_said_not_a_bug(tmp_path: Path, dry_run: bool) -> None:

@@ -87,6 +87,7 @@ tokens = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(command=st.sampled_from(sorted(OPTIONS)), rest=st.lists(tokens, max_size=8))
 def test_random_command_lines_agree(command: str, rest: list[str]) -> None:

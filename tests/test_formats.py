@@ -320,6 +320,7 @@ def read_with_an_xml_parser(out: str) -> tuple[str | None, list[tuple[str, str]]
     return (None if tree_element is None else character_data(tree_element)), files
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(files=file_lists, tree=trees, line_numbers=st.booleans())
 def test_xml_parses_back_to_the_exact_files(

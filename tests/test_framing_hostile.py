@@ -51,6 +51,7 @@ def test_the_delimiter_is_unchanged_where_no_line_collides() -> None:
     assert choose_delimiter("a.txt", 1, "no collision\r\nat all") == base
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

@@ -592,6 +592,7 @@ bodies = st.lists(
 ).map("\n".join)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -965,6 +966,7 @@ def test_what_json_says_of_a_token_budget_is_within_it(repo_tree: Path, options:
     assert 19000 <= tokens <= 20000
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

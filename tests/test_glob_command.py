@@ -47,6 +47,7 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.smoke
 def test_text_output_and_exit_status(tree: Path) -> None:
     text, outcome = run(tree, "*")
     assert text == (
@@ -83,6 +84,7 @@ def read_entry(
     }
 
 
+@pytest.mark.smoke
 def test_json_details(tree: Path) -> None:
     text, _ = run(tree, "*", json_mode=True)
     result = json.loads(text)

@@ -47,6 +47,7 @@ def failure(cwd: Path, *args: str) -> str:
 # --- output and details ------------------------------------------------------------------
 
 
+@pytest.mark.smoke
 def test_text_output_ends_with_exactly_one_newline(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes(b"one\ntwo\n")
     tag = file_tag(b"one\ntwo\n")
@@ -126,6 +127,7 @@ def test_output_file_gets_the_same_bytes(tmp_path: Path) -> None:
 # --- errors ------------------------------------------------------------------------------
 
 
+@pytest.mark.smoke
 def test_missing_file(tmp_path: Path) -> None:
     expected = f"ENOENT: no such file or directory, access '{tmp_path / 'nope.txt'}'"
     assert failure(tmp_path, "nope.txt") == expected
@@ -220,6 +222,7 @@ def _read_only(directory: Path, name: str, data: bytes) -> list[str]:
     return prefix
 
 
+@pytest.mark.smoke
 def test_read_only_file_details(shared_dir: Path) -> None:
     prefix = _read_only(shared_dir, "ro.txt", b"a\nb\nc\n")
     result = run_unprivileged(
@@ -244,6 +247,7 @@ def test_read_only_file_details(shared_dir: Path) -> None:
     }
 
 
+@pytest.mark.smoke
 def test_big_read_only_file_is_streamed_by_the_plain_read(shared_dir: Path) -> None:
     data = b"".join(b"%08d\n" % n for n in range(1_000_000))  # 9 MB, over the whole-file limit
     prefix = _read_only(shared_dir, "big.log", data)
@@ -258,6 +262,7 @@ def test_big_read_only_file_is_streamed_by_the_plain_read(shared_dir: Path) -> N
     assert value["details"]["nextOffset"] is None
 
 
+@pytest.mark.smoke
 def test_big_read_only_file_first_page(shared_dir: Path) -> None:
     data = b"".join(b"%08d\n" % n for n in range(1_000_000))
     prefix = _read_only(shared_dir, "big.log", data)

@@ -102,6 +102,7 @@ def test_read_headless_rows(vector: dict[str, Any]) -> None:
             assert text == lines[int(number) - 1]
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("vector", _kind("native_read"))
 def test_native_read(vector: dict[str, Any], shared_dir: Path) -> None:
     prefix = unprivileged_prefix()

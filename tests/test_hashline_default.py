@@ -114,6 +114,7 @@ def test_paths_are_literal_and_errors_name_them(tree: Path) -> None:
     assert compat.stdout.decode().startswith("@file @five.txt#")
 
 
+@pytest.mark.smoke
 def test_continuation_of_an_odd_name_runs_in_a_shell(tree: Path) -> None:
     (tree / "-my five.txt").write_text(FIVE_THOUSAND)
     result = run_readmany(["hashline", "--limit", "2", "--", "-my five.txt"], cwd=tree)
@@ -128,6 +129,7 @@ def test_continuation_of_an_odd_name_runs_in_a_shell(tree: Path) -> None:
     assert rest.stdout.decode().split("\n")[1:3] == rows(3, 4).split("\n")
 
 
+@pytest.mark.smoke
 def test_a_read_only_file_continues_with_offset(shared_dir: Path) -> None:
     prefix = unprivileged_prefix()
     if prefix is None:

@@ -79,6 +79,7 @@ def test_help_names_the_value_of_each_option() -> None:
     assert "\n  --offset N " in hashline
 
 
+@pytest.mark.smoke
 def test_help_on_a_terminal_is_the_same_plain_text() -> None:
     master, slave = pty.openpty()
     process = subprocess.Popen(
@@ -95,6 +96,7 @@ def test_help_on_a_terminal_is_the_same_plain_text() -> None:
     assert screen.replace(b"\r\n", b"\n") == piped
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize(
     "args", [["-V"], ["--version"], ["-V", "many"], ["--version", "glob", "x"]]
 )
@@ -107,6 +109,7 @@ def test_dash_capital_v_is_the_version(args: list[str]) -> None:
     )
 
 
+@pytest.mark.smoke
 def test_version_through_python_dash_m() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "readmany", "-V"], capture_output=True, check=False
@@ -114,6 +117,7 @@ def test_version_through_python_dash_m() -> None:
     assert result.stdout == f"readmany {__version__}\n".encode()
 
 
+@pytest.mark.smoke
 def test_readmany_alone_prints_the_short_usage_to_stderr() -> None:
     result = run_readmany([])
     assert result.returncode == 2
@@ -124,6 +128,7 @@ def test_readmany_alone_prints_the_short_usage_to_stderr() -> None:
     )
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("command", PAGES, ids=[c or "readmany" for c in PAGES])
 def test_help_lists_every_exit_status(command: str) -> None:
     from readmany.cli import EXIT_CODES

@@ -24,6 +24,7 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.smoke
 def test_version_both_ways() -> None:
     expected = f"readmany {__version__}\n".encode()
     assert run_readmany(["--version"]).stdout == expected
@@ -33,6 +34,7 @@ def test_version_both_ways() -> None:
     assert module.stdout == expected
 
 
+@pytest.mark.smoke
 def test_positional_files_and_ranges(tree: Path) -> None:
     result = run_readmany(["many", "--compat", "a.txt", "b.txt:2:1"], cwd=tree)
     assert result.returncode == 0
@@ -55,6 +57,7 @@ def test_offset_only_suffix(tree: Path) -> None:
     assert result.stdout.split(b"\n")[2:4] == [b"gamma", b""]
 
 
+@pytest.mark.smoke
 def test_bad_files_give_error_blocks_and_exit_1(tree: Path) -> None:
     os.mkfifo(tree / "fifo")
     args = ["many", "--compat", "missing.txt", "dir", "fifo", "/dev/zero", "a.txt"]
@@ -71,6 +74,7 @@ def test_bad_files_give_error_blocks_and_exit_1(tree: Path) -> None:
     assert all(line.startswith("readmany: ") for line in errors)
 
 
+@pytest.mark.smoke
 def test_too_many_and_no_files_are_usage_errors(tree: Path) -> None:
     result = run_readmany(["many", "--compat", *["a.txt"] * 27], cwd=tree)
     assert result.returncode == 2
@@ -111,6 +115,7 @@ def test_bad_option_values_are_one_line_usage_errors(tree: Path) -> None:
         assert result.stderr.count(b"\n") == 1 and result.stderr.startswith(b"readmany: ")
 
 
+@pytest.mark.smoke
 def test_stdin_path_lists(tree: Path) -> None:
     lines = run_readmany(["many", "--compat", "--stdin"], cwd=tree, stdin=b"a.txt\nb.txt\n")
     nul = run_readmany(["many", "--compat", "--stdin", "-0"], cwd=tree, stdin=b"a.txt\0b.txt\0")
@@ -160,6 +165,7 @@ def test_output_file_is_written_atomically(tree: Path) -> None:
     assert sorted(os.listdir(target.parent)) == ["dump.txt"]  # no half file, no temp file
 
 
+@pytest.mark.smoke
 def test_closed_stdout_ends_quietly(tree: Path) -> None:
     (tree / "big.txt").write_text(("w" * 99 + "\n") * 600)
     command = " ".join(readmany_command())
@@ -172,6 +178,7 @@ def test_closed_stdout_ends_quietly(tree: Path) -> None:
     assert result.stderr == b"0\n"  # readmany's own exit status; no traceback, no noise
 
 
+@pytest.mark.smoke
 def test_unreadable_cwd_is_a_usage_error(tmp_path: Path) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()

@@ -254,6 +254,7 @@ def test_a_range_continues_as_a_range(tree: Path) -> None:
     assert page.stderr == b""
 
 
+@pytest.mark.smoke
 def test_continuations_are_quoted_for_the_shell(tmp_path: Path) -> None:
     (tmp_path / "my big.py").write_text(big_text())
     (tmp_path / "-dash.txt").write_text("x\n" * 3000)
@@ -351,6 +352,7 @@ def test_nul_separated_paths_without_0_are_a_usage_error(tree: Path) -> None:
     assert fixed.returncode == 0 and fixed.stdout.count(b"\n@") == 1
 
 
+@pytest.mark.smoke
 def test_stdin_from_a_terminal_says_it_waits_for_paths(tree: Path) -> None:
     controller, terminal = pty.openpty()
     try:

@@ -231,6 +231,7 @@ def test_a_relative_path_through_a_linked_directory_is_refused(tmp_path: Path) -
     assert list(outside.iterdir()) == []
 
 
+@pytest.mark.smoke  # a process of its own: the reader is a thread of this one
 def test_a_fifo_is_written_in_place_for_its_reader(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -389,6 +390,7 @@ _ENDING_SIGNALS = [
 ]
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("number", _ENDING_SIGNALS, ids=lambda n: signal.Signals(n).name)
 def test_a_signal_removes_the_temporary_file(tmp_path: Path, number: int) -> None:
     child = subprocess.Popen(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -124,6 +125,7 @@ def test_line_budget_counts_separators() -> None:
     assert pack_blocks(items, Budget(max_lines=10)).plan.full == {0}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     sizes=st.lists(st.tuples(st.integers(1, 60), st.integers(0, 4)), max_size=12),

@@ -28,6 +28,7 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_output_file_holds_exactly_what_stdout_would(tree: Path, command: str) -> None:
     out = tree / "out" / "result.txt"
@@ -40,6 +41,7 @@ def test_output_file_holds_exactly_what_stdout_would(tree: Path, command: str) -
     assert out.read_bytes() == run_readmany([*COMMANDS[command], "--json"], cwd=tree).stdout
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("command", sorted(FAILING))
 def test_a_failed_run_leaves_no_file(tree: Path, command: str) -> None:
     out = tree / "out"
@@ -62,6 +64,7 @@ def test_an_unwritable_output_is_a_usage_error(tree: Path) -> None:
     assert result.stderr == b"readmany: -o " + target + b": no such directory: " + missing + b"\n"
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("command", ["glob", "--compat", "hashline"])
 def test_closed_stdout_ends_quietly(tree: Path, command: str) -> None:
     for n in range(300):
@@ -82,6 +85,7 @@ def _run_closing(fd: int, args: list[str], cwd: Path) -> subprocess.CompletedPro
     return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, timeout=60)
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_started_without_stdout_says_so_in_one_line(tree: Path, command: str) -> None:
     result = _run_closing(1, COMMANDS[command], tree)
@@ -90,6 +94,7 @@ def test_started_without_stdout_says_so_in_one_line(tree: Path, command: str) ->
     )
 
 
+@pytest.mark.smoke
 def test_started_without_stdout_writes_to_the_output_file(tree: Path) -> None:
     result = _run_closing(1, ["glob", "--compat", "'*.txt'", "-o", "out.md"], tree)
     assert result.stderr == b"rc=0\n"
@@ -100,6 +105,7 @@ def test_started_without_stdout_writes_to_the_output_file(tree: Path) -> None:
     assert version.stderr == b"readmany: standard output is closed: redirect it\nrc=2\n"
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_started_without_stderr_still_writes_and_exits_as_usual(tree: Path, command: str) -> None:
     result = _run_closing(2, [*COMMANDS[command], "missing.txt"], tree)
@@ -107,6 +113,7 @@ def test_started_without_stderr_still_writes_and_exits_as_usual(tree: Path, comm
     assert result.stdout == expected.stdout + f"rc={expected.returncode}\n".encode()
 
 
+@pytest.mark.smoke
 def test_stdin_lists_newline_and_nul_agree(tree: Path) -> None:
     by_line = run_readmany(["glob", "--compat", "--stdin"], cwd=tree, stdin=b"b.txt\na.txt\n")
     by_nul = run_readmany(["glob", "--compat", "--stdin", "-0"], cwd=tree, stdin=b"b.txt\0a.txt\0")
@@ -123,6 +130,7 @@ def test_help_documents_the_exit_statuses(command: str) -> None:
     assert "Exit status: 0 every requested file was read; 1 output was written" in text
 
 
+@pytest.mark.smoke
 def test_an_unknown_command_is_one_line() -> None:
     result = run_readmany(["bogus"])
     assert result.returncode == 2

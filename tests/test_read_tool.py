@@ -181,6 +181,7 @@ file_bytes = st.one_of(
 numbers = st.one_of(st.none(), st.integers(-3, 15), st.sampled_from([0.5, 2.5, -1.5]))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -82,6 +82,7 @@ def test_output_to_a_device_writes_it_and_leaves_it_a_device(tmp_path: Path) -> 
     assert sorted(os.listdir(tmp_path)) == ["a.txt", "null"]  # no temporary file left
 
 
+@pytest.mark.smoke  # a process of its own: the reader is a thread of this one
 def test_output_to_a_fifo_is_written_not_replaced(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -137,6 +138,7 @@ def test_a_file_named_like_a_home_path_is_that_file(tmp_path: Path) -> None:
     assert b"in the repository" in named.stdout
 
 
+@pytest.mark.smoke
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize(
     "args",
@@ -232,6 +234,7 @@ def test_output_through_a_planted_directory_link_or_a_missing_one_is_refused(
     assert (repo / "a.txt").read_text() == "a\n"
 
 
+@pytest.mark.smoke
 def test_output_to_dev_stdout_writes_where_stdout_goes(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("a\n")
     with open(tmp_path / "log.txt", "wb") as log:

@@ -627,6 +627,7 @@ def test_walked_file_excluded_is_file_excluded_below_walked_directories(
         assert excludes.walked_file_excluded(path, name) == expected, path
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(
     st.lists(

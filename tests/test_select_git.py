@@ -172,6 +172,7 @@ def test_unborn_head_stages_everything(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.smoke
 def test_nothing_staged_starts_no_batch(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     started = count_processes(monkeypatch)
     selection = staged(str(repo))
@@ -284,6 +285,7 @@ def count_processes(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     return started
 
 
+@pytest.mark.smoke
 def test_thousands_of_files_are_read_by_one_batch(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -298,6 +300,7 @@ def test_thousands_of_files_are_read_by_one_batch(
     assert started[2] == ["git", "--no-pager", "--literal-pathspecs", "cat-file", "--batch"]
 
 
+@pytest.mark.smoke
 def test_a_clean_work_tree_copy_is_read_without_a_batch(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -386,6 +389,7 @@ def test_a_blob_cannot_be_read_once_the_batch_moved_on(repo: Path) -> None:
             first.read()
 
 
+@pytest.mark.smoke
 def test_stopping_early_ends_the_batch(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(repo, {f"f{i}.txt": "x\n" for i in range(100)})
     git(repo, "add", ".")
@@ -633,6 +637,7 @@ def test_is_tracked(repo: Path, tmp_path: Path) -> None:
     assert not is_tracked(root, "[*].md")  # a name, never a pattern
 
 
+@pytest.mark.smoke
 def test_a_long_path_list_is_split_over_command_lines(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

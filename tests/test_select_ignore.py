@@ -547,6 +547,7 @@ def git_untracked(root: Path) -> list[str]:
     return sorted(p for p in done.stdout.decode().split("\0") if p)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git to compare with")
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files=files_strategy, ignores=ignore_strategy)
@@ -628,6 +629,7 @@ def git_ignored(root: Path) -> list[str]:
     return sorted(p for p in done.stdout.decode().split("\0") if p)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git to compare with")
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(files=big_files, ignores=big_ignores)
@@ -677,6 +679,7 @@ odd_trees = st.lists(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git to compare with")
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def test_measure_counts_bytes_and_lines_exactly() -> None:
     assert measure(b"a\r\nb\xff").lines == 2  # no decoding: CRLF and bad bytes as stored
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     data=st.one_of(

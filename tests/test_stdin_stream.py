@@ -166,6 +166,7 @@ def _fed_in_two_parts(tmp_path: Path, processes: str, second: bytes) -> tuple[by
         return first + rest, status, process.stderr.read()
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("processes", ["1", ""])
 def test_the_first_file_is_written_while_stdin_is_still_open(
     tmp_path: Path, processes: str
@@ -176,6 +177,7 @@ def test_the_first_file_is_written_while_stdin_is_still_open(
     assert written == b"--- a.txt ---\n\na\n\n\n--- b.txt ---\n\nb\n\n\n\n--- End of content ---\n"
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("processes", ["1", ""])
 def test_a_late_nul_stops_the_run_after_what_was_written(tmp_path: Path, processes: str) -> None:
     written, status, stderr = _fed_in_two_parts(tmp_path, processes, b"b.txt\0c.txt\n")

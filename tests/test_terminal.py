@@ -44,6 +44,7 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.smoke
 def test_summary_on_a_terminal(tree: Path) -> None:
     status, stdout, screen = run_with_terminal_stderr(
         ["many", "--compat", "a.txt", "big.txt", "nope"], tree
@@ -58,6 +59,7 @@ def test_summary_on_a_terminal(tree: Path) -> None:
     assert "\x1b[" in text  # coloured
 
 
+@pytest.mark.smoke
 def test_the_summary_names_what_it_did_not_show(tree: Path) -> None:
     """Files named on the command line and not shown are named, not only counted."""
     (tree / "bin.dat").write_bytes(b"\0\1\2" * 10)
@@ -73,6 +75,7 @@ def test_the_summary_names_what_it_did_not_show(tree: Path) -> None:
     assert "boundary (1): .env" in text
 
 
+@pytest.mark.smoke
 def test_no_color_and_quiet(tree: Path) -> None:
     _, _, plain = run_with_terminal_stderr(
         ["many", "--compat", "a.txt"], tree, env={"NO_COLOR": "1"}
@@ -89,6 +92,7 @@ def test_no_summary_when_stderr_is_not_a_terminal(tree: Path) -> None:
     assert result.stderr == b""
 
 
+@pytest.mark.smoke
 def test_progress_bar_on_long_runs(tree: Path) -> None:
     # Past 500 files the bar appears (and goes again: it is transient).
     for n in range(600):
@@ -100,6 +104,7 @@ def test_progress_bar_on_long_runs(tree: Path) -> None:
     assert b"600 read" in screen
 
 
+@pytest.mark.smoke
 def test_no_progress_bar_on_short_runs(tree: Path) -> None:
     _, _, screen = run_with_terminal_stderr(["many", "--compat", "a.txt", "big.txt"], tree)
     assert b"reading" not in screen
@@ -127,6 +132,7 @@ def test_copy_uses_a_clipboard_tool(tree: Path, tmp_path: Path) -> None:
     assert result.stderr.startswith(b"readmany: copied ") and b"with xclip" in result.stderr
 
 
+@pytest.mark.smoke
 def test_copy_falls_back_to_osc52_on_a_terminal(tree: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "DISPLAY": "", "WAYLAND_DISPLAY": ""}
     env.update({"TMUX": "", "VTE_VERSION": ""})
@@ -172,6 +178,7 @@ def clipboard_env(bin_dir: Path, **extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
+@pytest.mark.smoke
 def test_copy_inside_tmux_loads_tmux_buffer(tree: Path, tmp_path: Path) -> None:
     bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
     recording_tool(bin_dir, "tmux", record)
@@ -217,6 +224,7 @@ def test_copy_prefers_a_clipboard_tool_to_tmux(tree: Path, tmp_path: Path) -> No
     )
 
 
+@pytest.mark.smoke
 def test_copy_inside_an_old_tmux_passes_the_escape_through(tree: Path, tmp_path: Path) -> None:
     # tmux before 3.2 has no `load-buffer -w`, and passes an application's escape through.
     bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
@@ -234,6 +242,7 @@ def test_copy_inside_an_old_tmux_passes_the_escape_through(tree: Path, tmp_path:
     assert b"copied" not in screen
 
 
+@pytest.mark.smoke
 def test_copy_when_tmux_fails_says_why(tree: Path, tmp_path: Path) -> None:
     bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
     recording_tool(bin_dir, "tmux", record, fail="no server running on /tmp/tmux-1000/default")
@@ -247,6 +256,7 @@ def test_copy_when_tmux_fails_says_why(tree: Path, tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize(
     ("display", "hint"),
     [
@@ -273,6 +283,7 @@ def test_copy_refuses_on_a_vte_terminal_with_the_tool_to_install(
     assert not (tree / "out.txt").exists()  # the content went nowhere
 
 
+@pytest.mark.smoke
 def test_copy_on_a_vte_terminal_inside_tmux_uses_tmux(tree: Path, tmp_path: Path) -> None:
     bin_dir, record = tmp_path / "bin", tmp_path / "tmux"
     recording_tool(bin_dir, "tmux", record)
@@ -320,6 +331,7 @@ HOSTILE = (
 )
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("command", [["glob", "x.txt"], ["many", "x.txt"], ["hashline", "x.txt"]])
 def test_contents_cannot_reach_a_terminal_raw(tmp_path: Path, command: list[str]) -> None:
     # Standard output on a terminal: what a terminal acts on is shown as an escape, so a

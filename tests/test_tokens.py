@@ -199,6 +199,7 @@ def test_the_written_out_weight_is_the_weighted_counts_exactly() -> None:
 _TEXTISH = st.text(alphabet='aZz09 _.,(\n\t\r"é中한✓😀ไ\x00\x7f', max_size=2500)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.one_of(st.binary(max_size=3000), _TEXTISH.map(str.encode)))
 def test_the_weight_by_bit_counts_is_the_weighted_counts_exactly(data: bytes) -> None:
@@ -252,6 +253,7 @@ def test_parts_sum_to_about_the_whole() -> None:
     assert sum(map(token_weight, parts)) == pytest.approx(joined, rel=0.01)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     text=st.one_of(

@@ -347,6 +347,7 @@ NEEDS_PROC = pytest.mark.skipif(
 )
 
 
+@pytest.mark.smoke
 @NEEDS_PROC
 def test_a_closed_stdout_ends_both_processes_quietly(wide: Path) -> None:
     process = _running_with_its_helper(wide)
@@ -357,6 +358,7 @@ def test_a_closed_stdout_ends_both_processes_quietly(wide: Path) -> None:
     assert _wait_until(lambda: _processes_in(wide) == [])
 
 
+@pytest.mark.smoke
 @NEEDS_PROC
 def test_ctrl_c_ends_both_processes_with_one_line(wide: Path) -> None:
     process = _running_with_its_helper(wide)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import warnings
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +64,7 @@ def token_patterns(draw: st.DrawFn) -> tuple[str, bool]:
     return (pattern if pathname else pattern.replace("/", "")), pathname
 
 
+@pytest.mark.slow
 @settings(max_examples=1500)
 @given(token_patterns(), st.text(alphabet="ab/c", max_size=9))
 def test_linear_matchers_answer_as_the_expression(pattern: tuple[str, bool], text: str) -> None:
@@ -127,6 +129,7 @@ def pathspec_decide(lines: list[str], path: str, is_dir: bool) -> bool | None:
     return verdict
 
 
+@pytest.mark.slow
 @settings(max_examples=1500)
 @given(
     st.lists(safe_patterns(), min_size=1, max_size=8),

@@ -288,7 +288,7 @@ OUTSIDE_ADVICE = (
 
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """Select, read, frame and write; `selection` is the walk if it was started already."""
-    with selection or open_selection(request) as selection:
+    with selection or open_selection(request) as selection, candidate_reader(request) as read:
         selection.when_waiting(sink.flush)
         compat = request.face.compat
         framing = framing_for(request.format, line_numbers=request.line_numbers)
@@ -300,7 +300,6 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             git=git_kind(request),
             hook_id=request.hook_id,
         )
-        read = candidate_reader(request)
         index = 0  # blocks written
         absolute = request.absolute
         for event, done in selection:

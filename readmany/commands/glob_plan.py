@@ -31,6 +31,7 @@ the files and directories the plan leaves out or cuts are marked.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import math
@@ -171,22 +172,31 @@ class _Source:
     def __init__(self, request: GlobRequest, selection: Selection, reader: CandidateReader):
         self._reader = reader
         self._selection = selection if request.staged else None
-        self._events: Iterator[tuple[int, MatchedRead | MeasuredFile | None]] | None = None
+        # The staged files read again from the index: a walk of git's batch, which holds
+        # a process and its pipes until it is closed.
+        self._walk: Iterator[tuple[object, MatchedRead | MeasuredFile | None]] | None = None
         self._at = -1
 
     def read(self, item: Item) -> MatchedRead | None:
         assert item.candidate is not None
         if self._selection is None:
             return self._reader(item.candidate, item.path)
-        if self._events is None or self._at >= item.ordinal:
-            self._events = (
-                (ordinal, done) for ordinal, (_event, done) in enumerate(self._selection)
-            )
-        for ordinal, done in self._events:
-            self._at = ordinal
-            if ordinal == item.ordinal:
+        if self._walk is None or self._at >= item.ordinal:
+            self.close()
+            self._walk = iter(self._selection)
+            self._at = -1
+        for _event, done in self._walk:
+            self._at += 1
+            if self._at == item.ordinal:
                 return None if isinstance(done, MeasuredFile) else done
         return None
+
+    def close(self) -> None:
+        """End the walk of the index begun for the files read again (its git process)."""
+        walk, self._walk = self._walk, None
+        close = getattr(walk, "close", None)  # a generator's
+        if close is not None:
+            close()
 
 
 class _Run:
@@ -1100,10 +1110,11 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
             hook_id=request.hook_id,
         )
         run = _Run(request, sink, selection, report)
-        budget = budget_of(request)
-        run.gather(selection, sizes=budget is not None, stats=False)
-        packing, start, end = run.plan(budget)
-        run.write(packing, start, end)
+        with run.reader, contextlib.closing(run.source):
+            budget = budget_of(request)
+            run.gather(selection, sizes=budget is not None, stats=False)
+            packing, start, end = run.plan(budget)
+            run.write(packing, start, end)
     if not run.items and not report.any_shown:
         report.nothing_read_from(request)
     return report.outcome(sink.bytes_written, sink.tokens)
@@ -1137,16 +1148,17 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
             hook_id=request.hook_id,
         )
         run = _Run(request, sink, selection, report)
-        run.gather(selection, sizes=budget is not None, stats=True)
-        omitted: set[str] = set()
-        cut = None
-        if budget is not None:
-            packing, _start, _end = run.plan(budget)
-            omitted = {run.items[i].rel for i in packing.omitted}
-            if packing.plan.partial_index is not None:
-                cut = run.items[packing.plan.partial_index].rel
-            report.details["packing"] = packing.as_json(run.entries)
-            report.advice.extend(_stats_advice(run, packing, budget))
+        with run.reader, contextlib.closing(run.source):
+            run.gather(selection, sizes=budget is not None, stats=True)
+            omitted: set[str] = set()
+            cut = None
+            if budget is not None:
+                packing, _start, _end = run.plan(budget)
+                omitted = {run.items[i].rel for i in packing.omitted}
+                if packing.plan.partial_index is not None:
+                    cut = run.items[packing.plan.partial_index].rel
+                report.details["packing"] = packing.as_json(run.entries)
+                report.advice.extend(_stats_advice(run, packing, budget))
     assert run.costs is not None
     root = run.costs.finish(omitted, cut)
     if root.files:  # nothing read: nothing on stdout, as every run writes it

@@ -430,7 +430,10 @@ def _base64_tokens(fd: int, size: int) -> int:
 
 
 class CandidateReader:
-    """Reads a file the glob walk found, in the main process or in the walk's helper."""
+    """Reads a file the glob walk found, in the main process or in the walk's helper.
+
+    The root it reads beneath is held open from the first file on: close it when done
+    (or use `with`)."""
 
     def __init__(
         self,
@@ -448,6 +451,18 @@ class CandidateReader:
         # ... and measured as `--stats` measures it (`TextFile.cost`): `--stats` with a
         # budget, which needs the text read, need not read it twice.
         self.measure_as_read: MeasureChunks | None = None
+
+    def __enter__(self) -> CandidateReader:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the root and the directories held open; a later read opens them again."""
+        if self._boundary is not None:
+            self._boundary.close()
+            self._boundary = None
 
     def _boundary_of(self, candidate: Candidate) -> Boundary | None:
         """The root held open, for a candidate inside it (opened on the first)."""
