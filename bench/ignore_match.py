@@ -1,6 +1,6 @@
 """The cost of ignore matching alone, in microseconds a path, at 10, 130 and about 300 patterns.
 
-    python bench/ignore_match.py TREE [--repeat N] [--json]
+    python bench/ignore_match.py TREE [--repeat N] [--json] [--own NAME]
 
 Asks readmany's matcher about every file and directory of TREE (one of the benchmark
 trees), the way a walk does: each directory once, then its entries, with a root
@@ -9,8 +9,10 @@ ignore_rules.py) and the tree's own nested `.gitignore` files. A fresh matcher e
 round: `setup` is reading and parsing the ignore files, `µs/path` the questions (which
 include what is done once a directory and each expression's compiling on first use).
 For reference, the same questions to `pathspec.GitIgnoreSpec` over the root file's rules
-alone (one `match_file` a path), where pathspec is installed. Times are CPU time of this
-process, steadier than wall-clock time on a shared machine; the median of the rounds.
+alone (one `match_file` a path), where pathspec is installed. `--own NAME` measures the
+tree's own root `.gitignore` instead (one row named NAME), as for the babel-shaped tree.
+Times are CPU time of this process, steadier than wall-clock time on a shared machine;
+the median of the rounds.
 """
 
 from __future__ import annotations
@@ -108,12 +110,21 @@ def time_pathspec(
     return set_up - started, time.process_time() - set_up
 
 
-def measure(tree: Path, repeat: int) -> list[dict[str, float | int | None]]:
+def measure(
+    tree: Path, repeat: int, own: str | None = None
+) -> list[dict[str, str | float | int | None]]:
+    """The rows: the template's first 10, first 130 and all patterns as `tree`'s root
+    rules; with `own`, one row of `tree`'s own root `.gitignore` instead, named `own`."""
     directories, files = tree_paths(tree)
     questions = len(directories) - 1 + len(files)
-    results: list[dict[str, float | int | None]] = []
-    for count in (10, 130, None):
-        rules = TEMPLATE_RULES if count is None else first_patterns(count)
+    results: list[dict[str, str | float | int | None]] = []
+    rule_sets: list[tuple[str, str]] = [
+        (f"template, first {count}", first_patterns(count)) for count in (10, 130)
+    ]
+    rule_sets.append(("template, all", TEMPLATE_RULES))
+    if own is not None:
+        rule_sets = [(own, (tree / ".gitignore").read_text())]
+    for name, rules in rule_sets:
         with tempfile.TemporaryDirectory(prefix="readmany-ignore-bench-") as scratch:
             root = Path(scratch)
             _copy_ignore_files(tree, root, rules)
@@ -122,6 +133,7 @@ def measure(tree: Path, repeat: int) -> list[dict[str, float | int | None]]:
         known = [t for t in theirs if t is not None]
         results.append(
             {
+                "rules": name,
                 "patterns": pattern_count(rules),
                 "paths": questions,
                 "readmany_setup_ms": statistics.median(t[0] for t in ours) * 1e3,
@@ -142,21 +154,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("tree", type=Path, help="a benchmark tree (bench/make_trees.py)")
     parser.add_argument("--repeat", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--json", action="store_true", help="print JSON, not a table")
+    parser.add_argument(
+        "--own",
+        metavar="NAME",
+        help="one row, NAME, of the tree's own root .gitignore instead of the template's",
+    )
     args = parser.parse_args(argv)
-    results = measure(args.tree, max(1, args.repeat))
+    results = measure(args.tree, max(1, args.repeat), args.own)
     if args.json:
         sys.stdout.write(json.dumps(results) + "\n")
         return 0
     sys.stdout.write(
-        "| root patterns | paths | readmany setup ms | readmany µs/path "
-        "| pathspec setup ms | pathspec µs/path |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        "| rules | root patterns | paths | readmany setup ms | readmany µs/path "
+        "| pathspec setup ms | pathspec µs/path |\n"
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     )
     for row in results:
         cells = [
             "—" if row[key] is None else f"{row[key]:.2f}"
             for key in ("readmany_setup_ms", "readmany_us", "pathspec_setup_ms", "pathspec_us")
         ]
-        sys.stdout.write(f"| {row['patterns']} | {row['paths']} | " + " | ".join(cells) + " |\n")
+        sys.stdout.write(
+            f"| {row['rules']} | {row['patterns']} | {row['paths']} | " + " | ".join(cells) + " |\n"
+        )
     return 0
 
 

@@ -443,6 +443,48 @@ _version.py
 )
 
 
+# A monorepo of compiler plugins in babel's style: build output under every package, test
+# output beside its fixtures, and fixtures that hold a `node_modules` of their own (the
+# resolver's tests) re-included under the root's `node_modules` by a negated rule with a
+# `**` in the middle, the kind of rule that the tables cannot take.
+BABEL_RULES = r"""# editors and tools
+.DS_Store
+.idea/
+.vscode/
+*.log
+*.cache
+.eslintcache
+/.yarn/*
+!/.yarn/patches
+!/.yarn/plugins
+!/.yarn/releases
+
+node_modules
+!**/test/fixtures/**/node_modules
+/coverage
+/dist
+/build
+/lib/**/*.js
+/tests.json
+/browser.js
+
+# packages' build output
+packages/*/lib
+!packages/babel-runtime-*/lib
+packages/*/dist
+packages/**/test/tmp
+packages/**/test/fixtures/**/actual.js
+packages/**/test/fixtures/**/output.map.json
+/packages/babel-standalone/babel*.js
+/packages/babel-parser/build
+codemods/*/lib
+eslint/*/lib
+**/test/fixtures/**/*.tmp
+**/tmp-[0-9]*/
+[Tt]humbs.db
+"""
+
+
 # The first 10 and 130 patterns of the template: ignore files the size of a small
 # project's and of numpy's.
 def first_patterns(count: int) -> str:

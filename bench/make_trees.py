@@ -32,10 +32,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from ignore_rules import NESTED_RULES, TEMPLATE_RULES
+from ignore_rules import BABEL_RULES, NESTED_RULES, TEMPLATE_RULES, first_patterns
 
 # Bump when a generator changes, so that cached trees are rebuilt.
-TREE_FORMAT = 2
+TREE_FORMAT = 3
 
 ONE_FILE = "one.txt"
 
@@ -119,6 +119,7 @@ class RepoSpec:
 
     files: int = 3000
     seed: int = 1
+    dir_files: int = 12  # tracked text files for each directory that holds sources
 
 
 @dataclass(frozen=True)
@@ -305,7 +306,7 @@ def build_repo_tree(root: Path, spec: RepoSpec) -> TreeInfo:
     image_count = max(1, budget // 60)
     binary_count = max(1, budget // 80)
     text_count = max(1, budget - image_count - binary_count)
-    components = _component_dirs(rng, max(1, text_count // 12))
+    components = _component_dirs(rng, max(1, text_count // spec.dir_files))
     with_gitignore = components[:: max(1, len(components) // 20)]
 
     for number, component in enumerate(with_gitignore):
@@ -470,7 +471,148 @@ def build_monorepo_tree(root: Path, spec: MonorepoSpec) -> TreeInfo:
     return out.info("monorepo", _commit_all(root, out))
 
 
-Spec = TypeVar("Spec", RepoSpec, MonorepoSpec)
+@dataclass(frozen=True)
+class BabelSpec:
+    """A monorepo of compiler plugins shaped like babel's: `files` tracked files, most of
+    them test fixtures two or three to a directory, under `BABEL_RULES`."""
+
+    files: int = 10_000
+    seed: int = 4
+
+
+def build_babel_tree(root: Path, spec: BabelSpec) -> TreeInfo:
+    """A babel-shaped tree under `root` (which must not exist yet): packages with sources,
+    built `lib/` output (ignored), fixtures of an input and an output a directory, some
+    holding a `node_modules` that `!**/test/fixtures/**/node_modules` keeps, and an
+    ignored root `node_modules`."""
+    rng = random.Random(spec.seed)
+    root.mkdir(parents=True)
+    out = TreeWriter(root)
+    js_pool = _line_pool(rng, "//", False, 3000)
+    md_pool = _line_pool(rng, "", True, 1000)
+    out.write(".gitignore", BABEL_RULES)
+    out.write(ONE_FILE, _text_body(rng, md_pool, 600, "A small file for one-file reads.\n"))
+    out.write("package.json", '{\n  "name": "babel-like",\n  "private": true\n}\n')
+    out.write(".yarn/releases/yarn.cjs", _text_body(rng, js_pool, 20_000, "// yarn\n"))
+    out.write(".yarn/cache/left.zip", "cache\n", ignored=True)
+    package = 0
+    while out.kept_files < spec.files:
+        kind = ("plugin", "plugin", "preset", "helper", "runtime")[package % 5]
+        base = f"packages/babel-{kind}-{rng.choice(WORDS)}-{package:04d}"
+        out.write(f"{base}/package.json", f'{{"name": "@babel/{base[9:]}"}}\n')
+        out.write(f"{base}/README.md", _text_body(rng, md_pool, 800, "# package\n\n"))
+        for index in range(rng.randrange(1, 5)):
+            body = _text_body(rng, js_pool, _lognormal_size(rng, 3000, 0.9, 200, 60_000), "")
+            out.write(f"{base}/src/{_ident(rng)}_{index}.ts", body)
+            out.write(f"{base}/lib/{_ident(rng)}_{index}.js", body, ignored=kind != "runtime")
+        out.write(f"{base}/test/index.js", "runner();\n")
+        for group in range(rng.randrange(1, 6)):
+            group_dir = f"{base}/test/fixtures/{rng.choice(WORDS)}-{group}"
+            for case in range(rng.randrange(2, 12)):
+                case_dir = f"{group_dir}/{_ident(rng)}-{case}"
+                size = _lognormal_size(rng, 300, 0.8, 20, 8000)
+                out.write(f"{case_dir}/input.js", _text_body(rng, js_pool, size, ""))
+                out.write(f"{case_dir}/output.js", _text_body(rng, js_pool, size, ""))
+                if case % 4 == 0:
+                    out.write(f"{case_dir}/options.json", '{"plugins": ["x"]}\n')
+                if case % 9 == 1:
+                    out.write(f"{case_dir}/actual.js", "stale\n", ignored=True)
+                if case % 13 == 2:  # a resolver's fixture: its own node_modules, kept
+                    module = f"{case_dir}/node_modules/{rng.choice(WORDS)}"
+                    out.write(f"{module}/package.json", '{"main": "index.js"}\n')
+                    out.write(f"{module}/index.js", "module.exports = 1;\n")
+        out.write(f"{base}/test/tmp/run.tmp", "scratch\n", ignored=True)
+        package += 1
+    for index in range(max(4, spec.files // 10)):
+        name = f"{rng.choice(WORDS)}-{index % 97}"
+        out.write(f"node_modules/{name}/lib/m_{index}.js", "module.exports = 0;\n", ignored=True)
+    return out.info("babel", _commit_all(root, out))
+
+
+# numpy's nested ignore files: generated sources beside their templates, each subpackage's
+# build output, the docs' own.
+NUMPY_NESTED = (
+    """\
+# generated from the .src templates
+/include/numpy/__multiarray_api.h
+/include/numpy/_numpyconfig.h
+*.c.src.out
+_*_umath.c
+!_keep_umath.c
+""",
+    """\
+/build/
+/source/reference/generated/
+*.inv
+""",
+    *NESTED_RULES,
+)
+
+NUMPY_ROOT_EXTRA = """
+# numpy's own
+*.so
+/numpy/version.py
+numpy/__config__.py
+**/_build/
+.mesonpy-*/
+"""
+
+
+@dataclass(frozen=True)
+class NumpySpec:
+    """A scientific Python package shaped like numpy's: `files` tracked files in
+    subpackages of a few dozen files each, a root `.gitignore` of 130 template patterns
+    plus its own, and nested ignore files in subpackages and the docs."""
+
+    files: int = 2400
+    seed: int = 5
+
+
+def build_numpy_tree(root: Path, spec: NumpySpec) -> TreeInfo:
+    """A numpy-shaped tree under `root` (which must not exist yet)."""
+    rng = random.Random(spec.seed)
+    root.mkdir(parents=True)
+    out = TreeWriter(root)
+    py_pool = _line_pool(rng, "#", False, 3000)
+    c_pool = _line_pool(rng, "//", False, 2000)
+    md_pool = _line_pool(rng, "", True, 1000)
+    out.write(".gitignore", first_patterns(130) + NUMPY_ROOT_EXTRA)
+    out.write(ONE_FILE, _text_body(rng, md_pool, 600, "A small file for one-file reads.\n"))
+    out.write("pyproject.toml", "[project]\nname = 'numpy-like'\n")
+    out.write("numpy/version.py", "version = '2.0'\n", ignored=True)
+    out.write("numpy/__config__.py", "config = {}\n", ignored=True)
+    out.write(".mesonpy-x1/build.ninja", "rule cc\n", ignored=True)
+    number = 0
+    while out.kept_files < spec.files:
+        sub = f"numpy/{rng.choice(WORDS)}{number}"
+        nested = number % (len(NUMPY_NESTED) + 1)
+        if nested:
+            out.write(f"{sub}/.gitignore", NUMPY_NESTED[nested - 1])
+            if nested == 1:
+                out.write(f"{sub}/_keep_umath.c", _text_body(rng, c_pool, 2000, ""))
+                out.write(f"{sub}/_x_umath.c", "generated\n", ignored=True)
+                out.write(f"{sub}/include/numpy/_numpyconfig.h", "#define X\n", ignored=True)
+            elif nested == 2:
+                out.write(f"{sub}/build/x.html", "<p>built</p>\n", ignored=True)
+        for where in ("", "/src", "/tests", "/tests/data"):
+            for index in range(rng.randrange(3, 14)):
+                kind = ".py" if where != "/src" else (".c", ".h", ".c.src")[index % 3]
+                pool = py_pool if kind == ".py" else c_pool
+                size = _lognormal_size(rng, 4000, 1.0, 100, 200_000)
+                out.write(
+                    f"{sub}{where}/{_ident(rng)}_{index}{kind}", _text_body(rng, pool, size, "")
+                )
+        out.write(f"{sub}/_build/lib/x_{number}.so", "\x7fELF", ignored=True)
+        out.write(f"{sub}/m_{number}.cpython-311.so", "\x7fELF", ignored=True)
+        number += 1
+    for index in range(60):
+        out.write(f"doc/source/page_{index}.rst", _text_body(rng, md_pool, 3000, "Page\n====\n"))
+    out.write("doc/.gitignore", NUMPY_NESTED[1])
+    out.write("doc/build/html/index.html", "<p>built</p>\n", ignored=True)
+    return out.info("numpy", _commit_all(root, out))
+
+
+Spec = TypeVar("Spec", RepoSpec, MonorepoSpec, BabelSpec, NumpySpec)
 
 
 def ensure_tree(

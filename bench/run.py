@@ -23,16 +23,20 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from make_trees import (
+    BabelSpec,
     MonorepoSpec,
+    NumpySpec,
     RepoSpec,
     TreeInfo,
+    build_babel_tree,
     build_monorepo_tree,
+    build_numpy_tree,
     build_repo_tree,
     ensure_tree,
 )
@@ -61,12 +65,17 @@ class Scale:
     monorepo_files: int
     node_modules_files: int
     runs: int
+    sparse_files: int  # the repo generator at about 2 files a directory
+    babel_files: int
+    numpy_files: int
 
 
 SCALES = {
-    "full": Scale(repo_files=3000, monorepo_files=100_000, node_modules_files=50_000, runs=5),
-    "quick": Scale(repo_files=1000, monorepo_files=10_000, node_modules_files=5_000, runs=3),
-    "tiny": Scale(repo_files=40, monorepo_files=200, node_modules_files=100, runs=1),
+    "full": Scale(
+        3000, 100_000, 50_000, 5, sparse_files=3000, babel_files=10_000, numpy_files=2400
+    ),
+    "quick": Scale(1000, 10_000, 5_000, 3, sparse_files=1000, babel_files=3000, numpy_files=1000),
+    "tiny": Scale(40, 200, 100, 1, sparse_files=40, babel_files=60, numpy_files=40),
 }
 
 
@@ -103,12 +112,26 @@ class RunResult:
     exit_code: int
     out_bytes: int
     failure: str | None
+    cpu: float = 0.0  # user + system seconds of the pipeline's processes and theirs
+
+
+@dataclass
+class Timing:
+    """The timed runs of one row in one state of the machine (idle, or busy)."""
+
+    seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.seconds.clear()
+        self.cpu.clear()
 
 
 @dataclass
 class Row:
     case: Case
-    times: list[float] = field(default_factory=list)
+    idle: Timing = field(default_factory=Timing)
+    busy: Timing = field(default_factory=Timing)
     rss_kib: int = 0
     out_bytes: int = 0
     exit_code: int = 0
@@ -116,14 +139,24 @@ class Row:
     reason: str = ""
 
     @property
+    def times(self) -> list[float]:
+        return self.idle.seconds
+
+    def value(self, state: str = "idle", what: str = "seconds") -> float | None:
+        """The median of the row's wall-clock `seconds` or `cpu` seconds, idle or busy."""
+        runs = getattr(self.idle if state == "idle" else self.busy, what)
+        return statistics.median(runs) if self.status == "ok" and runs else None
+
+    @property
     def median(self) -> float | None:
-        return statistics.median(self.times) if self.status == "ok" and self.times else None
+        return self.value()
 
 
 @dataclass(frozen=True)
 class MatchCost:
-    """Ignore matching alone, at one size of root `.gitignore` (see ignore_match.py)."""
+    """Ignore matching alone, with one root `.gitignore` (see ignore_match.py)."""
 
+    rules: str
     patterns: int
     paths: int
     readmany_setup_ms: float
@@ -140,6 +173,7 @@ class Report:
     peers: list[Peer] = field(default_factory=list)
     matching: list[MatchCost] = field(default_factory=list)
     matching_tree: str = ""
+    load: str = ""  # the background load of the busy runs
     matching_failure: str = ""  # why there are no matching figures
 
     def row(self, group: str, key: str) -> Row | None:
@@ -230,10 +264,11 @@ def run_once(case: Case, scratch: Path, timeout: float, rss: bool = False) -> Ru
         watchdog = threading.Timer(timeout, expire)
         watchdog.start()
         try:
-            exit_code = main.wait()
-            producer_code = producer.wait() if producer is not None else 0
+            exit_code, cpu = _wait(main)
+            producer_code, producer_cpu = _wait(producer) if producer is not None else (0, 0.0)
         finally:
             watchdog.cancel()
+        cpu += producer_cpu
         seconds = time.perf_counter() - started
         timed_out = expired.is_set()
 
@@ -253,7 +288,15 @@ def run_once(case: Case, scratch: Path, timeout: float, rss: bool = False) -> Ru
     rss_kib = _read_rss(rss_path) if rss else None
     if rss and rss_kib is None and failure is None:
         failure = f"no peak RSS from {shlex.join(rss_wrapper(rss_path))}: {_last_line(stderr)}"
-    return RunResult(seconds, rss_kib, exit_code, out_path.stat().st_size, failure)
+    return RunResult(seconds, rss_kib, exit_code, out_path.stat().st_size, failure, cpu)
+
+
+def _wait(process: subprocess.Popen[bytes]) -> tuple[int, float]:
+    """Wait for `process`: its exit code, and the user + system seconds it and the
+    processes it waited for used (readmany's helper, xargs's cat)."""
+    _pid, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage.ru_utime + usage.ru_stime
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> int:
@@ -269,33 +312,78 @@ QUICK_SECONDS = 0.5
 QUICK_RUNS = 3
 
 
-def measure_group(cases: Sequence[Case], runs: int, scratch: Path, timeout: float) -> list[Row]:
+# The background load of the busy runs: one process spinning on a core, as a compiler or
+# a test run beside a pre-commit hook would. It stops itself after LOAD_SECONDS at most,
+# should the benchmark die without stopping it.
+LOAD_SECONDS = 3600
+LOAD_PROGRAM = (
+    "import time\n"
+    f"end = time.monotonic() + {LOAD_SECONDS}\n"
+    "while time.monotonic() < end:\n"
+    "    sum(range(10000))\n"
+)
+LOAD = f"one `python -c` process spinning on a core (at most {LOAD_SECONDS} s)"
+
+
+@contextlib.contextmanager
+def busy_machine() -> Iterator[None]:
+    """The background load, running while the block runs, then killed and reaped."""
+    load = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", LOAD_PROGRAM],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        time.sleep(0.2)  # on its core before the first run
+        yield
+    finally:
+        _kill_group(load)
+
+
+def measure_group(
+    cases: Sequence[Case], runs: int, scratch: Path, timeout: float, busy: bool = True
+) -> list[Row]:
     """The commands of one tree: each runs once untimed for its peak RSS (that run also
     warms the page cache), then `runs` timed runs (`QUICK_RUNS` times as many for a quick
     command) that take turns (A B C A B C …), so a drift in the machine's speed touches
-    every command of the tree alike."""
+    every command of the tree alike; then, with `busy`, as many again with the background
+    load (`busy_machine`) running."""
     rows = [Row(case) for case in cases]
+    _timed_runs(rows, runs, scratch, timeout, "idle")
+    if busy and any(row.status == "ok" for row in rows):
+        with busy_machine():
+            _timed_runs(rows, runs, scratch, timeout, "busy")
+    return rows
+
+
+def _timed_runs(rows: Sequence[Row], runs: int, scratch: Path, timeout: float, state: str) -> None:
     for row in rows:
         if row.case.skip is not None:
             row.status, row.reason = "skipped", row.case.skip
-    quick: set[int] = set()  # the rows whose untimed run took less than QUICK_SECONDS
-    for index in range(1 + runs * QUICK_RUNS):
+    quick: set[int] = set()  # the rows whose first run took less than QUICK_SECONDS
+    first = 0 if state == "idle" else 1  # the RSS run, idle only
+    for index in range(first, 1 + runs * QUICK_RUNS):
         for number, row in enumerate(rows):
             if row.status != "ok" or (index > runs and number not in quick):
                 continue
             result = run_once(row.case, scratch, timeout, rss=index == 0)
+            timing = row.idle if state == "idle" else row.busy
             if result.failure is not None:
                 row.status, row.reason, row.exit_code = "failed", result.failure, result.exit_code
-                row.times.clear()
-            elif result.rss_kib is not None:
+                row.idle.clear()
+                row.busy.clear()
+                continue
+            if index == first and result.seconds < QUICK_SECONDS:
+                quick.add(number)
+            if result.rss_kib is not None:
                 row.rss_kib = result.rss_kib
-                if result.seconds < QUICK_SECONDS:
-                    quick.add(number)
             else:
-                row.times.append(result.seconds)
+                timing.seconds.append(result.seconds)
+                timing.cpu.append(result.cpu)
                 row.out_bytes = result.out_bytes
                 row.exit_code = result.exit_code
-    return rows
 
 
 # ---------------------------------------------------------------------------- set-up
@@ -550,9 +638,14 @@ def startup_cases(group: str, root: Path, readmany: tuple[str, ...]) -> list[Cas
     ]
 
 
-def measure_matching(tree: Path, repeat: int, timeout: float) -> tuple[list[MatchCost], str]:
-    """bench/ignore_match.py over `tree`, run by this interpreter (the one with readmany)."""
+def measure_matching(
+    tree: Path, repeat: int, timeout: float, own: str | None = None
+) -> tuple[list[MatchCost], str]:
+    """bench/ignore_match.py over `tree`, run by this interpreter (the one with readmany);
+    `own`: with the tree's own root rules, named so."""
     argv = [sys.executable, str(IGNORE_MATCH), str(tree), "--repeat", str(repeat), "--json"]
+    if own is not None:
+        argv += ["--own", own]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -598,11 +691,26 @@ def _short(text: str, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _spread(runs: Sequence[float]) -> str:
+    return f"{_secs(min(runs))}-{_secs(max(runs))}" if runs else "—"
+
+
+def _state_ratio(row: Row, reference: Row | None, state: str, what: str) -> str:
+    if reference is None or reference is row:
+        return ""
+    mine, theirs = row.value(state, what), reference.value(state, what)
+    if mine is None or theirs is None or theirs <= 0:
+        return "—"
+    return _times(mine / theirs)
+
+
 def timings_table(report: Report) -> list[str]:
     lines = [
-        "| tree | command | median s | min-max s | vs floor | vs python | vs files-to-prompt "
-        "| vs repomix | peak RSS MiB | output MiB | status |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| tree | command | median s | min-max s | CPU s | CPU min-max s | busy median s "
+        "| busy min-max s | busy CPU s | vs floor | vs python | vs files-to-prompt "
+        "| vs repomix | busy vs floor | CPU vs python | peak RSS MiB | output MiB | status |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for row in report.rows:
         group = row.case.group
@@ -612,19 +720,30 @@ def timings_table(report: Report) -> list[str]:
         ]
         if row.status == "ok":
             median = row.median or 0.0
+            busy, cpu, busy_cpu = (row.value(*which) for which in BUSY_AND_CPU)
             cells = [
                 _secs(median),
-                f"{_secs(min(row.times))}-{_secs(max(row.times))}",
+                _spread(row.idle.seconds),
+                "—" if cpu is None else _secs(cpu),
+                _spread(row.idle.cpu),
+                "—" if busy is None else _secs(busy),
+                _spread(row.busy.seconds),
+                "—" if busy_cpu is None else _secs(busy_cpu),
                 *(_ratio(row, ref) for ref in refs),
+                _state_ratio(row, refs[0], "busy", "seconds"),
+                _state_ratio(row, refs[1], "idle", "cpu"),
                 f"{row.rss_kib / 1024:.1f}",
                 f"{row.out_bytes / 2**20:.2f}",
                 "ok" if row.exit_code == 0 else f"ok (exit {row.exit_code})",
             ]
         else:
-            cells = ["—", "—", "", "", "", "", "—", "—", f"{row.status}: {_short(row.reason)}"]
+            cells = ["—"] * 7 + [""] * 6 + ["—", "—", f"{row.status}: {_short(row.reason)}"]
         label = row.case.label.replace("|", "\\|")
         lines.append(f"| {group} | `{label}` | " + " | ".join(cells) + " |")
     return lines
+
+
+BUSY_AND_CPU = (("busy", "seconds"), ("idle", "cpu"), ("busy", "cpu"))
 
 
 @dataclass(frozen=True)
@@ -635,21 +754,30 @@ class Target:
     passes: Callable[[float], bool]
 
 
-def _median_of(report: Report, group: str, key: str) -> tuple[float | None, str]:
+def _median_of(
+    report: Report, group: str, key: str, state: str = "idle", what: str = "seconds"
+) -> tuple[float | None, str]:
     row = report.row(group, key)
     if row is None:
         return None, f"no {group} {key} row"
-    if row.median is None:
-        return None, f"`{row.case.label}` ({group}) {row.status}"
-    return row.median, ""
+    value = row.value(state, what)
+    if value is None:
+        why = row.status if row.status != "ok" else f"not run {state}"
+        return None, f"`{row.case.label}` ({group}) {why}"
+    return value, ""
 
 
 def _ratio_target(
-    group: str, key: str, ref_key: str, faster: bool = False
+    group: str,
+    key: str,
+    ref_key: str,
+    faster: bool = False,
+    state: str = "idle",
+    what: str = "seconds",
 ) -> Callable[[Report], tuple[float | None, str, str]]:
     def value_of(report: Report) -> tuple[float | None, str, str]:
-        mine, why = _median_of(report, group, key)
-        theirs, why_ref = _median_of(report, group, ref_key)
+        mine, why = _median_of(report, group, key, state, what)
+        theirs, why_ref = _median_of(report, group, ref_key, state, what)
         if mine is None or theirs is None:
             return None, "—", why or why_ref
         value = theirs / mine if faster else mine / theirs
@@ -702,8 +830,43 @@ def _rss_growth_target(
 def _matching_target(report: Report) -> tuple[float | None, str, str]:
     if not report.matching:
         return None, "—", report.matching_failure or "not measured"
-    largest = max(report.matching, key=lambda cost: cost.patterns)
+    template = [cost for cost in report.matching if cost.rules.startswith("template")]
+    largest = max(template or report.matching, key=lambda cost: cost.patterns)
     return largest.readmany_us, f"{largest.readmany_us:.2f} µs ({largest.patterns} patterns)", ""
+
+
+def _kept_files(report: Report, group: str) -> int | None:
+    for name, info in report.trees:
+        if name.split(" (")[0] == group:
+            return info.kept_files
+    return None
+
+
+def _cpu_per_file_target(
+    group: str, key: str, ref_key: str
+) -> Callable[[Report], tuple[float | None, str, str]]:
+    """Microseconds of CPU a kept file that the row takes over another row."""
+
+    def value_of(report: Report) -> tuple[float | None, str, str]:
+        mine, why = _median_of(report, group, key, "idle", "cpu")
+        theirs, why_ref = _median_of(report, group, ref_key, "idle", "cpu")
+        files = _kept_files(report, group)
+        if mine is None or theirs is None or not files:
+            return None, "—", why or why_ref or f"no {group} tree"
+        over = (mine - theirs) / files * 1e6
+        return over, f"{over:.1f} µs ({_secs(mine)} s against {_secs(theirs)} s CPU)", ""
+
+    return value_of
+
+
+def _matching_rules_target(rules: str) -> Callable[[Report], tuple[float | None, str, str]]:
+    def value_of(report: Report) -> tuple[float | None, str, str]:
+        for cost in report.matching:
+            if cost.rules == rules:
+                return cost.readmany_us, f"{cost.readmany_us:.2f} µs", ""
+        return None, "—", report.matching_failure or f"{rules} not measured"
+
+    return value_of
 
 
 def _rss_ratio_target(
@@ -754,6 +917,50 @@ def _limit(
     after ≤ or ≥) and the check both come from `limit`."""
     sign, check = ("≤", _at_most(limit)) if most else ("≥", _at_least(limit))
     return Target(label, f"{sign} {form.format(limit)}", measure, check)
+
+
+def cpu_targets(trees: Sequence[str], chat: Sequence[str], matching: Sequence[str]) -> list[Target]:
+    """The targets of CPU time, of the busy machine, of memory on every tree and of every
+    rule set's matching."""
+    wanted: list[Target] = []
+    for group in trees:
+        for key, what in (("glob", "`readmany glob '**'`"), ("glob-stdin", "`--stdin -0`")):
+            wanted.append(
+                _limit(
+                    f"{group}: CPU of {what} vs minimal Python",
+                    _ratio_target(group, key, "python", what="cpu"),
+                    1.5,
+                )
+            )
+            wanted.append(
+                _limit(
+                    f"{group}, busy: {what} vs floor",
+                    _ratio_target(group, key, "floor", state="busy"),
+                    1.5,
+                )
+            )
+        wanted.append(
+            _limit(f"{group}: peak RSS of `readmany glob '**'`", _rss_target(group, "glob"), 40,
+                   "{:g} MiB")
+        )  # fmt: skip
+    for group in chat:
+        for key, what in (("stats", "--stats"), ("budget", "--max-tokens 100000")):
+            wanted.append(
+                _limit(
+                    f"{group}: CPU of `{what}` over `glob '**'`, a file",
+                    _cpu_per_file_target(group, key, "glob"),
+                    25,
+                    "{:g} µs",
+                )
+            )
+            wanted.append(
+                _limit(f"{group}: peak RSS of `{what}`", _rss_target(group, key), 40, "{:g} MiB")
+            )
+    for rules in matching:
+        wanted.append(
+            _limit(f"ignore matching, {rules}", _matching_rules_target(rules), 3, "{:g} µs a path")
+        )
+    return wanted
 
 
 def targets(repo: str, repo10: str, mono: str, one: str, startup: str) -> list[Target]:
@@ -850,15 +1057,16 @@ def matching_table(report: Report) -> list[str]:
     if not report.matching:
         return [f"Not measured: {report.matching_failure or 'no figures'}"]
     lines = [
-        f"Every directory and file of the {report.matching_tree} tree asked once, as a walk "
+        f"Every directory and file of the {report.matching_tree} tree (the template's rules; "
+        "the babel- and numpy-like trees: their own) asked once, as a walk "
         "asks, with a fresh matcher each round: `setup` reads and parses the ignore files, "
         "`µs/path` is the questions (what is done once a directory and each expression's "
         "compiling included). CPU time, median of the rounds. pathspec: the same questions "
         "to `GitIgnoreSpec.match_file` over the root rules alone.",
         "",
-        "| root patterns | paths | readmany setup ms | readmany µs/path "
+        "| rules | root patterns | paths | readmany setup ms | readmany µs/path "
         "| pathspec setup ms | pathspec µs/path |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for cost in report.matching:
         cells = [
@@ -870,7 +1078,9 @@ def matching_table(report: Report) -> list[str]:
                 cost.pathspec_us,
             )
         ]
-        lines.append(f"| {cost.patterns} | {cost.paths} | " + " | ".join(cells) + " |")
+        lines.append(
+            f"| {cost.rules} | {cost.patterns} | {cost.paths} | " + " | ".join(cells) + " |"
+        )
     return lines
 
 
@@ -969,7 +1179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = Report()
 
     repo10_files = scale.repo_files * 10
-    trees: list[tuple[str, Path, RepoSpec | MonorepoSpec]] = [
+    trees: list[tuple[str, Path, RepoSpec | MonorepoSpec | BabelSpec | NumpySpec]] = [
         (
             f"repo ({scale.repo_files} files)",
             out / ".trees" / scale_name / "repo",
@@ -985,12 +1195,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             out / ".trees" / scale_name / "monorepo",
             MonorepoSpec(scale.monorepo_files, scale.node_modules_files),
         ),
+        (
+            f"sparse ({scale.sparse_files} files, about 2 a directory)",
+            out / ".trees" / scale_name / "sparse",
+            RepoSpec(scale.sparse_files, seed=3, dir_files=1),
+        ),
+        (
+            f"babel-like ({scale.babel_files} files)",
+            out / ".trees" / scale_name / "babel",
+            BabelSpec(scale.babel_files),
+        ),
+        (
+            f"numpy-like ({scale.numpy_files} files)",
+            out / ".trees" / scale_name / "numpy",
+            NumpySpec(scale.numpy_files),
+        ),
     ]
     infos: list[TreeInfo] = []
     for name, root, spec in trees:
         _progress(f"tree {name}: building under {root} …")
         if isinstance(spec, RepoSpec):
             info, seconds, reused = ensure_tree(root, spec, build_repo_tree)
+        elif isinstance(spec, BabelSpec):
+            info, seconds, reused = ensure_tree(root, spec, build_babel_tree)
+        elif isinstance(spec, NumpySpec):
+            info, seconds, reused = ensure_tree(root, spec, build_numpy_tree)
         else:
             info, seconds, reused = ensure_tree(root, spec, build_monorepo_tree)
         infos.append(info)
@@ -1020,13 +1249,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.peers = peers
 
     readmany = readmany_command()
-    repo_group, repo10_group, mono_group = (name.split(" (")[0] for name, _r, _s in trees)
+    names = [name.split(" (")[0] for name, _r, _s in trees]
+    repo_group, repo10_group, mono_group, sparse_group, babel_group, numpy_group = names
     one_group, startup_group = "one file", "start-up"
-    repo_root, repo10_root, mono_root = (root for _n, root, _s in trees)
+    repo_root, repo10_root, mono_root, sparse_root, babel_root, numpy_root = (
+        root for _n, root, _s in trees
+    )
     cases = [
         *tree_cases(repo_group, repo_root, readmany, peers, chat=True),
         *tree_cases(repo10_group, repo10_root, readmany),
         *tree_cases(mono_group, mono_root, readmany, with_json=True),
+        *tree_cases(sparse_group, sparse_root, readmany),
+        *tree_cases(babel_group, babel_root, readmany, chat=True),
+        *tree_cases(numpy_group, numpy_root, readmany),
         *one_file_cases(
             one_group,
             repo_root,
@@ -1046,7 +1281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"({runs * QUICK_RUNS} if quicker than {QUICK_SECONDS:g} s), taking turns …"
         )
         started = time.perf_counter()
-        rows = measure_group(members, runs, scratch, args.timeout)
+        busy = group not in (one_group, startup_group)
+        rows = measure_group(members, runs, scratch, args.timeout, busy)
         seconds = time.perf_counter() - started
         report.rows.extend(rows)
         for row in rows:
@@ -1060,13 +1296,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             (
                 f"measure {group}",
                 seconds,
-                f"1 RSS run + {runs} timed runs each ({runs * QUICK_RUNS} if quick), taking turns",
+                f"1 RSS run + {runs} timed runs each ({runs * QUICK_RUNS} if quick), taking turns"
+                + (", idle then busy" if busy else ", idle"),
             )
         )
     _progress("ignore matching: measuring …")
     started = time.perf_counter()
     report.matching_tree = repo_group
     report.matching, report.matching_failure = measure_matching(repo_root, runs, args.timeout)
+    for group, root in ((babel_group, babel_root), (numpy_group, numpy_root)):
+        costs, failure = measure_matching(root, runs, args.timeout, own=f"{group}'s own")
+        report.matching += costs
+        report.matching_failure = report.matching_failure or failure
     report.phases.append(
         ("ignore matching", time.perf_counter() - started, f"{runs} rounds each, in one process")
     )
@@ -1086,11 +1327,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"the page cache), then {runs} timed run(s) ({runs * QUICK_RUNS} for a command "
         f"quicker than {QUICK_SECONDS:g} s) as a whole process or pipeline, with "
         "stdout to a file, the commands of a tree taking turns (A B C A B C …). "
-        "`median s` is wall-clock from spawn to the last exit; "
+        "`median s` is wall-clock from spawn to the last exit; `CPU s` the user + system "
+        "time of the pipeline's processes and of those they waited for (readmany's helper, "
+        "xargs's cat), from `wait4`; `busy` the same runs again with the second core taken "
+        f"by a background load ({LOAD}), started and stopped by the benchmark; "
         "`peak RSS` is that of the pipeline's last command; `vs X` is the row's median "
         "divided by the median of row X of the same tree.",
     ]
     wanted = targets(repo_group, repo10_group, mono_group, one_group, startup_group)
+    wanted += cpu_targets(
+        names, (repo_group, babel_group), [cost.rules for cost in report.matching]
+    )
     text = render(report, wanted, header)
     (out / "results.md").write_text(text)
     sys.stdout.write(text)

@@ -21,6 +21,7 @@ from readmany.select.wildmatch import (
     STAR,
     compile_tokens,
     expression,
+    linear_expression,
     literal_text,
     simple_length,
     tokenize,
@@ -53,28 +54,71 @@ def test_tokens_of_a_pattern() -> None:
     assert literal_text(tokenize("a?", pathname=True) or ()) is None
 
 
-FIXED_PIECES = ["a", "b", "ab", "?", "[ab]", "[!a]", "/"]
+FIXED_PIECES = [
+    "a", "b", "ab", "?", "[ab]", "[!a]", "/", "[a-c]", "[!a-b]", "[[:alpha:]]", "\\*", "\\a",
+    "[\\]a]",
+]  # fmt: skip
 
 
 @st.composite
 def token_patterns(draw: st.DrawFn) -> tuple[str, bool]:
-    pieces = draw(st.lists(st.sampled_from([*FIXED_PIECES, "*", "**"]), min_size=1, max_size=7))
+    pieces = draw(
+        st.lists(st.sampled_from([*FIXED_PIECES, "*", "**", "**/", "/**/"]), min_size=1, max_size=8)
+    )
     pathname = draw(st.booleans())
     pattern = "".join(pieces)
     return (pattern if pathname else pattern.replace("/", "")), pathname
 
 
 @pytest.mark.slow
-@settings(max_examples=1500)
-@given(token_patterns(), st.text(alphabet="ab/c", max_size=9))
-def test_linear_matchers_answer_as_the_expression(pattern: tuple[str, bool], text: str) -> None:
+@settings(max_examples=3000)
+@given(token_patterns(), st.text(alphabet="ab/c*]", max_size=12), st.booleans())
+def test_linear_matchers_answer_as_the_expression(
+    pattern: tuple[str, bool], text: str, after_prefix: bool
+) -> None:
     source, pathname = pattern
-    tokens = tokenize(source, pathname=pathname)
+    wild_start = simple_length(source) if after_prefix else 0
+    tokens = tokenize(source, pathname=pathname, wild_start=wild_start)
     assert tokens is not None
     if not pathname:
         text = text.replace("/", "")
     expected = re.fullmatch(expression(tokens), text, re.DOTALL) is not None
     assert bool(compile_tokens(tokens)(text)) == expected
+
+
+def matches(pattern: str, text: str) -> bool:
+    tokens = tokenize(pattern, pathname=True, wild_start=simple_length(pattern))
+    assert tokens is not None
+    return bool(compile_tokens(tokens)(text))
+
+
+def test_patterns_with_several_double_stars_are_one_linear_expression() -> None:
+    # What the tables cannot take: a `**` in the middle, or a `*` beside a `**`.
+    rule = "**/test/fixtures/**/node_modules"
+    assert "(?P<k1>" in linear_expression(tokenize(rule, pathname=True) or ())
+    assert matches(rule, "test/fixtures/node_modules")
+    assert matches(rule, "packages/p/test/fixtures/a/b/node_modules")
+    assert matches(rule, "test/fixtures/test/fixtures/x/node_modules")
+    assert not matches(rule, "packages/p/test/fixture/a/node_modules")
+    assert not matches(rule, "packages/p/test/fixtures/a/node_modules/x")
+    assert not matches(rule, "packages/ptest/fixtures/node_modules")
+    assert matches("a/**/b/**/c", "a/b/c")
+    assert matches("a/**/b/**/c", "a/x/b/y/b/z/c")
+    assert not matches("a/**/b/**/c", "a/x/bb/c")
+    assert not matches("a/**/b/**/c", "a/b/c/d")
+    # A later start of a block is found when the leftmost one cannot go on.
+    assert matches("**/a*b", "a/a_b")
+    assert not matches("**/a*b", "a_/b")
+    assert matches("x/**/[a-c]*[!a-c]/**/[[:alpha:]]*", "x/q/b1/y/b2/z/Q9")
+    assert not matches("x/**/[a-c]*[!a-c]/**/[[:alpha:]]*", "x/q/b1/y/b2/z/9Q")
+    assert matches("x/**/\\*[\\]]/**/c", "x/y/*]/c")
+    assert not matches("x/**/\\*[\\]]/**/c", "x/y/a]/c")
+    # After a literal start, `**/` may end inside the first segment (git's match_pathname).
+    assert matches("foo**/bar/**/baz", "fooX/bar/baz")
+    assert matches("foo**/bar/**/baz", "foo/q/bar/r/baz")
+    # `**\/` is `**` then a `/` that must be there.
+    assert matches("a/**\\/b/**/c", "a/x/b/c")
+    assert not matches("a/**\\/b/**/c", "a/b/c")
 
 
 # --- the same answers as pathspec, on patterns pathspec reads as git does ---

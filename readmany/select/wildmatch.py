@@ -10,11 +10,11 @@ one adds nothing to its first character; the other members still count), `\\` es
 `/`. A pattern git cannot complete (a trailing `\\`, an unclosed `[`, an unknown
 `[:class:]`) matches nothing.
 
-The tokens then become a Python expression. An expression with two or more unbounded
-parts can backtrack for a very long time on a hostile name (`*a*a*a*a*b`), where git
-stops early; such a pattern is matched in linear time instead: within one segment by
-finding the parts between its `*` leftmost, in order; across segments by stepping every
-state of the pattern through the name at once.
+The tokens then become a Python expression. Written plainly, an expression with two or
+more unbounded parts can backtrack for a very long time on a hostile name (`*a*a*a*a*b`),
+where git stops early; such a pattern is written instead so that each part, once found
+leftmost, is kept and never tried again (`linear_expression`): one expression a pattern,
+matched in time linear in the name's length, by the expression engine alone.
 
 Characters are compared as characters, not as UTF-8 bytes (a `?` matches one `é`).
 """
@@ -219,145 +219,69 @@ def expression(tokens: Sequence[Token]) -> str:
 
 
 def compile_tokens(tokens: Sequence[Token]) -> Matcher:
-    """A function telling whether a whole text matches the tokens."""
+    """A function telling whether a whole text matches the tokens, in time linear in the
+    text's length (times the pattern's) whatever the pattern."""
     if sum(kind in UNBOUNDED for kind, _ in tokens) <= 1:
         # One unbounded part: the expression engine tries each of its lengths once.
         return re.compile(expression(tokens), re.DOTALL).fullmatch
-    if all(kind in _FIXED or kind == STAR for kind, _ in tokens):
-        return _Chunks(tokens)
-    return _Stepper(tokens)
+    return re.compile(linear_expression(tokens), re.DOTALL).fullmatch
 
 
-_FIXED = frozenset((LITERAL, ONE, CLASS))  # the parts that match one character
+def linear_expression(tokens: Sequence[Token]) -> str:
+    """The tokens as an expression that cannot backtrack for long, for `fullmatch`.
 
-
-class _Chunks:
-    """A one-segment pattern with several `*`: the parts between them are found leftmost,
-    in order (which is enough when each part has a fixed width), in linear time."""
-
-    __slots__ = ("_first", "_last", "_middle")
-
-    def __init__(self, tokens: Sequence[Token]) -> None:
-        parts: list[list[Token]] = [[]]
-        for token in tokens:
-            if token[0] == STAR:
-                parts.append([])
-            else:
-                parts[-1].append(token)
-        # The text before the first `*` and after the last one are anchored; both exist,
-        # as there are at least two `*`.
-        self._first = _Part(parts[0])
-        self._last = _Part(parts[-1])
-        self._middle = [_Part(part) for part in parts[1:-1] if part]
-
-    def __call__(self, text: str) -> bool:
-        if "/" in text:
-            return False  # no part of one segment matches `/`
-        first, last = self._first, self._last
-        start, end = first.width, len(text) - last.width
-        if end < start or not first.at(text, 0) or not last.at(text, end):
-            return False
-        for part in self._middle:
-            start = part.find(text, start, end)
-            if start < 0:
-                return False
-        return True
-
-
-class _Part:
-    """A run of one-character tokens: a literal string, or an expression of fixed width."""
-
-    __slots__ = ("_expression", "_literal", "width")
-
-    def __init__(self, tokens: Sequence[Token]) -> None:
-        self.width = len(tokens)
-        self._literal = literal_text(tokens)
-        self._expression = (
-            re.compile(expression(tokens), re.DOTALL) if self._literal is None else None
-        )
-
-    def at(self, text: str, position: int) -> bool:
-        """Whether the part matches `text` at `position` (it fits: the caller checked)."""
-        if self._literal is not None:
-            return text.startswith(self._literal, position)
-        return self._expression is not None and self._expression.match(text, position) is not None
-
-    def find(self, text: str, start: int, end: int) -> int:
-        """The end of the part's leftmost match within `text[start:end]`, or -1."""
-        if self._literal is not None:
-            found = text.find(self._literal, start, end)
-            return found + self.width if found >= 0 else -1
-        match = self._expression.search(text, start, end) if self._expression else None
-        return match.end() if match is not None else -1
-
-
-class _Stepper:
-    """Matches by stepping every state of the pattern through the text at once.
-
-    States are `2 * i` (before token i) and `2 * i + 1` (inside the `**/` at token i,
-    which must end with a `/`). No backtracking: time is the text's length times the
-    number of tokens, whatever the pattern.
+    The pattern is read as blocks between its `**` parts, each block runs of one-character
+    tokens between `*`s. The `**` parts are commit points: of the matches of a block that
+    start where a `**` may end, the one that starts leftmost ends leftmost too (a block
+    spans a fixed number of `/`, and a `**/` ends only after one), and ending leftmost
+    leaves the most text to what follows, so the first one found is kept and never tried
+    again. Within a block, each run after a `*` is likewise the leftmost one in reach, the
+    last block's last run excepted: it ends at the end of the text. A kept match is an
+    atomic group, written `(?=(?P<kN>...))(?P=kN)` (a lookahead is not re-entered), as Python 3.10
+    has no `(?>...)`. Each part is then tried at each position once: time is the text's
+    length times the pattern's, as git's `wildmatch` stops early.
     """
+    blocks: list[list[Token]] = [[]]
+    gaps: list[int] = []  # the `**` between blocks: GLOBSTAR or GLOBSTAR_SLASH
+    for token in tokens:
+        kind = token[0]
+        if kind != GLOBSTAR and kind != GLOBSTAR_SLASH:
+            blocks[-1].append(token)
+        elif len(blocks) > 1 and not blocks[-1]:
+            # Two `**` with nothing between are one: `**/**/` is `**/`, `**/**` is `**`.
+            gaps[-1] = GLOBSTAR if GLOBSTAR in (gaps[-1], kind) else GLOBSTAR_SLASH
+        else:
+            gaps.append(kind)
+            blocks.append([])
+    groups = [0]
 
-    __slots__ = ("_classes", "_end", "_tokens")
+    def kept(inner: str) -> str:
+        groups[0] += 1
+        return f"(?=(?P<k{groups[0]}>{inner}))(?P=k{groups[0]})"
 
-    def __init__(self, tokens: Sequence[Token]) -> None:
-        self._tokens = tuple(tokens)
-        self._end = 2 * len(self._tokens)
-        self._classes = {
-            i: re.compile(text, re.DOTALL).fullmatch
-            for i, (kind, text) in enumerate(self._tokens)
-            if kind == CLASS
-        }
+    def block(part: Sequence[Token], last: bool) -> str:
+        runs: list[list[Token]] = [[]]
+        for token in part:
+            if token[0] == STAR:
+                runs.append([])
+            else:
+                runs[-1].append(token)
+        text = expression(runs[0])
+        for number, run in enumerate(runs[1:], 2):
+            if last and number == len(runs):
+                text += "[^/]*" + expression(run)
+            else:
+                text += kept("[^/]*?" + expression(run))
+        return text
 
-    def _closure(self, states: set[int]) -> set[int]:
-        tokens = self._tokens
-        pending = list(states)
-        while pending:
-            state = pending.pop()
-            if state % 2 == 0 and state < self._end and tokens[state // 2][0] in UNBOUNDED:
-                skipped = state + 2  # an unbounded part may match nothing
-                if skipped not in states:
-                    states.add(skipped)
-                    pending.append(skipped)
-        return states
-
-    def __call__(self, text: str) -> bool:
-        tokens = self._tokens
-        current = self._closure({0})
-        for char in text:
-            following: set[int] = set()
-            for state in current:
-                if state == self._end:
-                    continue
-                kind, literal = tokens[state // 2]
-                after = (state // 2) * 2 + 2
-                if state % 2:  # inside `**/`
-                    following.add(state)
-                    if char == "/":
-                        following.add(after)
-                elif kind == LITERAL:
-                    if char == literal:
-                        following.add(after)
-                elif kind == SLASH:
-                    if char == "/":
-                        following.add(after)
-                elif kind == ONE:
-                    if char != "/":
-                        following.add(after)
-                elif kind == CLASS:
-                    if self._classes[state // 2](char):
-                        following.add(after)
-                elif kind == STAR:
-                    if char != "/":
-                        following.add(state)
-                elif kind == GLOBSTAR:
-                    following.add(state)
-                else:  # GLOBSTAR_SLASH: into it, or through it at once on a `/`
-                    following.add(state + 1)
-                    if char == "/":
-                        following.add(after)
-            if not following:
-                return False
-            current = self._closure(following)
-        return self._end in current
+    if not gaps:
+        return block(blocks[0], last=True)
+    first = blocks[0]
+    text = kept(block(first, last=False)) if (STAR, "") in first else expression(first)
+    for gap, part in zip(gaps[:-1], blocks[1:-1], strict=True):
+        skip = ".*?" if gap == GLOBSTAR else "(?:[^/]*/)*?"
+        text += kept(skip + block(part, last=False))
+    if not blocks[-1]:
+        return text + _EXPRESSIONS[gaps[-1]]
+    skip = ".*?" if gaps[-1] == GLOBSTAR else "(?:[^/]*/)*?"
+    return text + skip + block(blocks[-1], last=True)
