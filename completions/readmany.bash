@@ -28,13 +28,13 @@ _readmany() {
     local cmd="" dashdash="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            many|glob|hashline|edit)
+            many|glob|hashline|edit|completions|man)
                 [[ -z "$cmd" ]] && cmd="${COMP_WORDS[i]}" ;;
             --) [[ -n "$cmd" ]] && dashdash=1 ;;
         esac
     done
     if [[ -z "$cmd" ]]; then
-        COMPREPLY=($(compgen -W "many glob hashline edit --version -V --help -h" -- "$cur"))
+        COMPREPLY=($(compgen -W "many glob hashline edit completions man --version -V --help -h" -- "$cur"))
         return
     fi
     local opts=''
@@ -74,10 +74,24 @@ _readmany() {
                     --replace|--delete|--insert-after|--insert-before|--content) return ;;
                 esac
                 ;;
+            completions)
+                opts="--help -h"
+                case "$prev" in
+                esac
+                ;;
+            man)
+                opts="--help -h"
+                case "$prev" in
+                esac
+                ;;
         esac
     fi
     if [[ -z "$dashdash" && "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    elif [[ "$cmd" == completions ]]; then
+        COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
+    elif [[ "$cmd" == man ]]; then
+        COMPREPLY=()
     else
         _readmany_files -f
     fi

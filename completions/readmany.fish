@@ -6,6 +6,8 @@ complete -c readmany -n __fish_use_subcommand -a many -d 'Batch read: each file 
 complete -c readmany -n __fish_use_subcommand -a glob -d 'Glob read: matching files concatenated with --- path --- separators.'
 complete -c readmany -n __fish_use_subcommand -a hashline -d 'Hashline read: @file path#TAG, then N#abc|line for every line.'
 complete -c readmany -n __fish_use_subcommand -a edit -d 'Anchored edit: apply edits checked against a hashline read, or refuse stale ones.'
+complete -c readmany -n __fish_use_subcommand -a completions -d 'Print the completion script of a shell, as installed with readmany.'
+complete -c readmany -n __fish_use_subcommand -a man -d 'Print the man page (roff), as installed with readmany.'
 complete -c readmany -n '__fish_seen_subcommand_from many' -F
 complete -c readmany -n '__fish_seen_subcommand_from many' -l request -r -F -d 'The tool\'s argument object as JSON: {"files": [{"path", "offset", "limit"}], "stopOnError": …}'
 complete -c readmany -n '__fish_seen_subcommand_from many' -l stop-on-error -d 'Stop after the first file that fails'
@@ -76,3 +78,6 @@ complete -c readmany -n '__fish_seen_subcommand_from edit' -l json -d 'Write one
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l quiet -s q -d 'No notes or summary on stderr; errors still'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l root -r -a '(__fish_complete_directories)' -d 'Every file edited must be inside DIR (a link: its target); none in a git directory, under node_modules, or a secret file by name'
 complete -c readmany -n '__fish_seen_subcommand_from edit' -l help -s h -d 'Show this help and exit'
+complete -c readmany -n '__fish_seen_subcommand_from completions' -f -a 'bash zsh fish'
+complete -c readmany -n '__fish_seen_subcommand_from completions' -l help -s h -d 'Show this help and exit'
+complete -c readmany -n '__fish_seen_subcommand_from man' -l help -s h -d 'Show this help and exit'

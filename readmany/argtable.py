@@ -12,6 +12,8 @@ ARGUMENTS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "glob": (("patterns", "list", False),),
     "hashline": (("file", "str", True),),
     "edit": (("target", "str", False),),
+    "completions": (("shell", "str", True),),
+    "man": (),
 }
 
 OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
@@ -95,6 +97,10 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "-q": ("quiet", "flag", None),
         "--root": ("root", "str", None),
     },
+    "completions": {
+    },
+    "man": {
+    },
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -170,5 +176,9 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "json_mode": False,
         "quiet": False,
         "root": ".",
+    },
+    "completions": {
+    },
+    "man": {
     },
 }

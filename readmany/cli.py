@@ -542,6 +542,51 @@ def edit_command(
     _invoke("edit", locals())
 
 
+SHIPPED_EXIT_CODES_HELP = (
+    "Exit status: 0 printed; 1 the file is missing from this install (reinstall readmany); "
+    "2 usage error (a shell other than bash, zsh or fish); 70 internal error: a bug in "
+    "readmany."
+)
+
+
+@app.command(
+    "completions",
+    cls=HelpCommand,
+    epilog=(
+        "Examples:\n\n"
+        "  readmany completions bash > ~/.local/share/bash-completion/completions/readmany\n\n"
+        "  readmany completions zsh > ~/.zfunc/_readmany\n\n"
+        "  readmany completions fish > ~/.config/fish/completions/readmany.fish\n\n"
+        + SHIPPED_EXIT_CODES_HELP
+    ),
+)
+def completions_command(
+    shell: Annotated[str, typer.Argument(metavar="SHELL", help="bash, zsh or fish.")],
+) -> None:
+    """Print the completion script of a shell, as installed with readmany.
+
+    Save it where the shell looks for completions (README: Shell completions and man page).
+    """
+    _invoke("completions", locals())
+
+
+@app.command(
+    "man",
+    cls=HelpCommand,
+    epilog=(
+        "Examples:\n\n"
+        "  readmany man > ~/.local/share/man/man1/readmany.1\n\n"
+        "  readmany man | man -l -\n\n" + SHIPPED_EXIT_CODES_HELP
+    ),
+)
+def man_command() -> None:
+    """Print the man page (roff), as installed with readmany.
+
+    Save it as readmany.1 in a man1 directory on the manual's path, or read it with man -l -.
+    """
+    _invoke("man", locals())
+
+
 def short_usage() -> str:
     """What `readmany` alone says on stderr: how it is called and where the help is."""
     names = "|".join(info.name or "" for info in app.registered_commands)

@@ -20,6 +20,7 @@ import typer
 from readmany import __version__
 from readmany.cli import EXIT_CODES, EXIT_CODES_HELP, app
 from readmany.commands import SECRETS_MODES
+from readmany.commands.completions import SHELLS
 from readmany.frame.formats import FORMATS
 from readmany.helptext import option_names, value_name
 
@@ -34,6 +35,8 @@ TOP_LEVEL = ("--version", "-V", "--help", "-h")
 # some (hashline keeps its bytes exact: no redact).
 CHOICES: dict[str, tuple[str, ...]] = {"--format": FORMATS, "--secrets": SECRETS_MODES}
 REFUSED: dict[tuple[str, str], tuple[str, ...]] = {("hashline", "--secrets"): ("redact",)}
+# The values a command's positional argument takes, where they are a fixed few.
+ARGUMENT_CHOICES: dict[str, tuple[str, ...]] = {"completions": SHELLS}
 
 
 @dataclass(frozen=True)
@@ -210,6 +213,16 @@ def bash(cmds: list[Command]) -> str:
         "    fi",
         '    if [[ -z "$dashdash" && "$cur" == -* ]]; then',
         '        COMPREPLY=($(compgen -W "$opts" -- "$cur"))',
+    ]
+    for c in cmds:
+        if c.name in ARGUMENT_CHOICES:
+            words = " ".join(ARGUMENT_CHOICES[c.name])
+            out.append(f'    elif [[ "$cmd" == {c.name} ]]; then')
+            out.append(f'        COMPREPLY=($(compgen -W "{words}" -- "$cur"))')
+        elif not c.arguments:
+            out.append(f'    elif [[ "$cmd" == {c.name} ]]; then')
+            out.append("        COMPREPLY=()")
+    out += [
         "    else",
         "        _readmany_files -f",
         "    fi",
@@ -279,7 +292,14 @@ def zsh(cmds: list[Command]) -> str:
                 names = ",".join(o.names)
                 spec = f"'{repeat}({group})'{{{names}}}'[{helptext}]{action}'"
             out.append(f"                        {spec} \\")
-        out.append("                        '*:file:_files'")
+        if c.name in ARGUMENT_CHOICES:
+            words = " ".join(ARGUMENT_CHOICES[c.name])
+            metavar = c.arguments[0][0].lower()
+            out.append(f"                        '1:{metavar}:({words})'")
+        elif c.arguments:
+            out.append("                        '*:file:_files'")
+        else:
+            out[-1] = out[-1].removesuffix(" \\")
         out.append("                    ;;")
     out += [
         "            esac",
@@ -315,7 +335,11 @@ def fish(cmds: list[Command]) -> str:
         )
     for c in cmds:
         condition = f"'__fish_seen_subcommand_from {c.name}'"
-        out.append(f"complete -c readmany -n {condition} -F")
+        if c.name in ARGUMENT_CHOICES:
+            words = _fish_quote(" ".join(ARGUMENT_CHOICES[c.name]))
+            out.append(f"complete -c readmany -n {condition} -f -a {words}")
+        elif c.arguments:
+            out.append(f"complete -c readmany -n {condition} -F")
         for o in c.options:
             parts = [f"complete -c readmany -n {condition}"]
             for name in o.names:
@@ -560,6 +584,15 @@ OUTPUTS = {
     "completions/readmany.fish": fish,
     "man/readmany.1": man,
 }
+# The same files again in the package (`readmany completions SHELL`, `readmany man`
+# print them): a wheel holds only the package.
+OUTPUTS.update(
+    {
+        f"readmany/data/{relative.rpartition('/')[2]}": render
+        for relative, render in list(OUTPUTS.items())
+        if relative.startswith(("completions/", "man/"))
+    }
+)
 
 
 def generate() -> dict[str, str]:
