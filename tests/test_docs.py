@@ -210,7 +210,9 @@ def _interactive_line(shell: str, setup: str, typed: str, cwd: Path) -> list[str
     home.mkdir(exist_ok=True)
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "TERM": "dumb"}
     if shell == "bash":
-        (home / "rc").write_text(f"{setup}\nsource {installed() / 'readmany.bash'}\nPS1='READY> '\n")
+        (home / "rc").write_text(
+            f"{setup}\nsource {installed() / 'readmany.bash'}\nPS1='READY> '\n"
+        )
         command = ["bash", "--noprofile", "--rcfile", str(home / "rc"), "-i"]
     else:
         (home / ".zshrc").write_text(
