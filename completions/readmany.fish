@@ -47,6 +47,8 @@ complete -c readmany -n '__fish_seen_subcommand_from glob' -l format -r -f -a 't
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l line-numbers -s n -d 'Number the lines of every file'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l stdin -d 'Read more paths from stdin, one a line'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l null -s 0 -d 'With --stdin: NUL-separated (git ls-files -z, find -print0)'
+complete -c readmany -n '__fish_seen_subcommand_from glob' -l no-config -d 'Read no project configuration (.readmany.toml, or [tool.readmany] in pyproject.toml, the nearest at or above the working directory)'
+complete -c readmany -n '__fish_seen_subcommand_from glob' -l verbose -s v -d 'Say on stderr which configuration file was read and which of its settings applied'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l compat -d 'The reference tool\'s exact text, limits and exit behaviour (for agents and scripts that expect them)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l json -d 'Write one JSON object: content, details, attachments'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l output -s o -r -F -d 'Write to FILE (atomically) instead of stdout'

@@ -394,13 +394,36 @@ def glob_command(
     ] = False,
     stdin: StdinOpt = False,
     null: NullOpt = False,
+    no_config: Annotated[
+        bool,
+        typer.Option(
+            "--no-config",
+            help="Read no project configuration (.readmany.toml, or [tool.readmany] in "
+            "pyproject.toml, the nearest at or above the working directory).",
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Say on stderr which configuration file was read and which of its "
+            "settings applied.",
+        ),
+    ] = False,
     compat: CompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
     copy: CopyOpt = False,
 ) -> None:
-    """Glob read: matching files concatenated with --- path --- separators."""
+    """Glob read: matching files concatenated with --- path --- separators.
+
+    A project configuration (.readmany.toml, or [tool.readmany] in pyproject.toml) sets
+    defaults the command line overrides: patterns, exclude, a budget, format, tree and a
+    stricter secrets mode; it can only narrow what is read (README: Project configuration).
+    --compat reads none.
+    """
     _invoke("glob", locals())
 
 

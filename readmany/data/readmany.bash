@@ -49,7 +49,7 @@ _readmany() {
                 esac
                 ;;
             glob)
-                opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --staged --changed --with-diff --secrets --max-file-lines --max-file-size --max-bytes --max-lines --max-tokens --stats --tree --format --line-numbers -n --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
+                opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --staged --changed --with-diff --secrets --max-file-lines --max-file-size --max-bytes --max-lines --max-tokens --stats --tree --format --line-numbers -n --stdin --null -0 --no-config --verbose -v --compat --json --output -o --quiet -q --copy --help -h"
                 case "$prev" in
                     --output|-o) _readmany_files -f; return ;;
                     --root) _readmany_files -d; return ;;
