@@ -130,7 +130,7 @@ def load_config(path: str, data: bytes) -> ProjectConfig | None:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # the same parser, before it joined the standard library
-        import tomli as tomllib
+        import tomli as tomllib  # type: ignore[import-not-found]
 
     try:
         document = tomllib.loads(data.decode("utf-8"))
