@@ -541,6 +541,10 @@ def man(cmds: list[Command]) -> str:
             "without a clipboard tool refuses (exit 2) and names the tool to install."
         ),
         ".TP",
+        "\\fBGIT_CONFIG_GLOBAL\\fR, \\fBGIT_CONFIG_SYSTEM\\fR, \\fBGIT_CONFIG_NOSYSTEM\\fR, "
+        "\\fBXDG_CONFIG_HOME\\fR, \\fBHOME\\fR",
+        _roff("Where readmany glob finds git's configuration and global excludes, as git does."),
+        ".TP",
         "\\fBREADMANY_DEBUG\\fR",
         "When set, an internal error shows its traceback.",
         ".TP",
@@ -559,6 +563,29 @@ def man(cmds: list[Command]) -> str:
         ".TP",
         "\\fB.readmanyignore\\fR",
         _roff("Gitignore syntax, at the root; always honoured by readmany glob."),
+        ".TP",
+        "\\fBcore.excludesFile\\fR, \\fB$XDG_CONFIG_HOME/git/ignore\\fR",
+        _roff(
+            "git's global excludes file, applied by readmany glob inside a git work tree as "
+            "git applies it, below .git/info/exclude (not with --compat or --no-gitignore). "
+            "The setting is read from /etc/gitconfig, ~/.gitconfig, "
+            "$XDG_CONFIG_HOME/git/config (their [include] paths too) and the repository's "
+            ".git/config, without running git; the file a repository's own configuration "
+            "names is read only from inside the repository."
+        ),
+        ".TP",
+        "\\fB.readmany.toml\\fR, \\fBpyproject.toml\\fR [tool.readmany]",
+        _roff(
+            "The project configuration of readmany glob: the nearest at or above the "
+            "working directory, up to the top of the git work tree. Keys: patterns (for a "
+            "walk that names none), exclude (added to --exclude), max-tokens, max-bytes, "
+            "max-lines, format, tree, secrets (warn, skip or redact). The command line "
+            "wins; --no-config and --compat read none; -v and --json details (config) say "
+            "which file was read. A key that would move the root, write a file, read "
+            "what is left out, turn secrets off or name a path outside the tree is "
+            "refused, as is any other mistake: one line naming the file and the key, "
+            "exit status 2."
+        ),
         ".SH NOTES",
         _roff(
             "Token counts are estimates for the o200k_base tokenizer, made without one; "
