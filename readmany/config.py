@@ -26,7 +26,7 @@ from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
 
 FILE_NAME = ".readmany.toml"
 PYPROJECT = "pyproject.toml"
@@ -207,11 +207,13 @@ def _checked(path: str, prefix: str, key: str, value: object) -> object:
     return str(value)
 
 
-def _inside_the_tree(pattern: str, wrong: object) -> None:
+def _inside_the_tree(pattern: str, wrong: Callable[[str], UsageError]) -> None:
     """A pattern of a configuration names paths below the root, nothing else."""
-    assert callable(wrong)
-    parts = pattern.replace("\\", "/").split("/")
-    if pattern.startswith(("/", "~")) or ".." in parts or "\0" in pattern:
+    import re
+
+    # `..` as a part of the path, or of a brace or extglob alternative (`{..,a}/x`)
+    up = re.search(r"(^|[/{,(|@!?*+])\.\.($|[/},)|])", pattern.replace("\\", "/"))
+    if pattern.startswith(("/", "~", "\\")) or up is not None or "\0" in pattern:
         raise wrong(
             f"{pattern!r} names a path outside the tree: give patterns relative to the "
             "root, without '..'"

@@ -203,6 +203,9 @@ def test_verbose_says_which_file_was_read(tree: Path) -> None:
         ),
         ('patterns = ["~/.ssh/*"]', ".readmany.toml: patterns: '~/.ssh/*' names a path outside"),
         ('exclude = ["a/../../x"]', ".readmany.toml: exclude: 'a/../../x' names a path outside"),
+        ('patterns = ["{..,a}/x"]', ".readmany.toml: patterns: '{..,a}/x' names a path outside"),
+        ('patterns = ["@(..)/x"]', ".readmany.toml: patterns: '@(..)/x' names a path outside"),
+        ('patterns = ["..\\\\x"]', ".readmany.toml: patterns: '..\\\\x' names a path outside"),
         ('prefer = "head"', ".readmany.toml: prefer: this readmany has no --prefer option"),
     ],
 )

@@ -119,7 +119,7 @@ def test_readmany_alone_prints_the_short_usage_to_stderr() -> None:
     assert result.returncode == 2
     assert result.stdout == b""
     assert result.stderr == (
-        b"Usage: readmany many|glob|hashline|edit [OPTIONS] [ARGS]...\n"
+        b"Usage: readmany many|glob|hashline|edit|completions|man [OPTIONS] [ARGS]...\n"
         b"Try 'readmany --help' or 'readmany COMMAND --help' for help.\n"
     )
 
@@ -133,6 +133,10 @@ def test_help_lists_every_exit_status(command: str) -> None:
     status = text.split("Exit status: ")[1]
     if command == "edit":  # its own meanings, and the internal error
         for code in ("0 edited", "1 a file could not be read", "2 usage error", "3 stale", "70 "):
+            assert f" {code}" in f" {status}", code
+        return
+    if command in ("completions", "man"):  # they print a file of the package
+        for code in ("0 printed", "1 the file is missing", "2 usage error", "70 "):
             assert f" {code}" in f" {status}", code
         return
     for code, meaning, _ in EXIT_CODES:
