@@ -100,10 +100,8 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "-q": ("quiet", "flag", None),
         "--root": ("root", "str", None),
     },
-    "completions": {
-    },
-    "man": {
-    },
+    "completions": {},
+    "man": {},
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -182,8 +180,6 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "quiet": False,
         "root": ".",
     },
-    "completions": {
-    },
-    "man": {
-    },
+    "completions": {},
+    "man": {},
 }

@@ -413,8 +413,11 @@ def argtable() -> str:
                 entry = (name, kind, getattr(meta, "min", None))
                 options_lines.append(f"        {_py(flag)}: {_py(entry)},")
         arguments_lines.append(f"    {_py(info.name)}: {_py(tuple(arguments))},")
-        options_lines.append("    },")
-        defaults_lines.append("    },")
+        for block in (options_lines, defaults_lines):
+            if block[-1].endswith(": {"):  # none: `{}` on its line, as ruff writes it
+                block[-1] += "},"
+            else:
+                block.append("    },")
     for block in (arguments_lines, options_lines, defaults_lines):
         block.append("}")
     head = [
