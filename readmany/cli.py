@@ -277,7 +277,12 @@ def glob_command(
         ),
     ] = False,
     no_gitignore: Annotated[
-        bool, typer.Option("--no-gitignore", help="Do not honour .gitignore files.")
+        bool,
+        typer.Option(
+            "--no-gitignore",
+            help="Do not honour .gitignore files, .git/info/exclude or git's global "
+            "excludes file (core.excludesFile).",
+        ),
     ] = False,
     ignore_file: Annotated[
         list[str] | None,

@@ -27,7 +27,7 @@ complete -c readmany -n '__fish_seen_subcommand_from glob' -F
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l include -r -f -d 'Another pattern (repeatable)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l exclude -r -f -d 'Leave out matches (repeatable)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l no-default-excludes -d 'Drop the default excludes (node_modules, .git, …)'
-complete -c readmany -n '__fish_seen_subcommand_from glob' -l no-gitignore -d 'Do not honour .gitignore files'
+complete -c readmany -n '__fish_seen_subcommand_from glob' -l no-gitignore -d 'Do not honour .gitignore files, .git/info/exclude or git\'s global excludes file (core.excludesFile)'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l ignore-file -r -f -d 'Another ignore file at the root, gitignore syntax (repeatable); .readmanyignore is always honoured'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l no-recursive -d 'A directory means only the files directly in it'
 complete -c readmany -n '__fish_seen_subcommand_from glob' -l root -r -a '(__fish_complete_directories)' -d 'The root: files outside are refused'
