@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import pty
 import re
@@ -9,6 +11,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,22 @@ from readmany.cli import app
 ROOT = Path(__file__).resolve().parent.parent
 MAN = ROOT / "man" / "readmany.1"
 COMPLETIONS = ROOT / "completions"
-BASH_SCRIPT = COMPLETIONS / "readmany.bash"
+
+
+@functools.cache
+def installed() -> Path:
+    """The completion scripts as a user installs them: what `readmany completions SHELL`
+    prints, saved under the name each shell looks for (tests/test_package.py checks they
+    are the files of completions/)."""
+    from helpers import run_readmany
+
+    where = Path(tempfile.mkdtemp(prefix="readmany-completions-"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    for shell, name in (("bash", "readmany.bash"), ("zsh", "_readmany"), ("fish", "readmany.fish")):
+        result = run_readmany(["completions", shell])
+        assert result.returncode == 0, result.stderr
+        (where / name).write_bytes(result.stdout)
+    return where
 
 
 def require(shell: str) -> None:
@@ -91,7 +109,7 @@ def _bash_complete(words: list[str], cwd: Path = ROOT, preamble: str = "") -> li
     quoting of this test's own stands between them and the completion function."""
     script = (
         f"{preamble}\n"
-        f'source "{BASH_SCRIPT}"\n'
+        f'source "{installed() / "readmany.bash"}"\n'
         'COMP_WORDS=("$@")\n'
         "COMP_CWORD=$(($# - 1))\n"
         'COMP_LINE="$*"\n'
@@ -109,6 +127,7 @@ def _bash_complete(words: list[str], cwd: Path = ROOT, preamble: str = "") -> li
     return [word for word in result.stdout.decode().split("\0") if word]
 
 
+@pytest.mark.smoke
 def test_bash_completion_completes_commands_and_options() -> None:
     assert _bash_complete(["readmany", ""]) == [
         "many",
@@ -116,6 +135,8 @@ def test_bash_completion_completes_commands_and_options() -> None:
         "hashline",
         "edit",
         "mcp",
+        "completions",
+        "man",
         "--version",
         "-V",
         "--help",
@@ -125,10 +146,14 @@ def test_bash_completion_completes_commands_and_options() -> None:
         "--no-default-excludes",
         "--no-gitignore",
         "--no-recursive",
+        "--no-config",
     ]
     assert "--stop-on-error" in _bash_complete(["readmany", "many", "--s"])
+    assert _bash_complete(["readmany", "gl"]) == ["glob"]
     assert _bash_complete(["readmany", "glob", "--root", "complet"]) == ["completions"]
     assert _bash_complete(["readmany", "many", "--max-bytes", ""]) == []
+    assert _bash_complete(["readmany", "completions", ""]) == ["bash", "zsh", "fish"]
+    assert _bash_complete(["readmany", "man", ""]) == []
 
 
 @pytest.fixture
@@ -141,6 +166,7 @@ def spaced(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize(
     ("typed", "expected"),
     [
@@ -160,16 +186,19 @@ def test_bash_completes_names_with_spaces_as_one_word(
     assert sorted(_bash_complete(["readmany", "glob", "-o", typed], spaced)) == expected
 
 
+@pytest.mark.smoke
 def test_bash_completes_directories_with_spaces_for_root(spaced: Path) -> None:
     assert _bash_complete(["readmany", "glob", "--root", "a"], spaced) == ["a dir"]
 
 
+@pytest.mark.smoke
 def test_bash_completes_names_after_double_dash_and_options_before(spaced: Path) -> None:
     (spaced / "-dash name.txt").write_text("x\n")
     assert _bash_complete(["readmany", "many", "--", "-dash"], spaced) == ["-dash name.txt"]
     assert _bash_complete(["readmany", "many", "--st"], spaced) == ["--stop-on-error", "--stdin"]
 
 
+@pytest.mark.smoke
 def test_bash_completion_keeps_glob_characters_literal(spaced: Path) -> None:
     (spaced / "[x] star*.txt").write_text("x\n")
     assert _bash_complete(["readmany", "many", "["], spaced) == ["[x] star*.txt"]
@@ -183,11 +212,13 @@ def _interactive_line(shell: str, setup: str, typed: str, cwd: Path) -> list[str
     home.mkdir(exist_ok=True)
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "TERM": "dumb"}
     if shell == "bash":
-        (home / "rc").write_text(f"{setup}\nsource {BASH_SCRIPT}\nPS1='READY> '\n")
+        (home / "rc").write_text(
+            f"{setup}\nsource {installed() / 'readmany.bash'}\nPS1='READY> '\n"
+        )
         command = ["bash", "--noprofile", "--rcfile", str(home / "rc"), "-i"]
     else:
         (home / ".zshrc").write_text(
-            f"fpath=({COMPLETIONS} $fpath)\nautoload -U compinit\ncompinit -u -D\n"
+            f"fpath=({installed()} $fpath)\nautoload -U compinit\ncompinit -u -D\n"
             f"bindkey -e\n{setup}\nPS1='READY> '\n"
         )
         command = ["zsh", "-i"]
@@ -260,9 +291,10 @@ def test_interactive_shell_puts_a_spaced_name_on_the_line_as_one_word(
     assert line == ["readmany", "glob", "--no-gitignore"]
 
 
+@pytest.mark.smoke
 def test_fish_completes_names_with_spaces_as_one_word(spaced: Path) -> None:
     require("fish")
-    script = f"source {COMPLETIONS / 'readmany.fish'}; complete -C 'readmany many my\\ f'"
+    script = f"source {installed() / 'readmany.fish'}; complete -C 'readmany many my\\ f'"
     result = subprocess.run(["fish", "-c", script], capture_output=True, check=True, cwd=spaced)
     assert result.stdout.decode().splitlines() == ["my file.txt"]
 
@@ -281,13 +313,15 @@ def test_completion_scripts_parse(shell: str, path: Path, check: list[str]) -> N
     assert result.returncode == 0, result.stderr.decode()
 
 
+@pytest.mark.smoke
 def test_fish_completion_offers_options() -> None:
     require("fish")
-    script = f"source {COMPLETIONS / 'readmany.fish'}; complete -C 'readmany glob --no-g'"
+    script = f"source {installed() / 'readmany.fish'}; complete -C 'readmany glob --no-g'"
     result = subprocess.run(["fish", "-c", script], capture_output=True, check=True)
     assert result.stdout.decode().split("\t")[0] == "--no-gitignore"
 
 
+@pytest.mark.smoke
 def test_every_command_help_shows_examples() -> None:
     from helpers import run_readmany
 
@@ -297,6 +331,7 @@ def test_every_command_help_shows_examples() -> None:
         assert f"readmany {command} " in result.stdout.decode().split("Examples:")[1]
 
 
+@pytest.mark.smoke
 def test_completions_offer_the_values_of_format_and_secrets(tmp_path: Path) -> None:
     assert _bash_complete(["readmany", "glob", "--format", ""]) == ["text", "markdown", "xml"]
     assert _bash_complete(["readmany", "glob", "--format", "m"]) == ["markdown"]
@@ -314,6 +349,7 @@ def test_completions_offer_the_values_of_format_and_secrets(tmp_path: Path) -> N
     assert fish.count("-l secrets -r -f -a 'off warn skip redact' ") == 3
 
 
+@pytest.mark.smoke
 def test_fish_offers_the_values_of_format_and_secrets() -> None:
     require("fish")
     for typed, expected in [
@@ -321,7 +357,7 @@ def test_fish_offers_the_values_of_format_and_secrets() -> None:
         ("readmany many --secrets ", ["off", "warn", "skip", "redact"]),
         ("readmany hashline --secrets ", ["off", "warn", "skip"]),
     ]:
-        script = f"source {COMPLETIONS / 'readmany.fish'}; complete -C '{typed}'"
+        script = f"source {installed() / 'readmany.fish'}; complete -C '{typed}'"
         result = subprocess.run(["fish", "-c", script], capture_output=True, check=True)
         offered = [line.split("\t")[0] for line in result.stdout.decode().splitlines()]
         assert sorted(offered) == sorted(expected), typed  # fish sorts them
