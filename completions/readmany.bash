@@ -28,13 +28,13 @@ _readmany() {
     local cmd="" dashdash="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            many|glob|hashline|edit|mcp)
+            many|glob|hashline|edit|mcp|completions|man)
                 [[ -z "$cmd" ]] && cmd="${COMP_WORDS[i]}" ;;
             --) [[ -n "$cmd" ]] && dashdash=1 ;;
         esac
     done
     if [[ -z "$cmd" ]]; then
-        COMPREPLY=($(compgen -W "many glob hashline edit mcp --version -V --help -h" -- "$cur"))
+        COMPREPLY=($(compgen -W "many glob hashline edit mcp completions man --version -V --help -h" -- "$cur"))
         return
     fi
     local opts=''
@@ -49,7 +49,7 @@ _readmany() {
                 esac
                 ;;
             glob)
-                opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --staged --changed --with-diff --hook-id --secrets --max-file-lines --max-file-size --max-bytes --max-lines --max-tokens --stats --tree --format --line-numbers -n --stdin --null -0 --compat --json --output -o --quiet -q --copy --help -h"
+                opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --staged --changed --with-diff --hook-id --secrets --max-file-lines --max-file-size --max-bytes --max-lines --max-tokens --stats --tree --format --line-numbers -n --stdin --null -0 --no-config --verbose -v --compat --json --output -o --quiet -q --copy --help -h"
                 case "$prev" in
                     --output|-o) _readmany_files -f; return ;;
                     --root) _readmany_files -d; return ;;
@@ -82,10 +82,26 @@ _readmany() {
                     --max-tokens) return ;;
                 esac
                 ;;
+            completions)
+                opts="--help -h"
+                case "$prev" in
+                esac
+                ;;
+            man)
+                opts="--help -h"
+                case "$prev" in
+                esac
+                ;;
         esac
     fi
     if [[ -z "$dashdash" && "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    elif [[ "$cmd" == mcp ]]; then
+        COMPREPLY=()
+    elif [[ "$cmd" == completions ]]; then
+        COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
+    elif [[ "$cmd" == man ]]; then
+        COMPREPLY=()
     else
         _readmany_files -f
     fi

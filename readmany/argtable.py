@@ -13,6 +13,8 @@ ARGUMENTS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "hashline": (("file", "str", True),),
     "edit": (("target", "str", False),),
     "mcp": (),
+    "completions": (("shell", "str", True),),
+    "man": (),
 }
 
 OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
@@ -61,6 +63,9 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "--stdin": ("stdin", "flag", None),
         "-0": ("null", "flag", None),
         "--null": ("null", "flag", None),
+        "--no-config": ("no_config", "flag", None),
+        "--verbose": ("verbose", "flag", None),
+        "-v": ("verbose", "flag", None),
         "--compat": ("compat", "flag", None),
         "--json": ("json_mode", "flag", None),
         "--output": ("output", "str", None),
@@ -103,6 +108,8 @@ OPTIONS: dict[str, dict[str, tuple[str, str, int | None]]] = {
         "--max-tokens": ("max_tokens", "str", None),
         "--secrets": ("secrets", "str", None),
     },
+    "completions": {},
+    "man": {},
 }
 
 DEFAULTS: dict[str, dict[str, object]] = {
@@ -148,6 +155,8 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "line_numbers": False,
         "stdin": False,
         "null": False,
+        "no_config": False,
+        "verbose": False,
         "compat": False,
         "json_mode": False,
         "output": None,
@@ -186,4 +195,6 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "max_tokens": None,
         "secrets": None,
     },
+    "completions": {},
+    "man": {},
 }

@@ -282,7 +282,12 @@ def glob_command(
         ),
     ] = False,
     no_gitignore: Annotated[
-        bool, typer.Option("--no-gitignore", help="Do not honour .gitignore files.")
+        bool,
+        typer.Option(
+            "--no-gitignore",
+            help="Do not honour .gitignore files, .git/info/exclude or git's global "
+            "excludes file (core.excludesFile).",
+        ),
     ] = False,
     ignore_file: Annotated[
         list[str] | None,
@@ -409,13 +414,36 @@ def glob_command(
     ] = False,
     stdin: StdinOpt = False,
     null: NullOpt = False,
+    no_config: Annotated[
+        bool,
+        typer.Option(
+            "--no-config",
+            help="Read no project configuration (.readmany.toml, or [tool.readmany] in "
+            "pyproject.toml, the nearest at or above the working directory).",
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Say on stderr which configuration file was read and which of its "
+            "settings applied.",
+        ),
+    ] = False,
     compat: CompatOpt = False,
     json_mode: JsonOpt = False,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
     copy: CopyOpt = False,
 ) -> None:
-    """Glob read: matching files concatenated with --- path --- separators."""
+    """Glob read: matching files concatenated with --- path --- separators.
+
+    A project configuration (.readmany.toml, or [tool.readmany] in pyproject.toml) sets
+    defaults the command line overrides: patterns, exclude, a budget, format, tree and a
+    stricter secrets mode; it can only narrow what is read (README: Project configuration).
+    --compat reads none.
+    """
     _invoke("glob", locals())
 
 
@@ -569,6 +597,13 @@ MCP_EXIT_CODES_HELP = (
 )
 
 
+SHIPPED_EXIT_CODES_HELP = (
+    "Exit status: 0 printed; 1 the file is missing from this install (reinstall readmany); "
+    "2 usage error (a shell other than bash, zsh or fish); 70 internal error: a bug in "
+    "readmany."
+)
+
+
 @app.command(
     "mcp",
     cls=HelpCommand,
@@ -623,6 +658,44 @@ def mcp_command(
     writes for the same request. Logs go to stderr.
     """
     _invoke("mcp", locals())
+
+
+@app.command(
+    "completions",
+    cls=HelpCommand,
+    epilog=(
+        "Examples:\n\n"
+        "  readmany completions bash > ~/.local/share/bash-completion/completions/readmany\n\n"
+        "  readmany completions zsh > ~/.zfunc/_readmany\n\n"
+        "  readmany completions fish > ~/.config/fish/completions/readmany.fish\n\n"
+        + SHIPPED_EXIT_CODES_HELP
+    ),
+)
+def completions_command(
+    shell: Annotated[str, typer.Argument(metavar="SHELL", help="bash, zsh or fish.")],
+) -> None:
+    """Print the completion script of a shell, as installed with readmany.
+
+    Save it where the shell looks for completions (README: Shell completions and man page).
+    """
+    _invoke("completions", locals())
+
+
+@app.command(
+    "man",
+    cls=HelpCommand,
+    epilog=(
+        "Examples:\n\n"
+        "  readmany man > ~/.local/share/man/man1/readmany.1\n\n"
+        "  readmany man | man -l -\n\n" + SHIPPED_EXIT_CODES_HELP
+    ),
+)
+def man_command() -> None:
+    """Print the man page (roff), as installed with readmany.
+
+    Save it as readmany.1 in a man1 directory on the manual's path, or read it with man -l -.
+    """
+    _invoke("man", locals())
 
 
 def short_usage() -> str:

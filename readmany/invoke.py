@@ -26,6 +26,11 @@ class Options:
     def __init__(self, values: Mapping[str, object]) -> None:
         self._values = values
 
+    @property
+    def values(self) -> Mapping[str, object]:
+        """Every value, by parameter name (a command's configuration goes beneath them)."""
+        return self._values
+
     def flag(self, name: str) -> bool:
         return bool(self._values.get(name, False))
 

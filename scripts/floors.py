@@ -21,10 +21,12 @@ def floors(pyproject: Path) -> list[str]:
         raise SystemExit("no dependencies list in pyproject.toml")
     pins = []
     for requirement in re.findall(r'^\s*"([^"]+)",', block.group(1), re.M):
-        match = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9][0-9A-Za-z.]*)", requirement)
+        match = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9][0-9A-Za-z.]*)(; *[^;]+)?", requirement)
         if match is None:
-            raise SystemExit(f"no plain floor in {requirement!r}: write it as NAME>=VERSION")
-        pins.append(f"{match.group(1)}=={match.group(2)}")
+            raise SystemExit(
+                f"no plain floor in {requirement!r}: write it as NAME>=VERSION[; MARKER]"
+            )
+        pins.append(f"{match.group(1)}=={match.group(2)}{match.group(3) or ''}")
     return pins
 
 

@@ -20,6 +20,7 @@ import typer
 from readmany import __version__
 from readmany.cli import EXIT_CODES, EXIT_CODES_HELP, app
 from readmany.commands import SECRETS_MODES
+from readmany.commands.completions import SHELLS
 from readmany.frame.formats import FORMATS
 from readmany.helptext import option_names, value_name
 
@@ -34,6 +35,8 @@ TOP_LEVEL = ("--version", "-V", "--help", "-h")
 # some (hashline keeps its bytes exact: no redact).
 CHOICES: dict[str, tuple[str, ...]] = {"--format": FORMATS, "--secrets": SECRETS_MODES}
 REFUSED: dict[tuple[str, str], tuple[str, ...]] = {("hashline", "--secrets"): ("redact",)}
+# The values a command's positional argument takes, where they are a fixed few.
+ARGUMENT_CHOICES: dict[str, tuple[str, ...]] = {"completions": SHELLS}
 
 
 @dataclass(frozen=True)
@@ -210,6 +213,16 @@ def bash(cmds: list[Command]) -> str:
         "    fi",
         '    if [[ -z "$dashdash" && "$cur" == -* ]]; then',
         '        COMPREPLY=($(compgen -W "$opts" -- "$cur"))',
+    ]
+    for c in cmds:
+        if c.name in ARGUMENT_CHOICES:
+            words = " ".join(ARGUMENT_CHOICES[c.name])
+            out.append(f'    elif [[ "$cmd" == {c.name} ]]; then')
+            out.append(f'        COMPREPLY=($(compgen -W "{words}" -- "$cur"))')
+        elif not c.arguments:
+            out.append(f'    elif [[ "$cmd" == {c.name} ]]; then')
+            out.append("        COMPREPLY=()")
+    out += [
         "    else",
         "        _readmany_files -f",
         "    fi",
@@ -279,7 +292,14 @@ def zsh(cmds: list[Command]) -> str:
                 names = ",".join(o.names)
                 spec = f"'{repeat}({group})'{{{names}}}'[{helptext}]{action}'"
             out.append(f"                        {spec} \\")
-        out.append("                        '*:file:_files'")
+        if c.name in ARGUMENT_CHOICES:
+            words = " ".join(ARGUMENT_CHOICES[c.name])
+            metavar = c.arguments[0][0].lower()
+            out.append(f"                        '1:{metavar}:({words})'")
+        elif c.arguments:
+            out.append("                        '*:file:_files'")
+        else:
+            out[-1] = out[-1].removesuffix(" \\")
         out.append("                    ;;")
     out += [
         "            esac",
@@ -315,7 +335,11 @@ def fish(cmds: list[Command]) -> str:
         )
     for c in cmds:
         condition = f"'__fish_seen_subcommand_from {c.name}'"
-        out.append(f"complete -c readmany -n {condition} -F")
+        if c.name in ARGUMENT_CHOICES:
+            words = _fish_quote(" ".join(ARGUMENT_CHOICES[c.name]))
+            out.append(f"complete -c readmany -n {condition} -f -a {words}")
+        elif c.arguments:
+            out.append(f"complete -c readmany -n {condition} -F")
         for o in c.options:
             parts = [f"complete -c readmany -n {condition}"]
             for name in o.names:
@@ -389,8 +413,11 @@ def argtable() -> str:
                 entry = (name, kind, getattr(meta, "min", None))
                 options_lines.append(f"        {_py(flag)}: {_py(entry)},")
         arguments_lines.append(f"    {_py(info.name)}: {_py(tuple(arguments))},")
-        options_lines.append("    },")
-        defaults_lines.append("    },")
+        for block in (options_lines, defaults_lines):
+            if block[-1].endswith(": {"):  # none: `{}` on its line, as ruff writes it
+                block[-1] += "},"
+            else:
+                block.append("    },")
     for block in (arguments_lines, options_lines, defaults_lines):
         block.append("}")
     head = [
@@ -517,6 +544,10 @@ def man(cmds: list[Command]) -> str:
             "without a clipboard tool refuses (exit 2) and names the tool to install."
         ),
         ".TP",
+        "\\fBGIT_CONFIG_GLOBAL\\fR, \\fBGIT_CONFIG_SYSTEM\\fR, \\fBGIT_CONFIG_NOSYSTEM\\fR, "
+        "\\fBXDG_CONFIG_HOME\\fR, \\fBHOME\\fR",
+        _roff("Where readmany glob finds git's configuration and global excludes, as git does."),
+        ".TP",
         "\\fBREADMANY_DEBUG\\fR",
         "When set, an internal error shows its traceback.",
         ".TP",
@@ -535,6 +566,29 @@ def man(cmds: list[Command]) -> str:
         ".TP",
         "\\fB.readmanyignore\\fR",
         _roff("Gitignore syntax, at the root; always honoured by readmany glob."),
+        ".TP",
+        "\\fBcore.excludesFile\\fR, \\fB$XDG_CONFIG_HOME/git/ignore\\fR",
+        _roff(
+            "git's global excludes file, applied by readmany glob inside a git work tree as "
+            "git applies it, below .git/info/exclude (not with --compat or --no-gitignore). "
+            "The setting is read from /etc/gitconfig, ~/.gitconfig, "
+            "$XDG_CONFIG_HOME/git/config (their [include] paths too) and the repository's "
+            ".git/config, without running git; the file a repository's own configuration "
+            "names is read only from inside the repository."
+        ),
+        ".TP",
+        "\\fB.readmany.toml\\fR, \\fBpyproject.toml\\fR [tool.readmany]",
+        _roff(
+            "The project configuration of readmany glob: the nearest at or above the "
+            "working directory, up to the top of the git work tree. Keys: patterns (for a "
+            "walk that names none), exclude (added to --exclude), max-tokens, max-bytes, "
+            "max-lines, format, tree, secrets (warn, skip or redact). The command line "
+            "wins; --no-config and --compat read none; -v and --json details (config) say "
+            "which file was read. A key that would move the root, write a file, read "
+            "what is left out, turn secrets off or name a path outside the tree is "
+            "refused, as is any other mistake: one line naming the file and the key, "
+            "exit status 2."
+        ),
         ".SH NOTES",
         _roff(
             "Token counts are estimates for the o200k_base tokenizer, made without one; "
@@ -560,6 +614,15 @@ OUTPUTS = {
     "completions/readmany.fish": fish,
     "man/readmany.1": man,
 }
+# The same files again in the package (`readmany completions SHELL`, `readmany man`
+# print them): a wheel holds only the package.
+OUTPUTS.update(
+    {
+        f"readmany/data/{relative.rpartition('/')[2]}": render
+        for relative, render in list(OUTPUTS.items())
+        if relative.startswith(("completions/", "man/"))
+    }
+)
 
 
 def generate() -> dict[str, str]:

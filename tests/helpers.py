@@ -19,7 +19,14 @@ from readmany.select.walk import SelectRequest, iter_selection
 
 
 def readmany_command() -> list[str]:
-    """The installed console script, else the module run by this interpreter."""
+    """The installed console script, else the module run by this interpreter.
+
+    READMANY_COMMAND names another one: .ci/run points it at the script of the wheel it
+    built and installed in a virtual environment of its own, to run the smoke tests there.
+    """
+    command = os.environ.get("READMANY_COMMAND")
+    if command:
+        return [command]
     search = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     found = shutil.which("readmany", path=search)
     return [found] if found else [sys.executable, "-m", "readmany"]

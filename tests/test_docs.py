@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import pty
 import re
@@ -9,6 +11,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,8 +22,23 @@ from readmany.cli import app
 ROOT = Path(__file__).resolve().parent.parent
 MAN = ROOT / "man" / "readmany.1"
 COMPLETIONS = ROOT / "completions"
-BASH_SCRIPT = COMPLETIONS / "readmany.bash"
 DOCS = ROOT / "docs"
+
+
+@functools.cache
+def installed() -> Path:
+    """The completion scripts as a user installs them: what `readmany completions SHELL`
+    prints, saved under the name each shell looks for (tests/test_package.py checks they
+    are the files of completions/)."""
+    from helpers import run_readmany
+
+    where = Path(tempfile.mkdtemp(prefix="readmany-completions-"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    for shell, name in (("bash", "readmany.bash"), ("zsh", "_readmany"), ("fish", "readmany.fish")):
+        result = run_readmany(["completions", shell])
+        assert result.returncode == 0, result.stderr
+        (where / name).write_bytes(result.stdout)
+    return where
 
 
 def require(shell: str) -> None:
@@ -92,7 +110,7 @@ def _bash_complete(words: list[str], cwd: Path = ROOT, preamble: str = "") -> li
     quoting of this test's own stands between them and the completion function."""
     script = (
         f"{preamble}\n"
-        f'source "{BASH_SCRIPT}"\n'
+        f'source "{installed() / "readmany.bash"}"\n'
         'COMP_WORDS=("$@")\n'
         "COMP_CWORD=$(($# - 1))\n"
         'COMP_LINE="$*"\n'
@@ -110,6 +128,7 @@ def _bash_complete(words: list[str], cwd: Path = ROOT, preamble: str = "") -> li
     return [word for word in result.stdout.decode().split("\0") if word]
 
 
+@pytest.mark.smoke
 def test_bash_completion_completes_commands_and_options() -> None:
     assert _bash_complete(["readmany", ""]) == [
         "many",
@@ -117,6 +136,8 @@ def test_bash_completion_completes_commands_and_options() -> None:
         "hashline",
         "edit",
         "mcp",
+        "completions",
+        "man",
         "--version",
         "-V",
         "--help",
@@ -126,10 +147,14 @@ def test_bash_completion_completes_commands_and_options() -> None:
         "--no-default-excludes",
         "--no-gitignore",
         "--no-recursive",
+        "--no-config",
     ]
     assert "--stop-on-error" in _bash_complete(["readmany", "many", "--s"])
+    assert _bash_complete(["readmany", "gl"]) == ["glob"]
     assert _bash_complete(["readmany", "glob", "--root", "complet"]) == ["completions"]
     assert _bash_complete(["readmany", "many", "--max-bytes", ""]) == []
+    assert _bash_complete(["readmany", "completions", ""]) == ["bash", "zsh", "fish"]
+    assert _bash_complete(["readmany", "man", ""]) == []
 
 
 @pytest.fixture
@@ -142,6 +167,7 @@ def spaced(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize(
     ("typed", "expected"),
     [
@@ -161,16 +187,19 @@ def test_bash_completes_names_with_spaces_as_one_word(
     assert sorted(_bash_complete(["readmany", "glob", "-o", typed], spaced)) == expected
 
 
+@pytest.mark.smoke
 def test_bash_completes_directories_with_spaces_for_root(spaced: Path) -> None:
     assert _bash_complete(["readmany", "glob", "--root", "a"], spaced) == ["a dir"]
 
 
+@pytest.mark.smoke
 def test_bash_completes_names_after_double_dash_and_options_before(spaced: Path) -> None:
     (spaced / "-dash name.txt").write_text("x\n")
     assert _bash_complete(["readmany", "many", "--", "-dash"], spaced) == ["-dash name.txt"]
     assert _bash_complete(["readmany", "many", "--st"], spaced) == ["--stop-on-error", "--stdin"]
 
 
+@pytest.mark.smoke
 def test_bash_completion_keeps_glob_characters_literal(spaced: Path) -> None:
     (spaced / "[x] star*.txt").write_text("x\n")
     assert _bash_complete(["readmany", "many", "["], spaced) == ["[x] star*.txt"]
@@ -184,11 +213,13 @@ def _interactive_line(shell: str, setup: str, typed: str, cwd: Path) -> list[str
     home.mkdir(exist_ok=True)
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "TERM": "dumb"}
     if shell == "bash":
-        (home / "rc").write_text(f"{setup}\nsource {BASH_SCRIPT}\nPS1='READY> '\n")
+        (home / "rc").write_text(
+            f"{setup}\nsource {installed() / 'readmany.bash'}\nPS1='READY> '\n"
+        )
         command = ["bash", "--noprofile", "--rcfile", str(home / "rc"), "-i"]
     else:
         (home / ".zshrc").write_text(
-            f"fpath=({COMPLETIONS} $fpath)\nautoload -U compinit\ncompinit -u -D\n"
+            f"fpath=({installed()} $fpath)\nautoload -U compinit\ncompinit -u -D\n"
             f"bindkey -e\n{setup}\nPS1='READY> '\n"
         )
         command = ["zsh", "-i"]
@@ -261,9 +292,10 @@ def test_interactive_shell_puts_a_spaced_name_on_the_line_as_one_word(
     assert line == ["readmany", "glob", "--no-gitignore"]
 
 
+@pytest.mark.smoke
 def test_fish_completes_names_with_spaces_as_one_word(spaced: Path) -> None:
     require("fish")
-    script = f"source {COMPLETIONS / 'readmany.fish'}; complete -C 'readmany many my\\ f'"
+    script = f"source {installed() / 'readmany.fish'}; complete -C 'readmany many my\\ f'"
     result = subprocess.run(["fish", "-c", script], capture_output=True, check=True, cwd=spaced)
     assert result.stdout.decode().splitlines() == ["my file.txt"]
 
@@ -282,13 +314,15 @@ def test_completion_scripts_parse(shell: str, path: Path, check: list[str]) -> N
     assert result.returncode == 0, result.stderr.decode()
 
 
+@pytest.mark.smoke
 def test_fish_completion_offers_options() -> None:
     require("fish")
-    script = f"source {COMPLETIONS / 'readmany.fish'}; complete -C 'readmany glob --no-g'"
+    script = f"source {installed() / 'readmany.fish'}; complete -C 'readmany glob --no-g'"
     result = subprocess.run(["fish", "-c", script], capture_output=True, check=True)
     assert result.stdout.decode().split("\t")[0] == "--no-gitignore"
 
 
+@pytest.mark.smoke
 def test_every_command_help_shows_examples() -> None:
     from helpers import run_readmany
 
@@ -298,6 +332,7 @@ def test_every_command_help_shows_examples() -> None:
         assert f"readmany {command} " in result.stdout.decode().split("Examples:")[1]
 
 
+@pytest.mark.smoke
 def test_completions_offer_the_values_of_format_and_secrets(tmp_path: Path) -> None:
     assert _bash_complete(["readmany", "glob", "--format", ""]) == ["text", "markdown", "xml"]
     assert _bash_complete(["readmany", "glob", "--format", "m"]) == ["markdown"]
@@ -315,6 +350,7 @@ def test_completions_offer_the_values_of_format_and_secrets(tmp_path: Path) -> N
     assert fish.count("-l secrets -r -f -a 'off warn skip redact' ") == 3
 
 
+@pytest.mark.smoke
 def test_fish_offers_the_values_of_format_and_secrets() -> None:
     require("fish")
     for typed, expected in [
@@ -322,7 +358,7 @@ def test_fish_offers_the_values_of_format_and_secrets() -> None:
         ("readmany many --secrets ", ["off", "warn", "skip", "redact"]),
         ("readmany hashline --secrets ", ["off", "warn", "skip"]),
     ]:
-        script = f"source {COMPLETIONS / 'readmany.fish'}; complete -C '{typed}'"
+        script = f"source {installed() / 'readmany.fish'}; complete -C '{typed}'"
         result = subprocess.run(["fish", "-c", script], capture_output=True, check=True)
         offered = [line.split("\t")[0] for line in result.stdout.decode().splitlines()]
         assert sorted(offered) == sorted(expected), typed  # fish sorts them
@@ -401,16 +437,24 @@ def test_exit_statuses_agree_in_help_man_page_and_docs() -> None:
     assert "four bytes" not in notes
 
 
-def _usage_block(reference: str, command: str) -> str:
-    """The usage block under the heading `# readmany COMMAND` (in backquotes) of
-    docs/COMMAND.md."""
-    section = reference.split(f"# `readmany {command}`")[1]
+def _reference_of(command: str) -> Path:
+    """The file of docs/ that holds the command's reference: a heading `readmany COMMAND`
+    (in backquotes), with the usage block under it."""
+    heading = re.compile(rf"^#+ `readmany {command}`", re.M)
+    (found,) = [path for path in sorted(DOCS.glob("*.md")) if heading.search(path.read_text())]
+    return found
+
+
+def _usage_block(command: str) -> str:
+    """The usage block under the command's heading in its reference."""
+    text = _reference_of(command).read_text(encoding="utf-8")
+    section = re.split(rf"^#+ `readmany {command}`", text, flags=re.M)[1]
     return section.split("```\n")[1]
 
 
 def test_reference_usage_lists_every_option() -> None:
-    """Each command's usage block in docs/COMMAND.md names every option (one of its
-    names), and README or docs/ names every name somewhere: `--null` as well as `-0`."""
+    """Each command's usage block in docs/ names every option (one of its names), and
+    README or docs/ names every name somewhere: `--null` as well as `-0`."""
     paths = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
     docs = "\n".join(path.read_text(encoding="utf-8") for path in paths)
     group = typer.main.get_command(app)
@@ -420,7 +464,7 @@ def test_reference_usage_lists_every_option() -> None:
         return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
     for command in all_options():
-        usage = _usage_block((DOCS / f"{command}.md").read_text(encoding="utf-8"), command)
+        usage = _usage_block(command)
         assert usage.startswith(f"readmany {command} "), command
         params = group.get_command(context, command).params  # type: ignore[attr-defined]
         for param in params:
@@ -436,7 +480,7 @@ def test_readme_is_under_250_lines_and_links_every_command_reference() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) < 250
     for command in all_options():
-        assert f"](docs/{command}.md)" in readme, command
+        assert f"](docs/{_reference_of(command).name})" in readme, command
 
 
 def _modules_in_layout() -> set[str]:

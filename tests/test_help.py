@@ -123,7 +123,7 @@ def test_readmany_alone_prints_the_short_usage_to_stderr() -> None:
     assert result.returncode == 2
     assert result.stdout == b""
     assert result.stderr == (
-        b"Usage: readmany many|glob|hashline|edit|mcp [OPTIONS] [ARGS]...\n"
+        b"Usage: readmany many|glob|hashline|edit|mcp|completions|man [OPTIONS] [ARGS]...\n"
         b"Try 'readmany --help' or 'readmany COMMAND --help' for help.\n"
     )
 
@@ -142,6 +142,10 @@ def test_help_lists_every_exit_status(command: str) -> None:
         return
     if command == "mcp":  # a server: it ends when the client goes
         for code in ("0 the client closed", "2 usage error", "70 internal error"):
+            assert f" {code}" in f" {status}", code
+        return
+    if command in ("completions", "man"):  # they print a file of the package
+        for code in ("0 printed", "1 the file is missing", "2 usage error", "70 "):
             assert f" {code}" in f" {status}", code
         return
     for code, meaning, _ in EXIT_CODES:

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import readmany_command, run_readmany
 
+pytestmark = pytest.mark.smoke  # the installed command in pipelines: .ci/run runs it on the wheel
+
 COMMANDS = {
     "many": ["many", "--compat", "a.txt", "b.txt"],
     "glob": ["glob", "--compat", "*.txt"],

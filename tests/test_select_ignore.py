@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from helpers import Selection, run_readmany, select_files
@@ -503,8 +504,9 @@ files_strategy = st.lists(
     min_size=1,
     max_size=12,
 )
+# "~global": the user's global excludes file (core.excludesFile), below .git/info/exclude.
 ignore_strategy = st.dictionaries(
-    st.sampled_from(["", "a", "build", "a/build", ".git/info"]),
+    st.sampled_from(["", "a", "build", "a/build", ".git/info", "~global"]),
     st.lists(st.sampled_from(PATTERNS), max_size=5),
     max_size=3,
 )
@@ -517,7 +519,11 @@ def write_random_tree(root: Path, files: list[str], ignores: dict[str, list[str]
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text("x")
     for directory, lines in ignores.items():
-        if directory == ".git/info":
+        if directory == "~global":
+            path = root.parent / f"{root.name}-global-ignore"
+            config = root.parent / f"{root.name}.gitconfig"
+            config.write_text(f'[core]\n\texcludesFile = "{path}"\n')
+        elif directory == ".git/info":
             path = root / ".git" / "info" / "exclude"
         elif directory and any(
             "/".join(directory.split("/")[:i]) in files
@@ -535,8 +541,22 @@ def refused_by_boundary(rel: str) -> bool:
     return blocked(rel.split("/")) or is_secret_name(rel) is not None
 
 
+def git_variables(root: Path) -> dict[str, str]:
+    """The configuration git and readmany read for a test tree: no system file, and the
+    tree's own global file (its core.excludesFile, see write_random_tree), else none."""
+    config = root.parent / f"{root.name}.gitconfig"
+    return {
+        "GIT_CONFIG_GLOBAL": str(config) if config.exists() else os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+
+
+def git_env(root: Path) -> dict[str, str]:
+    return {**os.environ, **git_variables(root)}
+
+
 def git_untracked(root: Path) -> list[str]:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    env = git_env(root)
     done = subprocess.run(
         ["git", "ls-files", "--others", "--cached", "--exclude-standard", "-z"],
         cwd=root,
@@ -558,7 +578,8 @@ def test_agrees_with_git(
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
     subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
     write_random_tree(root, files, ignores)
-    ours = sorted(kept(root, use_default_excludes=False))
+    with mock.patch.dict(os.environ, git_variables(root)):
+        ours = sorted(kept(root, use_default_excludes=False))
     assert ours == [p for p in git_untracked(root) if not refused_by_boundary(p)]
 
 
@@ -612,13 +633,14 @@ big_ignores = st.fixed_dictionaries(
         "a/b": st.lists(st.sampled_from(BIG_PATTERNS), max_size=40),
         "docs": st.lists(st.sampled_from(BIG_PATTERNS), max_size=40),
         ".git/info": st.lists(st.sampled_from(BIG_PATTERNS), max_size=20),
+        "~global": st.lists(st.sampled_from(BIG_PATTERNS), max_size=20),
     },
 )
 
 
 def git_ignored(root: Path) -> list[str]:
     """The files git lists as untracked and ignored (`git ls-files -oi --exclude-standard`)."""
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    env = git_env(root)
     done = subprocess.run(
         ["git", "ls-files", "--others", "--ignored", "--exclude-standard", "-z"],
         cwd=root,
@@ -642,8 +664,9 @@ def test_hundreds_of_patterns_agree_with_git(
     write_random_tree(root, files, ignores)
     # git lists what the boundary refuses (node_modules, secret files): leave those out.
     listed = [p for p in git_untracked(root) if not refused_by_boundary(p)]
-    assert sorted(kept(root, use_default_excludes=False)) == listed
-    matcher = IgnoreMatcher(str(root))
+    with mock.patch.dict(os.environ, git_variables(root)):
+        assert sorted(kept(root, use_default_excludes=False)) == listed
+        matcher = IgnoreMatcher(str(root))
     written = sorted(
         str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts
     )
@@ -685,7 +708,7 @@ odd_trees = st.lists(
 @given(
     files=odd_trees,
     ignores=st.dictionaries(
-        st.sampled_from(["", "a", "foo/b", ".git/info"]),
+        st.sampled_from(["", "a", "foo/b", ".git/info", "~global"]),
         st.lists(odd_patterns(), min_size=5, max_size=40),
         min_size=1,
         max_size=3,
@@ -710,7 +733,7 @@ def test_odd_patterns_agree_with_git_check_ignore(
         cwd=root,
         input="".join(p + "\0" for p in paths).encode(),
         capture_output=True,
-        env=env,
+        env=git_env(root),
         check=False,
     )
     fields = done.stdout.decode().split("\0")
@@ -719,6 +742,7 @@ def test_odd_patterns_agree_with_git_check_ignore(
         fields[i + 3]: bool(fields[i + 2]) and not fields[i + 2].startswith("!")
         for i in range(0, len(fields) - 1, 4)
     }
-    matcher = IgnoreMatcher(str(root))
+    with mock.patch.dict(os.environ, git_variables(root)):
+        matcher = IgnoreMatcher(str(root))
     ours = {p: matcher.is_path_ignored(p, p in directories) for p in paths}
     assert ours == theirs

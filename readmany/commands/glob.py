@@ -82,6 +82,10 @@ _HOOK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 def main(options: Options) -> int:
     """`readmany glob` with its parsed options: the request value, run and presented."""
     current_directory()  # a deleted working directory: one line, before anything else
+    from readmany.config import project_config
+
+    values, config = project_config(options.values)
+    options = Options(values)
     root = options.text("root") or "."
     if not os.path.isdir(root):
         raise UsageError(f"--root {root!r} is not a directory")
@@ -140,7 +144,14 @@ def main(options: Options) -> int:
             from readmany.commands import glob_plan
 
             run = glob_plan.run_stats if value.stats else glob_plan.run_planned
-        return present(lambda sink: run(value, sink, selection), Presentation.of(options))
+
+        def run_and_name_the_configuration(sink: Sink) -> Outcome:
+            outcome = run(value, sink, selection)
+            if not value.face.compat:
+                outcome.details["config"] = config
+            return outcome
+
+        return present(run_and_name_the_configuration, Presentation.of(options))
 
 
 # The options of a context for a chat, as the command line spells them: none is --compat's.

@@ -136,6 +136,7 @@ def select_request(request: GlobRequest) -> SelectRequest:
         recursive=request.recursive,
         compat=request.face.compat,
         outputs=output_paths(request.output),
+        global_excludes=not request.face.compat,
     )
 
 

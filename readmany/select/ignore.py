@@ -4,7 +4,8 @@ A walk asks about one path at a time, parents before children, and never enters 
 directory that is ignored; so, as in git, a file below an ignored directory cannot be
 re-included. Each question is answered the way git answers it during `git status`:
 the sources are consulted from the most specific (the readmany ignore files, then the
-`.gitignore` of the deepest directory) to the least (`.git/info/exclude`), and the first
+`.gitignore` of the deepest directory) to the least (`.git/info/exclude`, then the user's
+global excludes file, `core.excludesFile`: see `gitconfig`), and the first
 source with a matching pattern decides, by its last matching pattern.
 
 Patterns are matched by kind, as git's `dir.c` does, not one expression each: names
@@ -605,6 +606,7 @@ class IgnoreMatcher:
         *,
         use_gitignore: bool = True,
         ignore_files: Sequence[str] = (),
+        global_excludes: bool = True,
     ) -> None:
         # Resolved like the working directory git sees, so that a root reached through a
         # link finds the repository it really is in.
@@ -617,6 +619,7 @@ class IgnoreMatcher:
         self._views: dict[str, tuple[_View, ...]] = {}  # by directory
         self._directories: dict[str, bool] = {}  # directory: it or one above is ignored
         self._outer: list[IgnoreSource] = []  # least specific first
+        self._global_excludes = global_excludes  # git's core.excludesFile (not --compat's)
         if self.git_top is not None:
             self._load_outer(self.git_top)
         names = [README_IGNORE, *(n for n in ignore_files if n != README_IGNORE)]
@@ -640,6 +643,15 @@ class IgnoreMatcher:
         prefix = os.path.relpath(self.root, top).replace(os.sep, "/")
         if prefix == ".":
             prefix = ""
+        if self._global_excludes:
+            from readmany.select.gitconfig import global_excludes
+
+            found = global_excludes(top, common)
+            if found.problem is not None:
+                self.problems.append(IgnoreFileProblem(*found.problem))
+            source = self._read(found.path, prefix=prefix) if found.path is not None else None
+            if source is not None:
+                self._outer.append(source)  # the least specific of all, as in git
         if common is not None:
             source = self._read(os.path.join(common, "info", "exclude"), prefix=prefix)
             if source is not None:

@@ -73,6 +73,9 @@ class SelectRequest(NamedTuple):
     # The default face keeps the listed order, reads what is named, reports the rest.
     compat: bool = True
     outputs: tuple[str, ...] = ()  # the `-o` target (absolute, and real): never selected
+    # git's global excludes file (`core.excludesFile`) in a git tree; the reference
+    # (`--compat`) reads none.
+    global_excludes: bool = True
 
 
 _ASTRAL = "[\U00010000-\U0010ffff]"  # compiled on first use, by re's cache
@@ -204,7 +207,10 @@ class _Selector:
             for out in request.outputs
         )
         self.ignores = IgnoreMatcher(
-            root, use_gitignore=request.use_gitignore, ignore_files=request.ignore_files
+            root,
+            use_gitignore=request.use_gitignore,
+            ignore_files=request.ignore_files,
+            global_excludes=request.global_excludes,
         )
         self._blocked_dirs: dict[str, bool] = {}
         self._root_slash = root.rstrip("/") + "/"
