@@ -21,7 +21,7 @@ from readmany.invoke import invoke
 from readmany.limits import EDIT_TEXT_MAX_BYTES, READ_MAX_BYTES, READ_MAX_LINES
 
 # The exit statuses: (code, meaning, more). `--help` shows code and meaning; the man page
-# and README's table show meaning + more (tests/test_docs.py keeps README in step).
+# and docs/exit-status.md's table show meaning + more (tests/test_docs.py keeps them in step).
 EXIT_CODES: tuple[tuple[str, str, str], ...] = (
     (
         "0",

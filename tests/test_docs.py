@@ -22,6 +22,7 @@ from readmany.cli import app
 ROOT = Path(__file__).resolve().parent.parent
 MAN = ROOT / "man" / "readmany.1"
 COMPLETIONS = ROOT / "completions"
+DOCS = ROOT / "docs"
 
 
 @functools.cache
@@ -419,14 +420,14 @@ def test_man_page_synopsis_shows_the_request_form_of_edit() -> None:
     assert "readmany many [OPTIONS] [FILE[:OFFSET[:LIMIT]]...]" in synopsis
 
 
-def test_exit_statuses_agree_in_help_man_page_and_readme() -> None:
+def test_exit_statuses_agree_in_help_man_page_and_docs() -> None:
     from readmany.cli import EXIT_CODES, EXIT_CODES_HELP
 
     text = " ".join(_rendered_man().split())
     status = text.split("EXIT STATUS")[1].split("ENVIRONMENT")[0]
     notes = text.split("NOTES")[1]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| (\d+) \| (.*) \|$", readme, re.M))
+    table = (DOCS / "exit-status.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| (\d+) \| (.*) \|$", table, re.M))
     for code, meaning, more in EXIT_CODES:
         assert f"{code} {meaning}" in EXIT_CODES_HELP
         whole = meaning + more
@@ -436,16 +437,26 @@ def test_exit_statuses_agree_in_help_man_page_and_readme() -> None:
     assert "four bytes" not in notes
 
 
-def _usage_block(readme: str, command: str) -> str:
-    """The usage block under README's `### \\`readmany COMMAND\\`` heading."""
-    section = readme.split(f"### `readmany {command}`")[1]
+def _reference_of(command: str) -> Path:
+    """The file of docs/ that holds the command's reference: a heading `readmany COMMAND`
+    (in backquotes), with the usage block under it."""
+    heading = re.compile(rf"^#+ `readmany {command}`", re.M)
+    (found,) = [path for path in sorted(DOCS.glob("*.md")) if heading.search(path.read_text())]
+    return found
+
+
+def _usage_block(command: str) -> str:
+    """The usage block under the command's heading in its reference."""
+    text = _reference_of(command).read_text(encoding="utf-8")
+    section = re.split(rf"^#+ `readmany {command}`", text, flags=re.M)[1]
     return section.split("```\n")[1]
 
 
-def test_readme_usage_lists_every_option() -> None:
-    """Each command's usage block names every option (one of its names), and README
-    names every name somewhere: `--null` as well as `-0`."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_reference_usage_lists_every_option() -> None:
+    """Each command's usage block in docs/ names every option (one of its names), and
+    README or docs/ names every name somewhere: `--null` as well as `-0`."""
+    paths = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    docs = "\n".join(path.read_text(encoding="utf-8") for path in paths)
     group = typer.main.get_command(app)
     context = typer.Context(group, info_name="readmany")
 
@@ -453,7 +464,7 @@ def test_readme_usage_lists_every_option() -> None:
         return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
     for command in all_options():
-        usage = _usage_block(readme, command)
+        usage = _usage_block(command)
         assert usage.startswith(f"readmany {command} "), command
         params = group.get_command(context, command).params  # type: ignore[attr-defined]
         for param in params:
@@ -462,4 +473,98 @@ def test_readme_usage_lists_every_option() -> None:
             names = [*param.opts, *param.secondary_opts]
             assert any(named(name, usage) for name in names), (command, names)
             for name in names:
-                assert named(name, readme), name
+                assert named(name, docs), name
+
+
+def test_readme_is_under_250_lines_and_links_every_command_reference() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < 250
+    for command in all_options():
+        assert f"](docs/{_reference_of(command).name})" in readme, command
+
+
+def _modules_in_layout() -> set[str]:
+    """The modules ARCHITECTURE.md's layout tree names, as paths (`readmany/read/safe.py`)."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    tree = text.split("## Layout")[1].split("```\n")[1]
+    found: set[str] = set()
+    parents: list[str] = []
+    for line in tree.splitlines():
+        match = re.match(r"^((?:│   |    )*)(?:├── |└── )?(\S+)", line)
+        assert match is not None, line
+        depth = len(match.group(1)) // 4 + (0 if line.startswith("readmany/") else 1)
+        name = match.group(2)
+        del parents[depth:]
+        if name.endswith("/"):
+            parents.append(name.rstrip("/"))
+        else:
+            assert name.endswith(".py"), line
+            found.add("/".join([*parents, name]))
+    return found
+
+
+def test_architecture_layout_names_every_module_and_no_other() -> None:
+    actual = {path.relative_to(ROOT).as_posix() for path in (ROOT / "readmany").rglob("*.py")}
+    named = _modules_in_layout()
+    assert sorted(actual - named) == [], "modules missing from ARCHITECTURE.md's layout"
+    assert sorted(named - actual) == [], "ARCHITECTURE.md names modules that do not exist"
+
+
+def _slug(heading: str) -> str:
+    """The anchor a heading gets on GitHub: lower case, punctuation dropped, spaces to `-`."""
+    text = heading.strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return {_slug(h) for h in re.findall(r"^#+ (.*)$", text, re.M)}
+
+
+DOC_FILES = [
+    ROOT / "README.md",
+    ROOT / "ARCHITECTURE.md",
+    ROOT / "bench" / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+]
+
+
+@pytest.mark.parametrize("doc", DOC_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(doc: Path) -> None:
+    text = re.sub(r"^```.*?^```", "", doc.read_text(encoding="utf-8"), flags=re.M | re.S)
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    relative = [link for link in links if not re.match(r"^[a-z]+:", link)]
+    assert relative or doc.name != "README.md" or doc.parent != ROOT
+    for link in relative:
+        target, _, anchor = link.partition("#")
+        path = (doc.parent / target).resolve() if target else doc
+        assert path.exists(), f"{doc.name}: {link}"
+        if anchor and path.suffix == ".md":
+            assert anchor in _anchors(path), f"{doc.name}: {link}"
+
+
+def _precommit_config(path: Path) -> str:
+    found = re.search(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", path.read_text(), re.S)
+    assert found is not None, f"{path.name} shows no pre-commit configuration"
+    return found.group(1)
+
+
+def test_readme_shows_the_pre_commit_configuration_of_docs() -> None:
+    """tests/test_precommit.py runs docs/precommit.md's configuration as written; README's
+    copy of it is the same text."""
+    readme = _precommit_config(ROOT / "README.md")
+    assert readme == _precommit_config(DOCS / "precommit.md")
+
+
+def test_ci_runs_the_set_up_commands_of_readme() -> None:
+    """.ci/run installs exactly as README says: each command of its two set-up blocks."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for heading in ("## Install and run", "## Run the tests"):
+        block = readme.split(f"\n{heading}\n")[1].split("```sh\n")[1].split("```")[0]
+        command = block.strip()
+        if heading == "## Run the tests":
+            assert command.endswith(" && pytest")
+            command = command.removesuffix(" && pytest")
+            assert "\npytest\n" in ci
+        assert command in ci, heading
