@@ -396,6 +396,8 @@ class _Change(NamedTuple):
     oid: str  # the new side's
     rel: str
     source: str  # the old path of a rename or copy, else ""
+    old_mode: int = 0  # the old side's (0: none, an added file)
+    old_oid: str = ""
 
 
 def _raw_changes(out: bytes) -> Iterator[_Change]:
@@ -404,7 +406,7 @@ def _raw_changes(out: bytes) -> Iterator[_Change]:
     fsdecode = os.fsdecode
     i = 0
     while i < len(fields) and fields[i].startswith(b":"):
-        _, new_mode, _, new_oid, status = fields[i].split(b" ")
+        old_mode, new_mode, old_oid, new_oid, status = fields[i].split(b" ")
         letter = chr(status[0])
         if letter in ("R", "C"):
             source, rel = fsdecode(fields[i + 1]), fsdecode(fields[i + 2])
@@ -412,7 +414,15 @@ def _raw_changes(out: bytes) -> Iterator[_Change]:
         else:
             source, rel = "", fsdecode(fields[i + 1])
             i += 2
-        yield _Change(letter, int(new_mode, 8), new_oid.decode("ascii"), rel, source)
+        yield _Change(
+            letter,
+            int(new_mode, 8),
+            new_oid.decode("ascii"),
+            rel,
+            source,
+            int(old_mode[1:], 8),
+            old_oid.decode("ascii"),
+        )
 
 
 def _refused(rel: str) -> bool:
@@ -572,13 +582,13 @@ def diff_text(
     shows, made by git from the index and objects alone, never from the work tree.
 
     git reads a work-tree file by its path when it diffs it (and, for a file whose stat
-    matches the index, even in `git diff --cached`): a file swapped for a link meanwhile
-    would put the bytes of whatever it names, `/etc/shadow`, into the diff. So git runs in
-    an empty temporary work tree (`_Sealed`). For `--changed`, the work-tree side is read
-    here, as the files are read (beneath the root's descriptor, no link followed), and
-    given to git as blobs in a temporary object directory and index beside the
-    repository's, never in it; a file that cannot be read so (a FIFO, a link put in a
-    file's place) is left out of the diff with a line saying why.
+    matches the index, even in `git diff --cached`): a file or directory swapped for a
+    link meanwhile would put the bytes of whatever it names, `/etc/shadow`, into the diff.
+    So git runs in an empty temporary work tree (`_Sealed`). For `--changed`, the
+    work-tree side of each change is read here, as the files are read (beneath the root's
+    descriptor, no link followed), and given to git as blobs in a temporary index and
+    object directory beside the repository's, never in it; a file that cannot be read so
+    (a FIFO, a link put in a file's place) is left out of the diff with a line saying why.
 
     `paths` (relative to the root, taken literally) limits it, e.g. to
     `selection.diff_paths()` after the patterns filtered the selection; None means
@@ -587,40 +597,51 @@ def diff_text(
     """
     root = _absolute_root(root)
     git = _Git(root, "--with-diff")
-    if staged:
-        against = git.open("HEAD") or _empty_tree(git)
-    elif rev is not None:
-        against = _resolve(git, rev)
-    else:
-        raise ValueError("diff_text needs staged=True or a revision")
     try:
-        if paths is None:
-            listed = _raw_changes(git.run([*(_INDEX_DIFF if staged else _WORK_TREE_DIFF), against]))
-            paths = [p for c in listed for p in (c.rel, c.source) if p]
-            whole = not any(_withheld(path) for path in paths)
-        else:
-            whole = False
-        kept = sorted({os.fsencode(p) for p in paths if not _withheld(p)})
-        if not whole and not kept:
-            return ""
-        with _Sealed(git) as sealed:
-            notes: list[str] = []
-            if not staged:
-                sealed.read_tree(against)
-                named = [] if whole else [os.fsdecode(path) for path in kept]
-                listing = git.run([*_WORK_TREE_DIFF, against, "--", *named])
-                notes = sealed.stage_work_tree(_raw_changes(listing))
-            base = ["diff", *_SEALED_OUTPUT, *sealed.relative, "--cached", against]
-            if whole:
-                text = sealed.run([*base, "--"]).decode("utf-8", "replace")
-            else:
-                text = "".join(
-                    sealed.run([*base, "--", *sealed.pathspecs(chunk)]).decode("utf-8", "replace")
-                    for chunk in _argv_chunks(kept)
-                )
-        return text + "".join(notes)
+        if staged:
+            against = git.open("HEAD") or _empty_tree(git)
+            return _staged_diff(git, against, paths)
+        if rev is None:
+            raise ValueError("diff_text needs staged=True or a revision")
+        return _work_tree_diff(git, _resolve(git, rev), paths)
     except _GitFailed as failed:
         raise UsageError(f"--with-diff: git diff failed: {failed.message}") from None
+
+
+def _staged_diff(git: _Git, against: str, paths: Sequence[str] | None) -> str:
+    """`git diff --cached AGAINST`, git at the top of an empty work tree."""
+    whole = False
+    if paths is None:
+        listed = _raw_changes(git.run([*_INDEX_DIFF, against]))
+        paths = [p for c in listed for p in (c.rel, c.source) if p]
+        whole = not any(_withheld(path) for path in paths)
+    kept = sorted({os.fsencode(p) for p in paths if not _withheld(p)})
+    if not whole and not kept:
+        return ""
+    with _Sealed(git) as sealed:
+        return sealed.diff(against, None if whole else kept)
+
+
+def _work_tree_diff(git: _Git, commit: str, paths: Sequence[str] | None) -> str:
+    """`git diff COMMIT`, its work-tree side read here (`_Sealed.stage_work_tree`)."""
+    named = [] if paths is None else [p for p in paths if not _withheld(p)]
+    if paths is not None and not named:
+        return ""
+    changes = [
+        change
+        for change in _raw_changes(git.run([*_WORK_TREE_DIFF, commit, "--", *named]))
+        if not _withheld(change.rel)
+    ]
+    # Only what changed now: a path asked for but unchanged since is no part of the diff
+    # (the temporary index holds the changes alone: it would read as deleted).
+    kept = sorted(
+        {os.fsencode(p) for c in changes for p in (c.rel, c.source) if p and not _withheld(p)}
+    )
+    if not kept:
+        return ""
+    with _Sealed(git) as sealed:
+        notes = sealed.stage_work_tree(changes)
+        return sealed.diff(commit, kept) + "".join(notes)
 
 
 # The work tree against a revision, as `changed` lists it (submodules by their commit
@@ -675,8 +696,19 @@ class _Sealed:
         where = [f"--git-dir={self.repo.git_dir}", f"--work-tree={self.work_tree}"]
         return self.git.run([*where, *args], stdin, cwd=self.work_tree, extra_env=self.env)
 
-    def read_tree(self, commit: str) -> None:
-        """A temporary index holding `commit`'s tree, and a temporary object directory."""
+    def diff(self, against: str, paths: Sequence[bytes] | None) -> str:
+        """`git diff --cached AGAINST` of `paths` (None: every path), as text."""
+        base = ["diff", *_SEALED_OUTPUT, *self.relative, "--cached", against, "--"]
+        if paths is None:
+            return self.run(base).decode("utf-8", "replace")
+        return "".join(
+            self.run([*base, *self.pathspecs(chunk)]).decode("utf-8", "replace")
+            for chunk in _argv_chunks(paths)
+        )
+
+    def _own_index(self) -> str:
+        """A temporary index and object directory, the repository's objects as its
+        alternate: the object directory."""
         objects = os.path.join(self.place, "objects")
         os.mkdir(objects, 0o700)
         alternates = [self.repo.objects]
@@ -687,13 +719,15 @@ class _Sealed:
             "GIT_OBJECT_DIRECTORY": objects,
             "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(alternates),
         }
-        self.run(["read-tree", commit])
+        return objects
 
     def stage_work_tree(self, changes: Iterable[_Change]) -> list[str]:
-        """Put each change's work-tree side into the temporary index, read beneath the
-        root's descriptor; a line for each file left out (it stays as the revision has it)."""
+        """A temporary index of each change's work-tree side, read beneath the root's
+        descriptor (a path deleted is absent; so the diff must be limited to the changed
+        paths); a line for each file left out (the index holds it as the revision does)."""
         from readmany.read.safe import Boundary, OpenFailure
 
+        self._own_index()
         zero = "0" * self.repo.hash_length
         lines: list[bytes] = []
         notes: list[str] = []
@@ -701,7 +735,6 @@ class _Sealed:
             for change in changes:
                 top_path = os.fsencode(self.repo.prefix + change.rel)
                 if change.status == "D":
-                    lines.append(b"0 %s\t%s" % (zero.encode(), top_path))
                     continue
                 mode, oid = change.mode, change.oid
                 if oid == zero and mode != _MODE_GITLINK:
@@ -709,7 +742,9 @@ class _Sealed:
                         mode, oid = self._work_tree_blob(boundary, change.rel, mode)
                     except OpenFailure as failure:
                         notes.append(_left_out_line(change.rel, failure))
-                        continue
+                        mode, oid = change.old_mode, change.old_oid
+                        if mode == 0 or change.source:  # added (or renamed): absent
+                            continue
                 lines.append(b"%o %s\t%s" % (mode, oid.encode(), top_path))
         if lines:
             self.run(["update-index", "-z", "--index-info"], b"\0".join(lines) + b"\0")
