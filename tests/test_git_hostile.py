@@ -301,3 +301,65 @@ def test_worktrees_and_submodules_keep_their_own_repository(tmp_path: Path) -> N
         result = run_readmany(["glob", *args], cwd=submodule)
         assert result.returncode == 0, result.stderr.decode()
         assert b"--- lib.py ---" in result.stdout and b"+LIB = 2" in result.stdout
+
+
+# --- the diff made from objects is git's own diff ---------------------------------------------
+
+_GIT_DIFF = [
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--submodule=short",
+    "-M",
+    "--relative",
+]
+
+
+def test_the_diff_is_what_git_diff_shows_of_the_same_change(tmp_path: Path) -> None:
+    """Edits, an added and a deleted file, a rename, a mode change, a link retargeted, a
+    file made a link, binary files (by content and by `.gitattributes`), a missing final
+    newline, names git quotes: `diff_text` equals `git diff` byte for byte, from the top
+    and from a subdirectory."""
+    moved = "".join(f"line {i}\n" for i in range(40))
+    repo = new_repo(
+        tmp_path / "repo",
+        {
+            ".gitattributes": "*.dat -diff\n",
+            "src/app.py": "def main():\n    return 1\n\n\nclass A:\n    x = 1\n",
+            "src/old.py": moved,
+            "src/gone.txt": "bye\n",
+            "src/run.sh": "echo hi\n",
+            "src/table.dat": "a,b\n",
+            'src/caf\u00e9 "q".txt': "quoted name\n",
+            "top.txt": "top\n",
+        },
+    )
+    os.symlink("app.py", repo / "src/link")
+    (repo / "src/blob.bin").write_bytes(b"\0\1\2" * 10)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "second")
+    (repo / "src/app.py").write_text("def main():\n    return 2\n\n\nclass A:\n    x = 2")
+    (repo / "src/old.py").rename(repo / "src/new.py")
+    (repo / "src/new.py").write_text(moved + "one more\n")
+    (repo / "src/gone.txt").unlink()
+    (repo / "src/run.sh").chmod(0o755)
+    (repo / "src/table.dat").write_text("a,b\n1,2\n")
+    (repo / "src/blob.bin").write_bytes(b"\0\1\3" * 10)
+    (repo / "src/link").unlink()
+    os.symlink("new.py", repo / "src/link")
+    (repo / "top.txt").unlink()
+    os.symlink("src/app.py", repo / "top.txt")
+    (repo / 'src/caf\u00e9 "q".txt').write_text("quoted name, edited\n")
+    (repo / "src/added.txt").write_text("added\n")
+    git(repo, "add", "-N", "src/added.txt")  # intent to add: `git diff` shows it
+    git(repo, "add", "src/new.py", "src/old.py")
+    for root in (repo, repo / "src"):
+        assert diff_text(str(root), staged=False, rev="HEAD") == git(root, *_GIT_DIFF, "HEAD")
+    git(repo, "add", "-A")
+    (repo / "src/app.py").write_text("not staged\n")
+    for root in (repo, repo / "src"):
+        expected = git(root, *_GIT_DIFF, "--cached", "HEAD")
+        assert diff_text(str(root), staged=True) == expected

@@ -396,8 +396,6 @@ class _Change(NamedTuple):
     oid: str  # the new side's
     rel: str
     source: str  # the old path of a rename or copy, else ""
-    old_mode: int = 0  # the old side's (0: none, an added file)
-    old_oid: str = ""
 
 
 def _raw_changes(out: bytes) -> Iterator[_Change]:
@@ -406,7 +404,7 @@ def _raw_changes(out: bytes) -> Iterator[_Change]:
     fsdecode = os.fsdecode
     i = 0
     while i < len(fields) and fields[i].startswith(b":"):
-        old_mode, new_mode, old_oid, new_oid, status = fields[i].split(b" ")
+        _, new_mode, _, new_oid, status = fields[i].split(b" ")
         letter = chr(status[0])
         if letter in ("R", "C"):
             source, rel = fsdecode(fields[i + 1]), fsdecode(fields[i + 2])
@@ -414,15 +412,7 @@ def _raw_changes(out: bytes) -> Iterator[_Change]:
         else:
             source, rel = "", fsdecode(fields[i + 1])
             i += 2
-        yield _Change(
-            letter,
-            int(new_mode, 8),
-            new_oid.decode("ascii"),
-            rel,
-            source,
-            int(old_mode[1:], 8),
-            old_oid.decode("ascii"),
-        )
+        yield _Change(letter, int(new_mode, 8), new_oid.decode("ascii"), rel, source)
 
 
 def _refused(rel: str) -> bool:
@@ -632,15 +622,14 @@ def _work_tree_diff(git: _Git, commit: str, paths: Sequence[str] | None) -> str:
         for change in _raw_changes(git.run([*_WORK_TREE_DIFF, commit, "--", *named]))
         if not _withheld(change.rel)
     ]
-    # Only what changed now: a path asked for but unchanged since is no part of the diff
-    # (the temporary index holds the changes alone: it would read as deleted).
+    # Only what changed now, and not the boundary's files, whatever the caller asked for.
     kept = sorted(
         {os.fsencode(p) for c in changes for p in (c.rel, c.source) if p and not _withheld(p)}
     )
     if not kept:
         return ""
     with _Sealed(git) as sealed:
-        notes = sealed.stage_work_tree(changes)
+        notes = sealed.stage_work_tree(commit, changes)
         return sealed.diff(commit, kept) + "".join(notes)
 
 
@@ -721,30 +710,35 @@ class _Sealed:
         }
         return objects
 
-    def stage_work_tree(self, changes: Iterable[_Change]) -> list[str]:
-        """A temporary index of each change's work-tree side, read beneath the root's
-        descriptor (a path deleted is absent; so the diff must be limited to the changed
-        paths); a line for each file left out (the index holds it as the revision does)."""
+    def stage_work_tree(self, commit: str, changes: Iterable[_Change]) -> list[str]:
+        """A temporary index of `commit`'s tree (its `.gitattributes` say what is binary,
+        as for git's own diff) with each change's work-tree side, read beneath the root's
+        descriptor; a line for each file left out (the index holds it as `commit` does)."""
         from readmany.read.safe import Boundary, OpenFailure
 
         self._own_index()
+        self.run(["read-tree", commit])
         zero = "0" * self.repo.hash_length
+        gone = b"0 " + zero.encode() + b"\t"
         lines: list[bytes] = []
         notes: list[str] = []
         with Boundary(self.root) as boundary:
             for change in changes:
                 top_path = os.fsencode(self.repo.prefix + change.rel)
                 if change.status == "D":
+                    lines.append(gone + top_path)
                     continue
                 mode, oid = change.mode, change.oid
-                if oid == zero and mode != _MODE_GITLINK:
+                # Every side but a submodule's commit is read here: an id git lists for a
+                # work-tree file need not be in the repository (`git add -N`).
+                if mode != _MODE_GITLINK:
                     try:
                         mode, oid = self._work_tree_blob(boundary, change.rel, mode)
                     except OpenFailure as failure:
                         notes.append(_left_out_line(change.rel, failure))
-                        mode, oid = change.old_mode, change.old_oid
-                        if mode == 0 or change.source:  # added (or renamed): absent
-                            continue
+                        continue
+                if change.source and change.status == "R":
+                    lines.append(gone + os.fsencode(self.repo.prefix + change.source))
                 lines.append(b"%o %s\t%s" % (mode, oid.encode(), top_path))
         if lines:
             self.run(["update-index", "-z", "--index-info"], b"\0".join(lines) + b"\0")
