@@ -70,7 +70,7 @@ def rigged(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     scripts = tmp_path / "scripts"
     scripts.mkdir()
     marker = tmp_path / "marker"
-    (repo / ".gitattributes").write_text("* filter=evil diff=evil\n")
+    (repo / ".gitattributes").write_text("* filter=evil diff=evil\n*.py filter=dotted.Name\n")
     hooks = scripts / "hooks"
     hooks.mkdir()
     for hook in ("post-index-change", "pre-commit", "post-checkout"):
@@ -80,6 +80,8 @@ def rigged(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
         "filter.evil.clean": _marking_script(scripts, marker, "clean", "cat"),
         "filter.evil.smudge": _marking_script(scripts, marker, "smudge", "cat"),
         "filter.evil.required": "true",
+        "filter.dotted.Name.process": _marking_script(scripts, marker, "process", "exit 1"),
+        "filter.dotted.Name.clean": _marking_script(scripts, marker, "clean-dotted", "cat"),
         "diff.evil.textconv": _marking_script(scripts, marker, "textconv", 'cat "$1"'),
         "diff.evil.command": _marking_script(scripts, marker, "diff-command", "exit 0"),
         "diff.external": _marking_script(scripts, marker, "external", "exit 0"),

@@ -8,13 +8,13 @@ restyle; the work tree is compared by the porcelain `git diff` (which refreshes 
 information in memory, where `diff-index` would report such files as changed), with every
 option that shapes its output given explicitly.
 
-The environment is the caller's, so that `GIT_DIR`, `GIT_WORK_TREE` and above all
-`GIT_INDEX_FILE` keep pointing where git pointed them: a pre-commit hook run by
-`git commit -a` or `git commit PATH` must read the temporary index that is about to be
-committed. Changed: `GIT_OPTIONAL_LOCKS=0` (a listing never takes the index lock to save
-refreshed stat data, so it cannot collide with the commit that runs the hook), no
-terminal prompt, no pager, and the global pathspec switches removed (paths handed to git
-are always literal).
+Every call is built by `gitcommand` (`git_argv`, `environment`): no program a
+repository's configuration names runs, and the caller's `GIT_DIR`, `GIT_WORK_TREE` and
+`GIT_INDEX_FILE` are kept (a pre-commit hook run by `git commit -a` must read the
+temporary index about to be committed). `GIT_OPTIONAL_LOCKS=0`: a listing never takes the
+index lock to save refreshed stat data, so it cannot collide with the commit that runs the
+hook. The repository must be the work tree's own (`_foreign_git_dir`). The diff of
+`--with-diff` is made from the index and objects alone (`diff_text`).
 
 The root may be a subdirectory of the work tree: git runs in it, and `--relative` (diff)
 or the current directory (ls-files) limits every listing to it, with paths relative to
@@ -630,7 +630,8 @@ def _work_tree_diff(git: _Git, commit: str, paths: Sequence[str] | None) -> str:
         return ""
     with _Sealed(git) as sealed:
         notes = sealed.stage_work_tree(commit, changes)
-        return sealed.diff(commit, kept) + "".join(notes)
+        # The notes first: `--secrets` drops a left-out file's lines up to the next header.
+        return "".join(notes) + sealed.diff(commit, kept)
 
 
 # The work tree against a revision, as `changed` lists it (submodules by their commit
