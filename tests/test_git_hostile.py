@@ -365,3 +365,22 @@ def test_the_diff_is_what_git_diff_shows_of_the_same_change(tmp_path: Path) -> N
     for root in (repo, repo / "src"):
         expected = git(root, *_GIT_DIFF, "--cached", "HEAD")
         assert diff_text(str(root), staged=True) == expected
+
+
+def test_the_staged_diff_is_the_index_s_not_the_work_tree_s(tmp_path: Path) -> None:
+    """git takes a work-tree file for the staged blob when its stat data matches the index
+    (a repository's `core.checkStat=minimal` makes that size and mtime): the staged diff
+    must show the staged bytes, whatever the work tree holds."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "committed\n"})
+    git(repo, "config", "core.checkStat", "minimal")
+    git(repo, "config", "core.trustctime", "false")
+    (repo / "a.txt").write_text("staged-1\n")
+    past = os.stat(repo / "a.txt").st_mtime_ns - 60 * 10**9  # older than the index: not racy
+    os.utime(repo / "a.txt", ns=(past, past))
+    git(repo, "add", "a.txt")
+    (repo / "a.txt").write_text("WORKTREE\n")  # the same size, the same mtime
+    os.utime(repo / "a.txt", ns=(past, past))
+    diff = diff_text(str(repo), staged=True)
+    assert "+staged-1" in diff and "WORKTREE" not in diff
+    result = run_readmany(["glob", "--staged", "--with-diff"], cwd=repo)
+    assert b"WORKTREE" not in result.stdout and b"+staged-1" in result.stdout
