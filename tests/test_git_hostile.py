@@ -92,8 +92,6 @@ def rigged(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
         "gpg.program": _marking_script(scripts, marker, "gpg", "exit 1"),
         "credential.helper": _marking_script(scripts, marker, "credential", "exit 0"),
     }
-    for key, value in settings.items():
-        git(repo, "config", key, value)
     # Work to do for each: a staged change, an unstaged one (git hashes it, through the
     # filter), an untracked file, a file rewritten with the same size (stat data stale).
     (repo / "a.txt").write_text("one, staged\n")
@@ -101,7 +99,9 @@ def rigged(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     (repo / "b.txt").write_text("two, not staged\n")
     (repo / "sub/c.py").write_text("three = 4\n")
     (repo / "new.txt").write_text("untracked\n")
-    marker.unlink(missing_ok=True)  # what setting it up ran does not count
+    for key, value in settings.items():  # last: setting it up runs none of them
+        git(repo, "config", key, value)
+    marker.unlink(missing_ok=True)
     yield repo, marker
 
 
