@@ -302,7 +302,9 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
     with selection or open_selection(request) as selection, candidate_reader(request) as read:
         selection.when_waiting(sink.flush)
         compat = request.face.compat
-        framing = framing_for(request.format, line_numbers=request.line_numbers)
+        framing = framing_for(
+            request.format, line_numbers=request.line_numbers, reserved=reserved_label(request)
+        )
         joint = framing.joint
         report = Report(
             selection.root,
@@ -438,7 +440,7 @@ def text_block_tokens(
 
 def diff_tokens(framing: GlobFraming, request: GlobRequest, diff: str, index: int) -> float:
     """The estimated tokens of `diff_block(...)`."""
-    return framing.tokens(diff_label(request), diff, index, line_numbers=False)
+    return framing.tokens(diff_label(request), diff, index, line_numbers=False, label=True)
 
 
 def _cut_of(root: str, rel: str, text: TextRead) -> tuple[str, bool]:
@@ -470,9 +472,14 @@ def diff_label(request: GlobRequest) -> str:
     return f"git diff {notices.shell_word(rev)}"
 
 
+def reserved_label(request: GlobRequest) -> str | None:
+    """The header no file may take: the diff section's, when there is one."""
+    return diff_label(request) if request.with_diff else None
+
+
 def diff_block(framing: GlobFraming, request: GlobRequest, diff: str, index: int) -> str:
     """The section of `--with-diff`: the diff itself, never numbered."""
-    return framing.block(diff_label(request), diff, index, line_numbers=False)
+    return framing.block(diff_label(request), diff, index, line_numbers=False, label=True)
 
 
 def _line_count(text: str) -> int:

@@ -49,6 +49,7 @@ from readmany.commands.glob import (
     diff_label,
     diff_tokens,
     git_kind,
+    reserved_label,
     text_block,
     text_block_measure,
     text_block_tokens,
@@ -208,7 +209,9 @@ class _Run:
         self.request = request
         self.sink = sink
         self.report = report
-        self.framing = framing_for(request.format, line_numbers=request.line_numbers)
+        self.framing = framing_for(
+            request.format, line_numbers=request.line_numbers, reserved=reserved_label(request)
+        )
         self.reader = candidate_reader(request)
         self.source = _Source(request, selection, self.reader)
         self.items: list[Item] = []

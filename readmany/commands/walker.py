@@ -262,11 +262,16 @@ class FromGit(Selection):
         # nothing (exit status 1), as a walk says it.
         self._unmatched = _unmatched_patterns(request, selection)
         if request.with_diff:
-            self.diff = git.diff_text(
-                selection.root,
-                staged=request.staged,
-                rev=request.changed,
-                paths=self._selection.diff_paths(),
+            # An empty diff is no section: nothing staged is then said as without the
+            # diff (`nothing is staged`), not shown as an empty section.
+            self.diff = (
+                git.diff_text(
+                    selection.root,
+                    staged=request.staged,
+                    rev=request.changed,
+                    paths=self._selection.diff_paths(),
+                )
+                or None
             )
 
     @property

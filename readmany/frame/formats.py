@@ -10,6 +10,11 @@ run that shows nothing); the note is the closing notice (the files a budget left
 - markdown: `frame.markdown`'s heading and fenced block a file, joined by blank lines.
 - xml: `frame.xml`'s `<documents>`, one `<document index="N">` a file.
 
+`reserved` is the label of a section that is no file (the diff of `--with-diff`, headed
+with the command that shows it): a file whose path equals it is headed with the path as a
+JSON string, so no file's block can take that section's header, in any format. The
+section itself is a `block(..., label=True)`.
+
 With `line_numbers` (`-n`) every file's text is numbered (`frame.numbering`) in every
 format; a data: URL is not. `note` on a block is one line: what was cut and how to see the
 rest; text puts it after the body, markdown between heading and fence, xml in `<note>`.
@@ -23,7 +28,6 @@ from readmany.frame.separator import (
     END_OF_CONTENT,
     SECTION_TAIL,
     TRUNCATION_WARNING,
-    frame_data_url,
     frame_separator,
     section_head,
 )
@@ -39,8 +43,13 @@ class GlobFraming:
     joint = ""  # between two blocks
     measured_built = False  # whether `measure` builds the block (else it adds up its parts)
 
-    def __init__(self, *, line_numbers: bool = False) -> None:
+    def __init__(self, *, line_numbers: bool = False, reserved: str | None = None) -> None:
         self.line_numbers = line_numbers
+        self.reserved = reserved
+
+    def quotes(self, path: str, label: bool = False) -> bool:
+        """Whether a file's `path` is written quoted: it is the reserved label."""
+        return not label and path == self.reserved
 
     def start(self, tree: str | None) -> str:
         """What comes before the first block: the tree, if there is one."""
@@ -55,11 +64,13 @@ class GlobFraming:
         truncated: bool = False,
         note: str = "",
         line_numbers: bool | None = None,
+        label: bool = False,
     ) -> str:
-        """The `index`-th (1-based) file's block; `line_numbers` None: as the run says."""
+        """The `index`-th (1-based) file's block; `line_numbers` None: as the run says;
+        `label`: `path` is a section's label, not a file's (`reserved`)."""
         if self.line_numbers if line_numbers is None else line_numbers:
             body = number_lines(body)
-        return frame_separator(path, body, truncated, note)
+        return frame_separator(path, body, truncated, note, quote=self.quotes(path, label))
 
     def measure(
         self,
@@ -85,7 +96,7 @@ class GlobFraming:
                     path, body, index, truncated=truncated, note=note, weight_of_body=weight_of_body
                 )
             return *measured(block, lines=lines), weight
-        head = section_head(path, truncated)
+        head = section_head(path, truncated, quote=self.quotes(path))
         size = utf8_len(head) + utf8_len(body) + utf8_len(note) + len(SECTION_TAIL)
         newlines = 0
         if lines:
@@ -109,6 +120,7 @@ class GlobFraming:
         line_numbers: bool | None = None,
         weight_of_body: float = -1.0,
         cut: bool = False,
+        label: bool = False,
     ) -> float:
         """Estimated tokens of `block(...)`: its frame's and its text's (numbered with `-n`),
         each weighed apart (`weigh`): weighed with a long text, a frame would count as often
@@ -117,7 +129,9 @@ class GlobFraming:
         what is left of it, weighed on up to `tokens.SAMPLE_BYTES` of it (a file's estimate
         from 512 bytes is off by 8% on average, as much as it takes of the budget)."""
         numbered = self.line_numbers if line_numbers is None else line_numbers
-        frame = self.block(path, "", index, truncated=truncated, note=note, line_numbers=numbered)
+        frame = self.block(
+            path, "", index, truncated=truncated, note=note, line_numbers=numbered, label=label
+        )
         if numbered:
             body = number_lines(body)
         elif weight_of_body >= 0:
@@ -126,7 +140,7 @@ class GlobFraming:
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         """An asset's block: its bytes as a `data:` URL."""
-        return frame_data_url(path, mime_type, data)
+        return frame_separator(path, f"data:{mime_type};base64,{data}", quote=self.quotes(path))
 
     def data_url_tokens(self, path: str, mime_type: str, data: str, index: int) -> float:
         """Estimated tokens of `data_url(...)`: its frame's and its data's."""
@@ -154,13 +168,16 @@ class _NotedFraming(GlobFraming):
         truncated: bool = False,
         note: str = "",
         line_numbers: bool | None = None,
+        label: bool = False,
     ) -> str:
         if truncated and not note:
             note = TRUNCATION_WARNING
         numbered = self.line_numbers if line_numbers is None else line_numbers
-        return self._frame(path, body, index, numbered, note)
+        return self._frame(path, body, index, numbered, note, self.quotes(path, label))
 
-    def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
+    def _frame(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> str:
         raise NotImplementedError
 
 
@@ -170,21 +187,26 @@ class _NotedFraming(GlobFraming):
 class MarkdownFraming(_NotedFraming):
     name = "markdown"
 
-    def __init__(self, *, line_numbers: bool = False) -> None:
+    def __init__(self, *, line_numbers: bool = False, reserved: str | None = None) -> None:
         from readmany.frame import markdown
 
-        super().__init__(line_numbers=line_numbers)
+        super().__init__(line_numbers=line_numbers, reserved=reserved)
         self._markdown = markdown
         self.joint = markdown.BLOCK_SEPARATOR
 
     def start(self, tree: str | None) -> str:
         return self._markdown.markdown_tree(tree) + self.joint if tree is not None else ""
 
-    def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
-        return self._markdown.frame_markdown(path, body, line_numbers=numbered, note=note)
+    def _frame(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> str:
+        return self._markdown.frame_markdown(
+            path, body, line_numbers=numbered, note=note, quote=quote
+        )
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
-        return self._markdown.frame_markdown(path, f"data:{mime_type};base64,{data}")
+        data_url = f"data:{mime_type};base64,{data}"
+        return self._markdown.frame_markdown(path, data_url, quote=self.quotes(path))
 
     def end(self, started: bool, note: str = "") -> str:
         return self.joint + note if note and started else note  # a note is a block too
@@ -193,20 +215,23 @@ class MarkdownFraming(_NotedFraming):
 class XmlFraming(_NotedFraming):
     name = "xml"
 
-    def __init__(self, *, line_numbers: bool = False) -> None:
+    def __init__(self, *, line_numbers: bool = False, reserved: str | None = None) -> None:
         from readmany.frame import xml
 
-        super().__init__(line_numbers=line_numbers)
+        super().__init__(line_numbers=line_numbers, reserved=reserved)
         self._xml = xml
 
     def start(self, tree: str | None) -> str:
         return self._xml.xml_open(tree)
 
-    def _frame(self, path: str, body: str, index: int, numbered: bool, note: str) -> str:
-        return self._xml.frame_xml(path, body, index, line_numbers=numbered, note=note)
+    def _frame(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> str:
+        return self._xml.frame_xml(path, body, index, line_numbers=numbered, note=note, quote=quote)
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
-        return self._xml.frame_xml(path, f"data:{mime_type};base64,{data}", index)
+        data_url = f"data:{mime_type};base64,{data}"
+        return self._xml.frame_xml(path, data_url, index, quote=self.quotes(path))
 
     def end(self, started: bool, note: str = "") -> str:
         from readmany.frame.xml import CLOSE, xml_note, xml_open
@@ -221,7 +246,9 @@ def measured(text: str, *, lines: bool = True) -> tuple[int, int]:
     return utf8_len(text), text.count("\n") if lines else 0
 
 
-def framing_for(name: str, *, line_numbers: bool = False) -> GlobFraming:
-    """The framing called `name` (one of `FORMATS`)."""
+def framing_for(
+    name: str, *, line_numbers: bool = False, reserved: str | None = None
+) -> GlobFraming:
+    """The framing called `name` (one of `FORMATS`); `reserved`: as the class says."""
     kinds = {"text": GlobFraming, "markdown": MarkdownFraming, "xml": XmlFraming}
-    return kinds[name](line_numbers=line_numbers)
+    return kinds[name](line_numbers=line_numbers, reserved=reserved)

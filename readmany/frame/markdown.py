@@ -27,7 +27,7 @@ optional closing note (the files a budget left out) last: one line that starts w
 from __future__ import annotations
 
 from readmany.frame.numbering import number_lines, strip_line_numbers
-from readmany.frame.paths import header_path
+from readmany.frame.paths import header_path, quoted
 
 HEADING = "## "
 TREE_HEADING = "# Directory tree"
@@ -89,9 +89,11 @@ def fence_for(text: str) -> str:
     return "`" * (longest + 1)
 
 
-def heading_path(path: str) -> str:
+def heading_path(path: str, *, quote: bool = False) -> str:
     """The path as the heading shows it (quoted where a heading would change it)."""
     shown = header_path(path)
+    if quote and shown == path:
+        return quoted(path)
     if shown == path and (path != path.strip() or path.endswith("#")):
         import json
 
@@ -108,16 +110,19 @@ def _fenced(body: str, info: str) -> str:
     return f"{fence}{info}\n{body}\n{fence}\n{NO_FINAL_NEWLINE}"
 
 
-def frame_markdown(path: str, body: str, *, line_numbers: bool = False, note: str = "") -> str:
+def frame_markdown(
+    path: str, body: str, *, line_numbers: bool = False, note: str = "", quote: bool = False
+) -> str:
     """One file's block (no trailing newline; join blocks with `BLOCK_SEPARATOR`).
 
     `note` is one line shown between heading and fence; it may not start with a backtick.
+    `quote`: the path as a JSON string whatever it holds.
     """
     if "\n" in note or note.startswith("`"):
         raise ValueError("a note is one line that does not start with a backtick")
     if line_numbers:
         body = number_lines(body)
-    head = f"{HEADING}{heading_path(path)}\n\n"
+    head = f"{HEADING}{heading_path(path, quote=quote)}\n\n"
     if note:
         head += note + "\n\n"
     return head + _fenced(body, language_of(path))

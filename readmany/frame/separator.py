@@ -21,9 +21,10 @@ NO_FILES = "No files matching the criteria were found or all were skipped."
 END_WORDS = END_OF_CONTENT.strip().removeprefix("--- ").removesuffix(" ---")
 
 
-def section_head(path: str, truncated: bool = False) -> str:
-    """Everything of a section before its body."""
-    shown = quoted(path) if path == END_WORDS else header_path(path)
+def section_head(path: str, truncated: bool = False, *, quote: bool = False) -> str:
+    """Everything of a section before its body; `quote`: the path as a JSON string
+    whatever it holds (a file named as another section is headed)."""
+    shown = quoted(path) if quote or path == END_WORDS else header_path(path)
     head = f"--- {shown} ---\n\n"
     if truncated:
         head += TRUNCATION_WARNING + "\n\n"
@@ -33,9 +34,11 @@ def section_head(path: str, truncated: bool = False) -> str:
 SECTION_TAIL = "\n\n"
 
 
-def frame_separator(path: str, body: str, truncated: bool = False, notice: str = "") -> str:
+def frame_separator(
+    path: str, body: str, truncated: bool = False, notice: str = "", *, quote: bool = False
+) -> str:
     """One file's section; `notice` (one line) follows a body cut at a line's end."""
-    return "".join((section_head(path, truncated), body, notice, SECTION_TAIL))
+    return "".join((section_head(path, truncated, quote=quote), body, notice, SECTION_TAIL))
 
 
 def frame_data_url(path: str, mime_type: str, data: str) -> str:

@@ -33,7 +33,7 @@ files a budget left out) a `<note>` after the last. Documents are numbered from 
 from __future__ import annotations
 
 from readmany.frame.numbering import number_lines, strip_line_numbers
-from readmany.frame.paths import header_path
+from readmany.frame.paths import header_path, quoted
 
 OPEN = "<documents>\n"
 CLOSE = "</documents>"
@@ -74,28 +74,37 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def source_path(path: str) -> str:
+def source_path(path: str, *, quote: bool = False) -> str:
     """The path as `<source>` holds it: quoted like every header, then XML-escaped."""
     import re
 
     shown = header_path(path)
+    if quote and shown == path:
+        shown = quoted(path)
     if re.search(_NOT_IN_PATH, shown) is not None:
         import json
 
-        quoted = json.dumps(path, ensure_ascii=False)
-        shown = re.sub(_NOT_IN_PATH, lambda m: f"\\u{ord(m.group()):04x}", quoted)
+        text = json.dumps(path, ensure_ascii=False)
+        shown = re.sub(_NOT_IN_PATH, lambda m: f"\\u{ord(m.group()):04x}", text)
     return _escape(shown)
 
 
 def frame_xml(
-    path: str, body: str, index: int, *, line_numbers: bool = False, note: str = ""
+    path: str,
+    body: str,
+    index: int,
+    *,
+    line_numbers: bool = False,
+    note: str = "",
+    quote: bool = False,
 ) -> str:
-    """The `index`-th (1-based) `<document>` element, with a newline after it."""
+    """The `index`-th (1-based) `<document>` element, with a newline after it; `quote`:
+    the path in `<source>` as a JSON string whatever it holds."""
     if line_numbers:
         body = number_lines(body)
     noted = f"<note>{encode_text(note)}</note>\n" if note else ""
     return (
-        f'<document index="{index}">\n<source>{source_path(path)}</source>\n{noted}'
+        f'<document index="{index}">\n<source>{source_path(path, quote=quote)}</source>\n{noted}'
         f"<document_content>{encode_text(body)}</document_content>\n</document>\n"
     )
 

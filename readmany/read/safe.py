@@ -254,6 +254,18 @@ class Boundary:
             raise
         return fd, st
 
+    def readlink(self, rel: str) -> str:
+        """The target of the link at root-relative `rel`, its directories opened as `open`
+        opens them (no link followed); OpenFailure `EINVAL` when it is no link."""
+        directory, _, name = rel.rpartition("/")
+        if name in ("", ".", "..") or _dotted(directory):
+            raise OpenFailure(EOUTSIDE, rel)
+        parent = self._directory(directory, rel) if directory else self._root_fd
+        try:
+            return os.readlink(name, dir_fd=parent)
+        except OSError as exc:
+            raise OpenFailure(_errno_name(exc), rel) from None
+
     def _open_file(self, parent: int, name: str, rel: str) -> int:
         try:
             return os.open(name, _FILE_FLAGS, dir_fd=parent)

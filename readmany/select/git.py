@@ -8,13 +8,13 @@ restyle; the work tree is compared by the porcelain `git diff` (which refreshes 
 information in memory, where `diff-index` would report such files as changed), with every
 option that shapes its output given explicitly.
 
-The environment is the caller's, so that `GIT_DIR`, `GIT_WORK_TREE` and above all
-`GIT_INDEX_FILE` keep pointing where git pointed them: a pre-commit hook run by
-`git commit -a` or `git commit PATH` must read the temporary index that is about to be
-committed. Changed: `GIT_OPTIONAL_LOCKS=0` (a listing never takes the index lock to save
-refreshed stat data, so it cannot collide with the commit that runs the hook), no
-terminal prompt, no pager, and the global pathspec switches removed (paths handed to git
-are always literal).
+Every call is built by `gitcommand` (`git_argv`, `environment`): no program a
+repository's configuration names runs, and the caller's `GIT_DIR`, `GIT_WORK_TREE` and
+`GIT_INDEX_FILE` are kept (a pre-commit hook run by `git commit -a` must read the
+temporary index about to be committed). `GIT_OPTIONAL_LOCKS=0`: a listing never takes the
+index lock to save refreshed stat data, so it cannot collide with the commit that runs the
+hook. The repository must be the work tree's own (`_foreign_git_dir`). The diff of
+`--with-diff` is made from the index and objects alone (`diff_text`).
 
 The root may be a subdirectory of the work tree: git runs in it, and `--relative` (diff)
 or the current directory (ls-files) limits every listing to it, with paths relative to
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from readmany.errors import UsageError
 from readmany.record import NamedTuple
@@ -39,11 +39,14 @@ from readmany.select.candidates import (
     Event,
     Skip,
 )
+from readmany.select.gitcommand import DIFF_PROGRAMS_OFF, environment, git_argv
 from readmany.select.walk import sort_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
+
+    from readmany.read.safe import Boundary, OpenFailure
 
 REASON_SUBMODULE = "submodule"
 REASON_NESTED_REPOSITORY = "nested repository"
@@ -133,24 +136,16 @@ def _event_key(event: Event) -> str:
 # --- running git --------------------------------------------------------------------------
 
 
-def _environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    for switch in ("GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS"):
-        env.pop(switch, None)  # they cannot be combined with the literal pathspecs we pass
-    return env
-
-
 def _command(args: Sequence[str]) -> list[str]:
-    return ["git", "--no-pager", "--literal-pathspecs", *args]
+    return git_argv(args)
 
 
 class _GitFailed(Exception):
-    def __init__(self, returncode: int, stderr: bytes) -> None:
+    def __init__(self, returncode: int, stderr: bytes, stdout: bytes = b"") -> None:
         super().__init__(returncode)
         self.returncode = returncode
         self.message = _first_line(stderr)
+        self.stdout = stdout
 
 
 def _first_line(stderr: bytes) -> str:
@@ -164,36 +159,111 @@ def _missing_git(option: str) -> UsageError:
     return UsageError(f"{option} runs git, and no `git` command was found: install git")
 
 
-def _run(root: str, args: Sequence[str], option: str, stdin: bytes = b"") -> bytes:
-    """git's stdout; `_GitFailed` when it exits with a failure."""
-    import subprocess
+class _Git:
+    """git asked about the repository at `root` for one option's work: every call with
+    the same argv and environment (`gitcommand`), the configuration's filter drivers read
+    once, and the repository (`repository`) asked once."""
 
-    try:
-        done = subprocess.run(
-            _command(args), cwd=root, env=_environment(), input=stdin, capture_output=True
-        )
-    except FileNotFoundError:
-        raise _missing_git(option) from None
-    except NotADirectoryError:  # the root, not git: the caller checked it
-        raise UsageError(f"{option}: {root} is not a directory") from None
-    if done.returncode != 0:
-        raise _GitFailed(done.returncode, done.stderr)
-    return done.stdout
+    def __init__(self, root: str, option: str) -> None:
+        self.root = root
+        self.option = option
+        self._env: dict[str, str] | None = None
+        self._repository: Repository | None = None
+
+    def run(
+        self,
+        args: Sequence[str],
+        stdin: bytes = b"",
+        *,
+        cwd: str | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> bytes:
+        """git's stdout, run in the root (or `cwd`); `_GitFailed` when it fails."""
+        import subprocess
+
+        if self._env is None:
+            self._env = environment(self.root)
+        env = {**self._env, **extra_env} if extra_env else self._env
+        try:
+            done = subprocess.run(
+                _command(args), cwd=cwd or self.root, env=env, input=stdin, capture_output=True
+            )
+        except FileNotFoundError:
+            raise _missing_git(self.option) from None
+        except NotADirectoryError:  # the root, not git: the caller checked it
+            raise UsageError(f"{self.option}: {self.root} is not a directory") from None
+        except OSError as exc:  # a command line or environment too long for the system
+            raise UsageError(f"{self.option}: git could not be run: {exc.strerror}") from None
+        if done.returncode != 0:
+            raise _GitFailed(done.returncode, done.stderr, done.stdout)
+        return done.stdout
+
+    def repository(self) -> Repository:
+        """The repository whose work tree holds the root, checked to be that work tree's
+        own (`_foreign_git_dir`)."""
+        if self._repository is None:
+            self.open(None)
+        assert self._repository is not None
+        return self._repository
+
+    def open(self, rev: str | None) -> str | None:
+        """Check that the root is in a work tree, its repository its own (`repository`);
+        the commit or tree `rev` names (verified), or None when it names none (an unborn
+        `HEAD`, or a bad revision). One `git rev-parse` asks both."""
+        known = self._repository is not None
+        option, root = self.option, self.root
+        args = ["rev-parse"] if known else list(_REPOSITORY_QUESTIONS)
+        if rev is not None:
+            args += ["--verify", "-q", rev]
+        unresolved = False
+        try:
+            out = self.run(args)
+        except _GitFailed as failed:
+            answered = known or failed.stdout.count(b"\n") >= _REPOSITORY_ANSWERS
+            if failed.returncode == 1 and rev is not None and answered:
+                out, unresolved = failed.stdout, True  # --verify -q: the revision does not resolve
+            elif failed.stdout.startswith(b"false\n"):
+                raise UsageError(
+                    f"{option} needs a git work tree, and {root} is inside a .git directory"
+                ) from None
+            else:
+                raise UsageError(
+                    f"{option} needs a git work tree, and {root} is not in one ({failed.message})"
+                ) from None
+        lines = os.fsdecode(out).split("\n")
+        if not known:
+            if lines[0] != "true" or len(lines) <= _REPOSITORY_ANSWERS:
+                raise UsageError(
+                    f"{option} needs a git work tree, and {root} is inside a .git directory"
+                )
+            git_dir, top, prefix, objects, index_file, object_format = lines[1:7]
+            hash_length = 64 if object_format == "sha256" else 40
+            found = Repository(git_dir, top, prefix, objects, index_file, hash_length)
+            foreign = _foreign_git_dir(found)
+            if foreign:
+                raise UsageError(
+                    f"{option}: {found.top}/.git points at {found.git_dir}, {foreign}: "
+                    "readmany reads only a work tree's own repository (set GIT_DIR to name "
+                    "another on purpose)"
+                )
+            self._repository = found
+            lines = lines[_REPOSITORY_ANSWERS:]
+        if rev is None or unresolved:
+            return None
+        return lines[0].strip() or None
 
 
-def _branch_names(root: str, option: str, most: int = 5) -> list[str]:
+def _branch_names(git: _Git, most: int = 5) -> list[str]:
     """The local branches, the most recently committed first (at most `most`): what a
     revision that does not resolve could have meant (`master` for a `main` that is not)."""
     try:
-        out = _run(
-            root,
+        out = git.run(
             [
                 "for-each-ref",
                 "--sort=-committerdate",
                 "--format=%(HEAD)%(refname:short)",
                 "refs/heads",
-            ],
-            option,
+            ]
         )
     except _GitFailed:
         return []
@@ -204,29 +274,86 @@ def _branch_names(root: str, option: str, most: int = 5) -> list[str]:
     return names[:most] + (["…"] if len(names) > most else [])
 
 
-def _open_repository(root: str, option: str, rev: str) -> str | None:
-    """Check that `root` is in a work tree; the commit or tree `rev` names (verified), or
-    None when it names none (an unborn `HEAD`, or a bad revision)."""
+class Repository(NamedTuple):
+    """Where git keeps what `root` belongs to, every path absolute."""
+
+    git_dir: str
+    top: str  # the work tree's top directory
+    prefix: str  # the root below `top`: "" or "sub/dir/"
+    objects: str  # the object directory
+    index_file: str  # the index (`GIT_INDEX_FILE` when the caller set one)
+    hash_length: int  # hex digits of an object id: 40 (SHA-1) or 64 (SHA-256)
+
+
+_REPOSITORY_QUESTIONS = (
+    "rev-parse",
+    "--path-format=absolute",
+    "--is-inside-work-tree",
+    "--absolute-git-dir",
+    "--show-toplevel",
+    "--show-prefix",
+    "--git-path",
+    "objects",
+    "--git-path",
+    "index",
+    "--show-object-format",
+)
+
+
+_REPOSITORY_ANSWERS = 7  # lines: "true", then one for each path and the object format
+
+
+def _foreign_git_dir(found: Repository) -> str:
+    """Why the git directory git found is not the work tree's own, or "".
+
+    A `.git` file names the git directory (`gitdir: PATH`), and a tree unpacked from an
+    archive can point it at another repository on the machine, whose index, history and
+    objects `--staged` and `--with-diff` would then dump. It is the work tree's own when:
+    it is the `.git` directory itself; a linked worktree's (`.git/worktrees/NAME`, whose
+    `gitdir` file names this `.git` file back); or a directory of its own not called `.git`
+    (a submodule's `.git/modules/NAME`, whose `core.worktree` git holds to this work tree
+    already, or `git init --separate-git-dir`). Not: another work tree's `.git`, another
+    worktree's directory, or a `.git` directory whose `commondir` leads elsewhere. A
+    caller who sets `GIT_DIR` chose the repository: it is not judged.
+    """
+    if "GIT_DIR" in os.environ or "GIT_COMMON_DIR" in os.environ:
+        return ""
+    import stat
+
+    dot_git = os.path.join(found.top, ".git")
     try:
-        out = _run(root, ["rev-parse", "--is-inside-work-tree", "--verify", "-q", rev], option)
-    except _GitFailed as failed:
-        if failed.returncode == 1:  # rev-parse --verify -q: the revision does not resolve
-            return None
-        raise UsageError(
-            f"{option} needs a git work tree, and {root} is not in one ({failed.message})"
-        ) from None
-    inside, _, resolved = out.decode("ascii", "replace").partition("\n")
-    if inside != "true":
-        raise UsageError(f"{option} needs a git work tree, and {root} is inside a .git directory")
-    return resolved.strip() or None
+        info = os.lstat(dot_git)
+    except OSError:
+        return "not found where git found it"
+    git_dir = os.path.realpath(found.git_dir)
+    if stat.S_ISDIR(info.st_mode):
+        if os.path.realpath(dot_git) != git_dir:
+            return "another directory"
+        if os.path.lexists(os.path.join(git_dir, "commondir")):
+            return "a git directory whose commondir leads to another repository's"
+        return ""
+    backlink = os.path.join(git_dir, "gitdir")
+    if os.path.lexists(backlink):
+        try:
+            with open(backlink, "rb") as named:
+                back = os.fsdecode(named.read(4096)).strip()
+        except OSError:
+            back = ""
+        back = os.path.join(git_dir, back) if back else ""
+        if not back or os.path.realpath(back) != os.path.realpath(dot_git):
+            return "the git directory of another worktree"
+        return ""
+    if os.path.basename(git_dir) == ".git":
+        return "the git directory of another work tree"
+    return ""
 
 
-def _empty_tree(root: str, option: str) -> str:
+def _empty_tree(git: _Git) -> str:
     """The empty tree's id, in the repository's hash (SHA-1 or SHA-256)."""
-    return _run(root, ["hash-object", "-t", "tree", "--stdin"], option).decode("ascii").strip()
+    return git.run(["hash-object", "-t", "tree", "--stdin"]).decode("ascii").strip()
 
 
-def _resolve(root: str, rev: str, option: str) -> str:
+def _resolve(git: _Git, rev: str) -> str:
     """The commit `rev` names (`BASE...`: the merge base of BASE and HEAD)."""
     if not rev or rev.startswith("-") or "\0" in rev or "\n" in rev:
         raise UsageError(f"--changed {rev!r}: not a revision (give a branch, tag or commit)")
@@ -237,9 +364,9 @@ def _resolve(root: str, rev: str, option: str) -> str:
             f"--changed {rev}: give one revision, or BASE... to start from the merge base "
             "of BASE and HEAD"
         )
-    commit = _open_repository(root, option, f"{base}^{{commit}}")
+    commit = git.open(f"{base}^{{commit}}")
     if commit is None:
-        branches = _branch_names(root, option)
+        branches = _branch_names(git)
         names = [name.removesuffix(" (checked out)") for name in branches if name != "…"]
         others = [name for name in branches if not name.endswith(" (checked out)")]
         example = (others[0] if others and others[0] != "…" else None) or (
@@ -253,7 +380,7 @@ def _resolve(root: str, rev: str, option: str) -> str:
     if not from_merge_base:
         return commit
     try:
-        merge_base = _run(root, ["merge-base", commit, "HEAD"], option)
+        merge_base = git.run(["merge-base", commit, "HEAD"])
     except _GitFailed as failed:
         reason = "no common commit" if failed.returncode == 1 else failed.message
         raise UsageError(f"--changed {rev}: no merge base of {base} and HEAD ({reason})") from None
@@ -420,15 +547,11 @@ def staged(root: str) -> GitSelection:
     Entries carry the staged blob's id: read their content with `index_blobs`. Deleted
     files, submodules, links in the index and unmerged paths are skipped with a reason.
     """
-    option = "--staged"
     root = _absolute_root(root)
-    tree = _open_repository(root, option, "HEAD^{tree}") or _empty_tree(root, option)
+    git = _Git(root, "--staged")
+    tree = git.open("HEAD^{tree}") or _empty_tree(git)
     try:
-        out = _run(
-            root,
-            ["diff-index", "--cached", "--raw", "-z", "--no-abbrev", "-M", "--relative", tree],
-            option,
-        )
+        out = git.run([*_INDEX_DIFF, tree])
     except _GitFailed as failed:
         raise UsageError(f"--staged: git diff-index failed: {failed.message}") from None
     collected = _Collector(root)
@@ -443,14 +566,12 @@ def changed(root: str, rev: str) -> GitSelection:
     and HEAD. Entries name work-tree files (no `oid`): read them from their `path`. A
     link is skipped as the walk skips it when its target is outside the root or refused
     (git lists no path below a link to a directory: only the last part can be a link)."""
-    option = "--changed"
     root = _absolute_root(root)
-    commit = _resolve(root, rev, option)
+    git = _Git(root, "--changed")
+    commit = _resolve(git, rev)
     try:
-        diff = _run(
-            root, ["diff", "--raw", "-z", "--no-abbrev", "-M", "--relative", commit], option
-        )
-        untracked = _run(root, ["ls-files", "-z", "--others", "--exclude-standard"], option)
+        diff = git.run([*_WORK_TREE_DIFF, commit])
+        untracked = git.run(["ls-files", "-z", "--others", "--exclude-standard"])
     except _GitFailed as failed:
         raise UsageError(f"--changed {rev}: git failed: {failed.message}") from None
     collected = _Collector(root)
@@ -467,39 +588,241 @@ def changed(root: str, rev: str) -> GitSelection:
 def diff_text(
     root: str, *, staged: bool, rev: str | None = None, paths: Sequence[str] | None = None
 ) -> str:
-    """The diff for `--with-diff`: `git diff --cached` (`staged`) or `git diff REV`.
+    """The diff for `--with-diff`: what `git diff --cached` (`staged`) or `git diff REV`
+    shows, made by git from the index and objects alone, never from the work tree.
+
+    git reads a work-tree file by its path when it diffs it (and, for a file whose stat
+    matches the index, even in `git diff --cached`): a file or directory swapped for a
+    link meanwhile would put the bytes of whatever it names, `/etc/shadow`, into the diff.
+    So git runs in an empty temporary work tree (`_Sealed`). For `--changed`, the
+    work-tree side of each change is read here, as the files are read (beneath the root's
+    descriptor, no link followed), and given to git as blobs in a temporary index and
+    object directory beside the repository's, never in it; a file that cannot be read so
+    (a FIFO, a link put in a file's place) is left out of the diff with a line saying why.
 
     `paths` (relative to the root, taken literally) limits it, e.g. to
     `selection.diff_paths()` after the patterns filtered the selection; None means
     every path under the root. Files the boundary refuses are left out either way.
     Text that is not UTF-8 is decoded with replacement characters.
     """
-    option = "--with-diff"
     root = _absolute_root(root)
-    if staged:
-        if _open_repository(root, option, "HEAD") is None:
-            against = ["--cached", _empty_tree(root, option)]
-        else:
-            against = ["--cached", "HEAD"]
-    elif rev is not None:
-        against = [_resolve(root, rev, option)]
-    else:
-        raise ValueError("diff_text needs staged=True or a revision")
-    base = ["diff", *_DIFF_OUTPUT, *against]
+    git = _Git(root, "--with-diff")
     try:
-        if paths is None:
-            listed = _run(root, [*base[:1], "--raw", "-z", "--no-abbrev", *base[1:]], option)
-            named = [p for c in _raw_changes(listed) for p in (c.rel, c.source) if p]
-            if not any(_withheld(path) for path in named):
-                return _run(root, [*base, "--"], option).decode("utf-8", "replace")
-            paths = named
-        kept = sorted({os.fsencode(p) for p in paths if not _withheld(p)})
-        return "".join(
-            _run(root, [*base, "--", *map(os.fsdecode, chunk)], option).decode("utf-8", "replace")
-            for chunk in _argv_chunks(kept)
-        )
+        if staged:
+            against = git.open("HEAD") or _empty_tree(git)
+            return _staged_diff(git, against, paths)
+        if rev is None:
+            raise ValueError("diff_text needs staged=True or a revision")
+        return _work_tree_diff(git, _resolve(git, rev), paths)
     except _GitFailed as failed:
         raise UsageError(f"--with-diff: git diff failed: {failed.message}") from None
+
+
+def _staged_diff(git: _Git, against: str, paths: Sequence[str] | None) -> str:
+    """`git diff --cached AGAINST`, git at the top of an empty work tree."""
+    whole = False
+    if paths is None:
+        listed = _raw_changes(git.run([*_INDEX_DIFF, against]))
+        paths = [p for c in listed for p in (c.rel, c.source) if p]
+        whole = not any(_withheld(path) for path in paths)
+    kept = sorted({os.fsencode(p) for p in paths if not _withheld(p)})
+    if not whole and not kept:
+        return ""
+    with _Sealed(git) as sealed:
+        return sealed.diff(against, None if whole else kept)
+
+
+def _work_tree_diff(git: _Git, commit: str, paths: Sequence[str] | None) -> str:
+    """`git diff COMMIT`, its work-tree side read here (`_Sealed.stage_work_tree`)."""
+    named = [] if paths is None else [p for p in paths if not _withheld(p)]
+    if paths is not None and not named:
+        return ""
+    changes = [
+        change
+        for change in _raw_changes(git.run([*_WORK_TREE_DIFF, commit, "--", *named]))
+        if not _withheld(change.rel)
+    ]
+    # Only what changed now, and not the boundary's files, whatever the caller asked for.
+    kept = sorted(
+        {os.fsencode(p) for c in changes for p in (c.rel, c.source) if p and not _withheld(p)}
+    )
+    if not kept:
+        return ""
+    with _Sealed(git) as sealed:
+        notes = sealed.stage_work_tree(commit, changes)
+        # The notes first: `--secrets` drops a left-out file's lines up to the next header.
+        return "".join(notes) + sealed.diff(commit, kept)
+
+
+# The work tree against a revision, as `changed` lists it (submodules by their commit
+# alone: a dirty one is not asked, which would run `git status` in it).
+_WORK_TREE_DIFF = (
+    "diff",
+    "--raw",
+    "-z",
+    "--no-abbrev",
+    *DIFF_PROGRAMS_OFF,
+    "--ignore-submodules=dirty",
+    "-M",
+    "--relative",
+)
+# The index against a tree, as `staged` lists it.
+_INDEX_DIFF = ("diff-index", "--cached", "--raw", "-z", "--no-abbrev", "-M", "--relative")
+# `_DIFF_OUTPUT` where git runs at the top of an empty work tree: `--relative=PREFIX`.
+_SEALED_OUTPUT = tuple(option for option in _DIFF_OUTPUT if option != "--relative")
+
+
+class _Sealed:
+    """git run on the repository of `root` with an empty temporary work tree, so that
+    nothing it shows can come from the real one; for `--changed`, with a temporary index
+    and object directory too (the repository's objects as their alternate), which hold
+    the work-tree files read here. Removed on leaving (`with`)."""
+
+    def __init__(self, git: _Git) -> None:
+        import tempfile
+
+        self.git = git
+        self.root = git.root
+        self.repo = repo = git.repository()
+        self.place = tempfile.mkdtemp(prefix="readmany-diff-")
+        self.work_tree = os.path.join(self.place, "work")
+        os.mkdir(self.work_tree, 0o700)
+        self.env = {"GIT_INDEX_FILE": repo.index_file}  # absolute: git runs elsewhere
+        self.relative = [f"--relative={repo.prefix}"] if repo.prefix else []
+
+    def __enter__(self) -> _Sealed:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        import shutil
+
+        shutil.rmtree(self.place, ignore_errors=True)
+
+    def pathspecs(self, paths: Iterable[bytes]) -> list[str]:
+        """Root-relative paths as git sees them from the top of the work tree."""
+        return [self.repo.prefix + os.fsdecode(path) for path in paths]
+
+    def run(self, args: Sequence[str], stdin: bytes = b"") -> bytes:
+        where = [f"--git-dir={self.repo.git_dir}", f"--work-tree={self.work_tree}"]
+        return self.git.run([*where, *args], stdin, cwd=self.work_tree, extra_env=self.env)
+
+    def diff(self, against: str, paths: Sequence[bytes] | None) -> str:
+        """`git diff --cached AGAINST` of `paths` (None: every path), as text."""
+        base = ["diff", *_SEALED_OUTPUT, *self.relative, "--cached", against, "--"]
+        if paths is None:
+            return self.run(base).decode("utf-8", "replace")
+        return "".join(
+            self.run([*base, *self.pathspecs(chunk)]).decode("utf-8", "replace")
+            for chunk in _argv_chunks(paths)
+        )
+
+    def _own_index(self) -> str:
+        """A temporary index and object directory, the repository's objects as its
+        alternate: the object directory."""
+        objects = os.path.join(self.place, "objects")
+        os.mkdir(objects, 0o700)
+        alternates = [self.repo.objects]
+        if os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES"):
+            alternates.append(os.environ["GIT_ALTERNATE_OBJECT_DIRECTORIES"])
+        self.env = {
+            "GIT_INDEX_FILE": os.path.join(self.place, "index"),
+            "GIT_OBJECT_DIRECTORY": objects,
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(alternates),
+        }
+        return objects
+
+    def stage_work_tree(self, commit: str, changes: Iterable[_Change]) -> list[str]:
+        """A temporary index of `commit`'s tree (its `.gitattributes` say what is binary,
+        as for git's own diff) with each change's work-tree side, read beneath the root's
+        descriptor; a line for each file left out (the index holds it as `commit` does)."""
+        from readmany.read.safe import Boundary, OpenFailure
+
+        self._own_index()
+        self.run(["read-tree", commit])
+        zero = "0" * self.repo.hash_length
+        gone = b"0 " + zero.encode() + b"\t"
+        lines: list[bytes] = []
+        notes: list[str] = []
+        with Boundary(self.root) as boundary:
+            for change in changes:
+                top_path = os.fsencode(self.repo.prefix + change.rel)
+                if change.status == "D":
+                    lines.append(gone + top_path)
+                    continue
+                mode, oid = change.mode, change.oid
+                # Every side but a submodule's commit is read here: an id git lists for a
+                # work-tree file need not be in the repository (`git add -N`).
+                if mode != _MODE_GITLINK:
+                    try:
+                        mode, oid = self._work_tree_blob(boundary, change.rel, mode)
+                    except OpenFailure as failure:
+                        notes.append(_left_out_line(change.rel, failure))
+                        continue
+                if change.source and change.status == "R":
+                    lines.append(gone + os.fsencode(self.repo.prefix + change.source))
+                lines.append(b"%o %s\t%s" % (mode, oid.encode(), top_path))
+        if lines:
+            self.run(["update-index", "-z", "--index-info"], b"\0".join(lines) + b"\0")
+        return notes
+
+    def _work_tree_blob(self, boundary: Boundary, rel: str, mode: int) -> tuple[int, str]:
+        """The mode and blob id of the work-tree file `rel`, its blob written."""
+        from readmany.read.safe import ECHANGED, OpenFailure, chunks
+
+        try:
+            fd, info = boundary.open(rel)
+        except OpenFailure as failure:
+            if failure.code != ECHANGED:
+                raise
+            target = boundary.readlink(rel)  # a link: its target is what git stores
+            return _MODE_LINK, self._write_blob([os.fsencode(target)], len(os.fsencode(target)))
+        try:
+            blob_mode = 0o100755 if mode == 0o100755 else 0o100644
+            return blob_mode, self._write_blob(chunks(fd, info.st_size + 1), info.st_size, rel)
+        finally:
+            os.close(fd)
+
+    def _write_blob(self, parts: Iterable[bytes], size: int, rel: str = "") -> str:
+        """Write a loose object holding `parts` (`size` bytes) to the temporary objects."""
+        import hashlib
+        import zlib
+
+        from readmany.read.safe import ECHANGED, OpenFailure
+
+        header = b"blob %d\0" % size
+        digest = hashlib.sha256() if self.repo.hash_length == 64 else hashlib.sha1()
+        packer = zlib.compressobj(1)
+        objects = self.env["GIT_OBJECT_DIRECTORY"]
+        temporary = os.path.join(objects, "incoming")
+        written = 0
+        with open(temporary, "wb") as out:
+            digest.update(header)
+            out.write(packer.compress(header))
+            for part in parts:
+                written += len(part)
+                if written > size:
+                    break
+                digest.update(part)
+                out.write(packer.compress(part))
+            out.write(packer.flush())
+        if written != size:  # the file grew or shrank as it was read
+            os.unlink(temporary)
+            raise OpenFailure(ECHANGED, rel)
+        oid = digest.hexdigest()
+        directory = os.path.join(objects, oid[:2])
+        os.makedirs(directory, exist_ok=True)
+        os.replace(temporary, os.path.join(directory, oid[2:]))
+        return oid
+
+
+def _left_out_line(rel: str, failure: OpenFailure) -> str:
+    from readmany.frame.paths import header_path
+    from readmany.read.safe import refusal_text
+
+    reason = refusal_text(failure) or (
+        f"not a regular file ({failure.kind})" if failure.kind else f"not read ({failure.code})"
+    )
+    return f"[its changes are left out: {header_path(rel)}: {reason}]\n"
 
 
 def _argv_chunks(paths: Sequence[bytes]) -> Iterator[Sequence[bytes]]:
@@ -528,7 +851,7 @@ def is_tracked(root: str, path: str) -> bool:
         done = subprocess.run(
             _command(["ls-files", "-z", "--", name]),
             cwd=directory,
-            env=_environment(),
+            env=environment(directory),
             capture_output=True,
             stdin=subprocess.DEVNULL,
         )
@@ -754,7 +1077,7 @@ class IndexBlobs:
             self._process = subprocess.Popen(
                 _command(["cat-file", "--batch"]),
                 cwd=self._root,
-                env=_environment(),
+                env=environment(self._root),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
