@@ -392,7 +392,7 @@ def git_directory(where: str, option: str) -> str:
     names it (`.git` at the top of a work tree; an absolute path elsewhere, in a linked
     work tree and in a submodule)."""
     try:
-        out = _run(where, ["rev-parse", "--git-dir"], option)
+        out = _Git(where, option).run(["rev-parse", "--git-dir"])
     except _GitFailed as failed:
         raise UsageError(
             f"{option} names the git directory, and {os.path.abspath(where)} is not in a "
