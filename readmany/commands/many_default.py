@@ -19,7 +19,7 @@ import sys
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from readmany.commands import FileStat, Outcome, Tally
+from readmany.emit.outcome import FileStat, Outcome, Tally
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame import notices, weigh

@@ -31,8 +31,8 @@ from mcp_types import (
 from pydantic import BaseModel, Field, WithJsonSchema
 
 from readmany import __version__
-from readmany.commands import Outcome
 from readmany.commands.mcp import ServerConfig
+from readmany.emit.outcome import Outcome
 from readmany.emit.sink import Sink
 from readmany.errors import UsageError
 from readmany.faces import Face
