@@ -251,7 +251,8 @@ class Tools:
         stopOnError: Annotated[Any, WithJsonSchema(STOP_SCHEMA)] = False,
         maxTokens: MaxTokens = None,
     ) -> CallToolResult:
-        from readmany.commands.many import BudgetAsked, parse_request_object, run_many
+        from readmany.commands.many import parse_request_object, run_many
+        from readmany.commands.many_request import BudgetAsked
 
         arguments = {"files": files, "stopOnError": stopOnError}
 
