@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readmany.commands.many import FileRequest, ManyRequest, run_many
+from readmany.commands.many import run_many
+from readmany.commands.many_request import FileRequest, ManyRequest
 from readmany.emit.sink import Sink
 from readmany.frame.hashline import frame_hashline
 from readmany.frame.heredoc import base_delimiter, frame_heredoc

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from readmany.commands import FileStat, Tally
+from readmany.emit.outcome import FileStat, Tally
 
 
 def _state(tally: Tally) -> tuple[object, ...]:

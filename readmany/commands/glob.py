@@ -13,7 +13,7 @@ import contextlib
 import os
 import re
 
-from readmany.commands import FileStat, Outcome, Tally, secrets_mode
+from readmany.commands import secrets_mode
 from readmany.commands.walker import (
     GlobRequest,
     Selection,
@@ -22,6 +22,7 @@ from readmany.commands.walker import (
     shown_path,
 )
 from readmany.emit.messages import error_line
+from readmany.emit.outcome import FileStat, Outcome, Tally
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Attachment, Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError

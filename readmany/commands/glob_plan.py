@@ -40,7 +40,6 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from readmany.commands import Outcome
 from readmany.commands.glob import (
     LEFT_OUT,
     Report,
@@ -61,6 +60,7 @@ from readmany.commands.walker import (
     open_selection,
     shown_path,
 )
+from readmany.emit.outcome import Outcome
 from readmany.emit.sink import Sink
 from readmany.frame import notices, weigh
 from readmany.frame.formats import framing_for

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 
-from readmany.commands import FileStat, Outcome, Tally, secrets_mode
+from readmany.commands import secrets_mode
+from readmany.emit.outcome import FileStat, Outcome, Tally
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR

@@ -1,7 +1,8 @@
 """`readmany many`: read files, frame each in a heredoc block, pack to a budget.
 
 With `--compat` it is the reference's `read_many` (at most 26 files, each read capped at
-2000 lines / 50 KB, the reference's notices); the default face is in `many_default`.
+2000 lines / 50 KB, the reference's notices); the default face is in `many_default`, the
+request values in `many_request`.
 """
 
 from __future__ import annotations
@@ -12,16 +13,23 @@ import re
 from collections.abc import Sequence
 from functools import partial
 
-from readmany.commands import FileStat, Outcome, Tally, secrets_mode
+from readmany.commands import secrets_mode
+from readmany.commands.many_default import budget_of, run_default
+from readmany.commands.many_request import (
+    FileRequest,
+    ManyRequest,
+    file_detail,
+    write_blocks,
+)
+from readmany.emit.outcome import FileStat, Outcome, Tally
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.faces import Face
-from readmany.frame import weigh
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES
-from readmany.pack import SEPARATOR, Budget, Entry, Packing, pack_blocks
+from readmany.pack import Entry, Packing, pack_blocks
 from readmany.read.tool import (
     Number,
     ReadStyle,
@@ -30,41 +38,14 @@ from readmany.read.tool import (
     resolve_path,
     truncate_head,
 )
-from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from readmany.pack import Block as Packed
 
 MAX_FILES = MANY_MAX_FILES
 _RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>\d+)(?::(?P<limit>\d+))?$", re.DOTALL)
-
-
-class FileRequest(NamedTuple):
-    path: str
-    offset: Number | None = None
-    limit: Number | None = None
-    literal: bool = False  # from --stdin: never rewritten, whatever the face
-
-
-class BudgetAsked(NamedTuple):
-    """The budget options as given on the command line (None: not given)."""
-
-    max_bytes: int | None = None
-    max_lines: int | None = None
-    max_tokens: int | None = None
-
-
-class ManyRequest(NamedTuple):
-    files: tuple[FileRequest, ...]
-    stop_on_error: bool = False
-    budget: Budget = Budget()
-    cwd: str = "."
-    face: Face = Face.reference()
-    asked: BudgetAsked = BudgetAsked()
-    secrets: str = "off"  # --secrets: off, warn, skip or redact
 
 
 def _check_encodable(path: str, where: str) -> None:
@@ -203,38 +184,8 @@ def body_of(result: ToolRead) -> str:
     return f"{result.text}\n{summary}" if summary else result.text
 
 
-def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
-    """The blocks shown, joined by `SEPARATOR`; each weighed as a budget of tokens weighs
-    it (frame and body apart), where the sink counts tokens."""
-    for number, block in enumerate(shown):
-        tokens = None
-        if sink.weigh:
-            tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
-        sink.write_all((SEPARATOR, block.text) if number else (block.text,), tokens)
-
-
-def file_detail(
-    request: FileRequest, result: ToolRead, block: Block, *, weigh: bool
-) -> dict[str, Any]:
-    """A file's record of `--json` details; its tokens are weighed only with `weigh` (the
-    details are written), else they are 0."""
-    detail: dict[str, Any] = {"path": request.path, "ok": result.ok}
-    if result.error is not None:
-        detail["error"] = result.error
-    else:
-        detail["imageCount"] = result.image_count
-        if result.truncation is not None:
-            detail["truncation"] = result.truncation.as_json()
-    detail["bytes"] = block.bytes
-    detail["lines"] = block.lines
-    detail["estimatedTokens"] = round(block.tokens) if weigh else 0
-    return detail
-
-
 def main(options: Options) -> int:
     """`readmany many` with its parsed options: the request value, run and presented."""
-    from readmany.commands.many_default import budget_of
-
     face = Face.reference() if options.flag("compat") else Face.people()
     asked, budget = budget_of(options, face)
     cwd = current_directory()
@@ -292,8 +243,6 @@ def _nothing_listed(sink: Sink) -> Outcome:
 
 def run_many(request: ManyRequest, sink: Sink) -> Outcome:
     if not request.face.compat:
-        from readmany.commands.many_default import run_default
-
         return run_default(request, sink)
     candidates: list[Entry] = []
     details: list[dict[str, Any]] = []

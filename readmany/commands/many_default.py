@@ -19,7 +19,8 @@ import sys
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from readmany.commands import FileStat, Outcome, Tally
+from readmany.commands.many_request import BudgetAsked, file_detail, write_blocks
+from readmany.emit.outcome import FileStat, Outcome, Tally
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame import notices, weigh
@@ -51,7 +52,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from readmany.commands.many import BudgetAsked, FileRequest, ManyRequest
+    from readmany.commands.many_request import FileRequest, ManyRequest
     from readmany.faces import Face
     from readmany.invoke import Options
     from readmany.pack import Block as Packed
@@ -73,8 +74,6 @@ def budget_of(options: Options, face: Face) -> tuple[BudgetAsked, Budget]:
     replaces the default: `--max-bytes 2M` alone is 2 MiB, with no line limit.
     `--compat` takes plain numbers, as the reference's `many` did.
     """
-    from readmany.commands.many import BudgetAsked
-
     bytes_text = options.text("max_bytes")
     lines = options.number("max_lines")
     tokens_text = options.text("max_tokens")
@@ -403,8 +402,6 @@ class Cutter:
 
 
 def run_default(request: ManyRequest, sink: Sink) -> Outcome:
-    from readmany.commands.many import file_detail, write_blocks
-
     style = read_style(request.budget, request.face)
     pieces: list[Piece] = []
     entries: list[Entry] = []

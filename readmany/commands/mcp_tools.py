@@ -31,8 +31,8 @@ from mcp_types import (
 from pydantic import BaseModel, Field, WithJsonSchema
 
 from readmany import __version__
-from readmany.commands import Outcome
 from readmany.commands.mcp import ServerConfig
+from readmany.emit.outcome import Outcome
 from readmany.emit.sink import Sink
 from readmany.errors import UsageError
 from readmany.faces import Face
@@ -251,7 +251,8 @@ class Tools:
         stopOnError: Annotated[Any, WithJsonSchema(STOP_SCHEMA)] = False,
         maxTokens: MaxTokens = None,
     ) -> CallToolResult:
-        from readmany.commands.many import BudgetAsked, parse_request_object, run_many
+        from readmany.commands.many import parse_request_object, run_many
+        from readmany.commands.many_request import BudgetAsked
 
         arguments = {"files": files, "stopOnError": stopOnError}
 

@@ -12,8 +12,8 @@ import io
 import sys
 from collections.abc import Callable
 
-from readmany.commands import Outcome, Tally
 from readmany.emit.messages import error_line
+from readmany.emit.outcome import Outcome, Tally
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, OutputError, StdoutClosed, UsageError
 from readmany.record import NamedTuple

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from readmany.commands import Tally
+from readmany.emit.outcome import Tally
 from readmany.emit.quote import escape_controls
 from readmany.units import human_size
 
