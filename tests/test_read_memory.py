@@ -37,3 +37,22 @@ def test_a_long_file_is_written_with_two_copies_at_most(
     assert (tmp_path / "out.txt").stat().st_size > SIZE
     # The text read and its framed block; not also the two joined, nor the bytes encoded.
     assert peak < 2.5 * SIZE, f"{peak / SIZE:.2f} times the file"
+
+
+def test_many_holds_a_long_text_once_in_its_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One line read over many chunks: decoded as it comes, not also joined as bytes; its
+    # block the one copy kept until it is written (no cutter's copy, no read's copy).
+    (tmp_path / "one.txt").write_bytes(b"a" * SIZE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("READMANY_PROCESSES", "1")
+    tracemalloc.start()
+    try:
+        status = main(["many", "one.txt", "--max-bytes", "1G", "-o", str(tmp_path / "out.txt")])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert status == 0
+    assert (tmp_path / "out.txt").stat().st_size > SIZE
+    assert peak < 2.5 * SIZE, f"{peak / SIZE:.2f} times the file"

@@ -25,6 +25,7 @@ from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame import notices, weigh
 from readmany.frame.heredoc import Block, block_tokens, frame_heredoc
+from readmany.frame.paths import header_path
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import (
     SEPARATOR,
@@ -263,20 +264,37 @@ def piece_of(
         )
         return Piece(too_long, None, need_bytes, need_lines, spec)
     content = result.text
-    cutter = Cutter(request.path, index, content, first, total, window_last, page, tail, carry)
+    length = len(content)
     last = min(first + truncation.output_lines - 1, total)
     if last < window_last:  # the budget stopped the read before the last line asked for
         rest = notices.many_spec(request.path, last + 1, page and window_last - last)
         notice = notices.showing(first, last, total, notices.many_command([rest], carry))
         capped = frame_heredoc(request.path, content + SEPARATOR + notice, index)
+        start = _body_start(request.path, capped)
+        cutter = Cutter(
+            request.path, index, capped.text, (start, start + length), first, total,
+            window_last, page, tail, carry,
+        )  # fmt: skip
         need_tokens = -1.0
         if result.window is not None:  # what the block of all of them weighs
             every_line = frame_heredoc(request.path, result.window + tail, index)
             need_tokens = every_line.tokens
         shown = _shown(capped, first, last, total, rest)
         return Piece(shown, cutter, need_bytes, need_lines, spec, need_tokens)
-    whole_block = _shown(frame_heredoc(request.path, content + tail, index))
+    framed = frame_heredoc(request.path, content + tail, index)
+    del content  # the text is held once, in its block
+    start = _body_start(request.path, framed)
+    cutter = Cutter(
+        request.path, index, framed.text, (start, start + length), first, total,
+        window_last, page, tail, carry,
+    )  # fmt: skip
+    whole_block = _shown(framed)
     return Piece(whole_block, cutter, whole_block.bytes, whole_block.lines, spec)
+
+
+def _body_start(path: str, block: Block) -> int:
+    """Where the body begins in `block`'s text: after the header and the opening line."""
+    return len(f"@{header_path(path)}\n<<'{block.delimiter}'\n")
 
 
 def check_secrets(
@@ -348,14 +366,18 @@ def _image_body(path: str, result: ToolRead) -> str:
 class Cutter:
     """Frames the longest head of a file's text that fits, ending with a `Showing` notice.
 
-    The text is split and measured once; each attempt of the planner is then a search.
+    The text is split and measured once, at the first attempt (most files are never
+    cut); each attempt of the planner is then a search. It holds no text of its own: the
+    text is read back from the framed block it is a part of (`source[start:stop]`), so a
+    file's text is held once, in its block, until the budget cuts it.
     """
 
     def __init__(
         self,
         path: str,
         index: int,
-        content: str,
+        source: str,
+        span: tuple[int, int],
         first: int,
         total: int,
         window_last: int,
@@ -366,11 +388,10 @@ class Cutter:
         self.path = path
         self.carry = carry  # the budget options its notice's command keeps
         self.index = index
-        self.lines = content.split("\n")
-        # ends[n]: bytes of the first n lines joined by newlines
-        self.ends = [0]
-        for number, line in enumerate(self.lines):
-            self.ends.append(self.ends[-1] + utf8_len(line) + (1 if number else 0))
+        self.source: str | None = source
+        self.span = span
+        self.lines: list[str] = []
+        self.ends: list[int] = []  # ends[n]: bytes of the first n lines joined by newlines
         self.first = first
         self.total = total
         self.window_last = window_last
@@ -381,7 +402,18 @@ class Cutter:
             SEPARATOR + notices.showing(first, total, total, notices.many_command([widest], carry))
         )
 
+    def _measure(self) -> None:
+        if self.source is None:
+            return
+        start, stop = self.span
+        self.lines = self.source[start:stop].split("\n")
+        self.source = None
+        self.ends = [0]
+        for number, line in enumerate(self.lines):
+            self.ends.append(self.ends[-1] + utf8_len(line) + (1 if number else 0))
+
     def __call__(self, max_lines: int, max_bytes: int) -> Shown | None:
+        self._measure()
         count = min(max_lines - NOTICE_LINES, bisect_right(self.ends, max_bytes - self.reserve) - 1)
         count = min(count, len(self.lines))
         if count < 1:
@@ -437,6 +469,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
         detail = file_detail(file, result, Block(*piece.block[:4]), weigh=sink.weigh)
+        result = result._replace(text="", window=None)  # the text is held in its block alone
         if result.error is not None:
             detail["error"] = problem(file, result)
         elif "truncation" in detail:

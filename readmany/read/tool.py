@@ -486,7 +486,9 @@ def _measured_lines(
     line_number = 0
     produced = 0
     pending: list[bytes] = []
+    parts: list[str] = []  # the line so far, decoded, once it spans chunks
     pending_len = 0
+    decoding: codecs.IncrementalDecoder | None = None
     measuring: codecs.IncrementalDecoder | None = None
     measured = 0
     position = 0
@@ -499,19 +501,33 @@ def _measured_lines(
             ends_line = index < len(pieces) - 1 or at_eof
             if line_number >= first:
                 if measuring is None and pending_len + len(piece) <= max_bytes:
-                    pending.append(piece)
                     pending_len += len(piece)
+                    if not pending and not parts:
+                        pending.append(piece)
+                    else:  # a line over chunks: decoded as it comes, held once as text
+                        if decoding is None:
+                            decoding = codecs.getincrementaldecoder("utf-8")("replace")
+                            parts = [decoding.decode(b"".join(pending))]
+                            pending = []
+                        parts.append(decoding.decode(piece))
                 else:
                     if measuring is None:
-                        measuring = codecs.getincrementaldecoder("utf-8")("replace")
+                        measuring = decoding or codecs.getincrementaldecoder("utf-8")("replace")
                         measured = _decoded_len(measuring, b"".join(pending), False)
+                        measured += sum(utf8_len(part) for part in parts)
                         pending = []
+                        parts = []
                     measured += _decoded_len(measuring, piece, False)
             if not ends_line:
                 continue
             if line_number >= first:
                 if measuring is None:
-                    text = b"".join(pending).decode("utf-8", "replace")
+                    if decoding is None:
+                        text = b"".join(pending).decode("utf-8", "replace")
+                    else:
+                        parts.append(decoding.decode(b"", True))
+                        text = "".join(parts)
+                        parts = []
                     yield text, utf8_len(text)
                 else:
                     measured += _decoded_len(measuring, b"", True)
@@ -521,7 +537,9 @@ def _measured_lines(
                     return
             line_number += 1
             pending = []
+            parts = []
             pending_len = 0
+            decoding = None
             measuring = None
             measured = 0
         if at_eof:
