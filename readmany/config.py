@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 
 from readmany.errors import UsageError
+from readmany.limits import CONFIG_MAX_BYTES
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
 FILE_NAME = ".readmany.toml"
 PYPROJECT = "pyproject.toml"
-MAX_CONFIG_BYTES = 1024 * 1024
 BUDGET_KEYS = ("max-tokens", "max-bytes", "max-lines")
 # Each key: the `glob` parameter it stands for.
 KEYS = {
@@ -113,9 +113,9 @@ def _read(path: str) -> bytes | None:
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
+        if not stat.S_ISREG(info.st_mode) or info.st_size > CONFIG_MAX_BYTES:
             return None
-        return os.read(fd, MAX_CONFIG_BYTES + 1)
+        return os.read(fd, CONFIG_MAX_BYTES + 1)
     except OSError:
         return None
     finally:

@@ -51,3 +51,8 @@ deeper pattern was a RecursionError. No shell or git pattern nests anywhere near
 UNSIZED_READ_BYTES = 32 << 20
 """A file whose size says 0 (procfs, sysfs) is read to its end, up to this, before it is
 judged (`many`, `hashline`); `glob` reads such a file up to its own size limit."""
+
+CONFIG_MAX_BYTES = 1 << 20
+"""A configuration file (`.readmany.toml`, `pyproject.toml`, git's configuration files for
+`core.excludesFile`) is read up to this: none is anywhere near it, and a larger one is
+refused rather than read whole."""

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import os
 
+from readmany.limits import CONFIG_MAX_BYTES
 from readmany.record import NamedTuple
 
-MAX_CONFIG_BYTES = 1024 * 1024
 MAX_INCLUDE_DEPTH = 10  # git's own limit
 
 REASON_REPOSITORY_OUTSIDE = (
@@ -76,7 +76,7 @@ def _read(path: str) -> str | None:
         real = os.path.realpath(path)
     except (OSError, ValueError):
         return None
-    data = _read_regular(real, MAX_CONFIG_BYTES)
+    data = _read_regular(real, CONFIG_MAX_BYTES)
     return data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else None
 
 
