@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from readmany.tokenizer import counter  # noqa: E402
+from readmany.tokenizer import counter, fit  # noqa: E402
 from readmany.tokens import estimate_tokens_for, text_weight  # noqa: E402
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
@@ -102,11 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budgets", default="2000,10000,50000,100000")
     parser.add_argument("--formats", default="text,markdown,xml")
     parser.add_argument("--tokenizer", default="o200k")
+    parser.add_argument("--margin", type=float, default=0.0, help="also plan for N * MARGIN")
+    parser.add_argument("--fit", action="store_true", help="also fit with the real count")
     parser.add_argument("--files-only", action="store_true")
     args = parser.parse_args(argv)
     count = counter(args.tokenizer)
-    worst = 0.0
-    least_fill = 1.0
+    columns = ["plain"] + (["margin"] if args.margin else []) + (["fit"] if args.fit else [])
+    worst = dict.fromkeys(columns, 0.0)
+    least = dict.fromkeys(columns, 9.0)
     for root in args.roots:
         files = text_files(root)
         print(f"## {root} ({len(files)} text files)\n")
@@ -114,18 +117,32 @@ def main(argv: list[str] | None = None) -> int:
         if args.files_only:
             continue
         whole = sum(count(text) for _, text in files)
-        print("\n| budget | format | real tokens | real / budget |\n| --- | --- | --- | --- |")
+        heads = " | ".join(f"{c} real / budget" for c in columns)
+        print(f"\n| budget | format | {heads} |\n|{' --- |' * (2 + len(columns))}")
         for budget in (int(b) for b in args.budgets.split(",")):
             for fmt in args.formats.split(","):
-                real = count(budgeted(root, budget, fmt))
-                ratio = real / budget
-                worst = max(worst, ratio)
-                if whole > budget * 1.2:  # the files allow filling it
-                    least_fill = min(least_fill, ratio)
-                print(f"| {budget} | {fmt} | {real} | {ratio:.3f} |")
+                ratios = {"plain": count(budgeted(root, budget, fmt)) / budget}
+                if args.margin:
+                    planned = int(budget * args.margin)
+                    ratios["margin"] = count(budgeted(root, planned, fmt)) / budget
+                cells = [f"{ratios[c]:.3f}" for c in ratios]
+                if args.fit:
+                    fitted = fit(
+                        lambda planned, fmt=fmt: budgeted(root, max(planned, 1), fmt),
+                        budget,
+                        count,
+                    )
+                    ratios["fit"] = fitted.real / budget
+                    cells.append(f"{ratios['fit']:.3f} ({fitted.passes} renders)")
+                for column, ratio in ratios.items():
+                    worst[column] = max(worst[column], ratio)
+                    if whole > budget * 1.2:  # the files allow filling it
+                        least[column] = min(least[column], ratio)
+                print(f"| {budget} | {fmt} | {' | '.join(cells)} |")
         print()
     if not args.files_only:
-        print(f"highest real / budget: {worst:.3f}; least filled: {least_fill:.3f}")
+        for column in columns:
+            print(f"{column}: highest real / budget {worst[column]:.3f}, least filled {least[column]:.3f}")
     return 0
 
 

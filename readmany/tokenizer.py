@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from readmany.errors import UsageError
+from readmany.record import NamedTuple
 
 TOKENIZERS = ("o200k", "cl100k", "estimate")
 ENCODINGS = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
@@ -123,3 +124,71 @@ def _extension_alone(directories: list[str]) -> ModuleType | None:
                 loader.exec_module(module)
                 return module
     return None
+
+
+FILL = 0.95  # `fit` stops once the real count fills this much of the budget
+PASSES = 5  # and renders at most this many times (then gives the fullest that fits)
+
+
+class Fitted(NamedTuple):
+    """`fit`'s answer: the output, its real count, the planning budget that made it and
+    how many times it was rendered."""
+
+    text: str
+    real: int
+    planned: int
+    passes: int
+
+
+def fit(
+    render: Callable[[int], str],
+    budget: int,
+    count: Callable[[str], int],
+    *,
+    fill: float = FILL,
+    passes: int = PASSES,
+) -> Fitted:
+    """The output `render(planned)` of the planning budget whose real count (`count`)
+    is within `budget` and fills it most, found in a few renders.
+
+    `render` plans and frames with the fast estimate for a budget of `planned` estimated
+    tokens; its real count moves with `planned`, not in proportion (whole files come and
+    go). The first render plans for `budget` itself; each next one scales the planning
+    budget by how far the real count missed (a little under it when over), kept between
+    the largest that fit and the smallest that did not. It stops when the output fills
+    `fill` of the budget without going over, or after `passes` renders; if none fitted
+    by then it goes on halving until one does (a render of 0 is the smallest output).
+    """
+    planned = budget
+    fitted: Fitted | None = None
+    low, high = 0, None  # planning budgets known to fit and known not to
+    done = 0
+    while True:
+        text = render(planned)
+        real = count(text)
+        done += 1
+        if real <= budget:
+            if fitted is None or real > fitted.real:
+                fitted = Fitted(text, real, planned, done)
+            if real >= budget * fill:
+                break
+            low = max(low, planned)
+            step = planned * budget / max(real, 1)
+        else:
+            high = planned if high is None else min(high, planned)
+            step = planned * budget / real * 0.99
+        following = int(step)
+        if high is not None and following >= high:
+            following = (low + high) // 2
+        if following <= low and fitted is not None:
+            break  # nothing between what fits and what does not
+        if following == planned or (done >= passes and fitted is not None):
+            break
+        if done >= passes:
+            following = min(following, planned // 2)  # none fitted yet: halve
+        if planned == 0:
+            break  # the smallest output is over the budget: nothing smaller exists
+        planned = max(0, following)
+    if fitted is None:
+        return Fitted(text, real, planned, done)
+    return fitted._replace(passes=done)
