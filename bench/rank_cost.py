@@ -24,9 +24,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from readmany.rank import SAMPLE_CHARS, rank  # noqa: E402
+from readmany.rank import SAMPLE_CHARS, rank
 
-WORDS = "alpha beta gamma delta walk scan parse render store cache query index node tree".split()
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "walk",
+    "scan",
+    "parse",
+    "render",
+    "store",
+    "cache",
+    "query",
+    "index",
+    "node",
+    "tree",
+]
 
 
 def _body(rng: random.Random, lines: int, line: str) -> str:
@@ -142,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     count = len(paths)
     print(f"tree: {count} files, {sum(sizes) / 1e6:.1f} MB ({root})")
     print(f"readmany glob '**': {globs[0] / count * 1e6:.1f} us CPU a file (best of {args.runs})")
-    print(f"rank(), samples of {SAMPLE_CHARS} characters: {ranks[0] / count * 1e6:.1f} us CPU a file")
+    print(
+        f"rank(), samples of {SAMPLE_CHARS} characters: {ranks[0] / count * 1e6:.1f} us CPU a file"
+    )
     print(f"  median of {args.runs}: {ranks[len(ranks) // 2] / count * 1e6:.1f} us a file")
     return 0
 

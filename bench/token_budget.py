@@ -19,12 +19,13 @@ import argparse
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from readmany.tokenizer import counter, fit  # noqa: E402
-from readmany.tokens import estimate_tokens_for, text_weight  # noqa: E402
+from readmany.tokenizer import counter, fit
+from readmany.tokens import estimate_tokens_for, text_weight
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
 
@@ -96,6 +97,10 @@ def budgeted(root: Path, budget: int, fmt: str) -> str:
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
+def _render(root: Path, fmt: str, planned: int) -> str:
+    return budgeted(root, max(planned, 1), fmt)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("roots", nargs="+", type=Path)
@@ -127,11 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                     ratios["margin"] = count(budgeted(root, planned, fmt)) / budget
                 cells = [f"{ratios[c]:.3f}" for c in ratios]
                 if args.fit:
-                    fitted = fit(
-                        lambda planned, fmt=fmt: budgeted(root, max(planned, 1), fmt),
-                        budget,
-                        count,
-                    )
+                    fitted = fit(partial(_render, root, fmt), budget, count)
                     ratios["fit"] = fitted.real / budget
                     cells.append(f"{ratios['fit']:.3f} ({fitted.passes} renders)")
                 for column, ratio in ratios.items():
@@ -142,7 +143,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
     if not args.files_only:
         for column in columns:
-            print(f"{column}: highest real / budget {worst[column]:.3f}, least filled {least[column]:.3f}")
+            print(
+                f"{column}: highest real / budget {worst[column]:.3f}, "
+                f"least filled {least[column]:.3f}"
+            )
     return 0
 
 

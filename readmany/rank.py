@@ -44,56 +44,200 @@ DATA_BYTES = 16 << 10  # a data file (`DATA_EXTENSIONS`) over this size is bulk
 AMBIGUOUS_NAME = 8  # a module name more files than this share credits none of them
 
 SOURCE_EXTENSIONS = frozenset(
-    "py pyi pyx rs go js mjs cjs jsx ts tsx mts cts java kt kts scala c h cc cpp cxx hpp hh "
-    "hxx cs rb php swift m mm sh bash zsh fish lua pl pm r jl ex exs erl hrl hs ml mli clj "
-    "cljs dart vue svelte zig nim sql el fs fsx groovy gd v sv vhd ps1 tcl elm cr".split()
+    [
+        "py",
+        "pyi",
+        "pyx",
+        "rs",
+        "go",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "tsx",
+        "mts",
+        "cts",
+        "java",
+        "kt",
+        "kts",
+        "scala",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "cxx",
+        "hpp",
+        "hh",
+        "hxx",
+        "cs",
+        "rb",
+        "php",
+        "swift",
+        "m",
+        "mm",
+        "sh",
+        "bash",
+        "zsh",
+        "fish",
+        "lua",
+        "pl",
+        "pm",
+        "r",
+        "jl",
+        "ex",
+        "exs",
+        "erl",
+        "hrl",
+        "hs",
+        "ml",
+        "mli",
+        "clj",
+        "cljs",
+        "dart",
+        "vue",
+        "svelte",
+        "zig",
+        "nim",
+        "sql",
+        "el",
+        "fs",
+        "fsx",
+        "groovy",
+        "gd",
+        "v",
+        "sv",
+        "vhd",
+        "ps1",
+        "tcl",
+        "elm",
+        "cr",
+    ]
 )
 DATA_EXTENSIONS = frozenset(
-    "svg json csv tsv xml txt dat ndjson jsonl geojson yaml yml ipynb html log po pot".split()
+    [
+        "svg",
+        "json",
+        "csv",
+        "tsv",
+        "xml",
+        "txt",
+        "dat",
+        "ndjson",
+        "jsonl",
+        "geojson",
+        "yaml",
+        "yml",
+        "ipynb",
+        "html",
+        "log",
+        "po",
+        "pot",
+    ]
 )
 MANIFESTS = frozenset(
-    (
-        "pyproject.toml setup.py setup.cfg cargo.toml package.json go.mod pom.xml "
-        "build.gradle build.gradle.kts settings.gradle gemfile composer.json cmakelists.txt "
-        "meson.build deno.json mix.exs pubspec.yaml package.swift build.zig stack.yaml "
-        "cabal.project dune-project project.clj build.sbt makefile justfile"
-    ).split()
+    [
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "cargo.toml",
+        "package.json",
+        "go.mod",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "gemfile",
+        "composer.json",
+        "cmakelists.txt",
+        "meson.build",
+        "deno.json",
+        "mix.exs",
+        "pubspec.yaml",
+        "package.swift",
+        "build.zig",
+        "stack.yaml",
+        "cabal.project",
+        "dune-project",
+        "project.clj",
+        "build.sbt",
+        "makefile",
+        "justfile",
+    ]
 )
 ENTRY_STEMS = frozenset(("main", "__main__", "cli", "app", "lib", "index", "mod", "server"))
 # A module named after its directory: `pkg/__init__.py` is imported as `pkg`.
 PACKAGE_STEMS = frozenset(("__init__", "mod", "index", "lib", "main", "__main__"))
 LOCK_NAMES = frozenset(
-    (
-        "package-lock.json npm-shrinkwrap.json pnpm-lock.yaml yarn.lock go.sum go.work.sum "
-        "cargo.lock poetry.lock pipfile.lock uv.lock pdm.lock gemfile.lock composer.lock "
-        "flake.lock bun.lockb mix.lock pubspec.lock podfile.lock packages.lock.json"
-    ).split()
+    [
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "pnpm-lock.yaml",
+        "yarn.lock",
+        "go.sum",
+        "go.work.sum",
+        "cargo.lock",
+        "poetry.lock",
+        "pipfile.lock",
+        "uv.lock",
+        "pdm.lock",
+        "gemfile.lock",
+        "composer.lock",
+        "flake.lock",
+        "bun.lockb",
+        "mix.lock",
+        "pubspec.lock",
+        "podfile.lock",
+        "packages.lock.json",
+    ]
 )
 LICENSE_STEMS = ("license", "licence", "copying", "notice", "copyright", "unlicense", "patents")
 CI_NAMES = frozenset(
-    (
-        ".gitlab-ci.yml .travis.yml appveyor.yml .appveyor.yml azure-pipelines.yml "
-        "jenkinsfile .drone.yml bitbucket-pipelines.yml .cirrus.yml codecov.yml .codecov.yml "
-        ".pre-commit-config.yaml .pre-commit-hooks.yaml .readthedocs.yaml .readthedocs.yml "
-        "dependabot.yml renovate.json .mergify.yml"
-    ).split()
+    [
+        ".gitlab-ci.yml",
+        ".travis.yml",
+        "appveyor.yml",
+        ".appveyor.yml",
+        "azure-pipelines.yml",
+        "jenkinsfile",
+        ".drone.yml",
+        "bitbucket-pipelines.yml",
+        ".cirrus.yml",
+        "codecov.yml",
+        ".codecov.yml",
+        ".pre-commit-config.yaml",
+        ".pre-commit-hooks.yaml",
+        ".readthedocs.yaml",
+        ".readthedocs.yml",
+        "dependabot.yml",
+        "renovate.json",
+        ".mergify.yml",
+    ]
 )
 # Directory names that make what is beneath them a kind, whatever its name says.
 DIRECTORY_KINDS: dict[str, tuple[int, str]] = {
-    **dict.fromkeys(("test", "tests", "__tests__", "spec", "specs", "testing"), (SECONDARY, "test")),
+    **dict.fromkeys(
+        ("test", "tests", "__tests__", "spec", "specs", "testing"), (SECONDARY, "test")
+    ),
     **dict.fromkeys(("example", "examples", "samples", "demo", "demos"), (SECONDARY, "example")),
     **dict.fromkeys(("bench", "benches", "benchmark", "benchmarks"), (SECONDARY, "benchmark")),
     **dict.fromkeys(("doc", "docs", "documentation", "man", "site"), (SECONDARY, "docs")),
     **dict.fromkeys(
-        ("fixtures", "fixture", "testdata", "test_data", "__snapshots__", "snapshots", "golden", "goldens"),
+        ("fixtures", "fixture", "testdata", "test_data", "__snapshots__", "snapshots",
+         "golden", "goldens"),
         (BULK, "fixture"),
     ),
     **dict.fromkeys(
         ("vendor", "vendored", "third_party", "third-party", "thirdparty", "node_modules"),
         (BULK, "vendored"),
     ),
-    **dict.fromkeys(("dist", "build", "generated", "target", "_build", "__generated__"), (BULK, "generated")),
-    **dict.fromkeys((".github", ".circleci", ".gitlab", ".buildkite", ".azure-pipelines", ".woodpecker"), (BULK, "CI")),
+    **dict.fromkeys(
+        ("dist", "build", "generated", "target", "_build", "__generated__"), (BULK, "generated")
+    ),
+    **dict.fromkeys(
+        (".github", ".circleci", ".gitlab", ".buildkite", ".azure-pipelines", ".woodpecker"),
+        (BULK, "CI"),
+    ),
 }  # fmt: skip
 GENERATED_SUFFIXES = (
     ".min.js", ".min.css", ".map", ".pb.go", "_pb2.py", "_pb2_grpc.py", ".pb.h", ".pb.cc",
@@ -111,14 +255,44 @@ IMPORT_KEYS: dict[str, tuple[str, ...]] = {
     "rs": _RUST,
     **dict.fromkeys(("js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "vue", "svelte"), _JS),
     **dict.fromkeys(("c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "m", "mm"), _C),
-    **dict.fromkeys(("go", "java", "kt", "kts", "scala", "groovy", "dart", "swift"), ("\nimport ",)),
+    **dict.fromkeys(
+        ("go", "java", "kt", "kts", "scala", "groovy", "dart", "swift"), ("\nimport ",)
+    ),
     "cs": ("\nusing ",),
     "rb": ("require",),
     "php": ("\nuse ", "require", "include"),
 }
 _NOT_NAMES = frozenset(
-    "import from use pub mod include require require_relative const let var export using "
-    "crate as self super default type static std js ts py rs go h c".split()
+    [
+        "import",
+        "from",
+        "use",
+        "pub",
+        "mod",
+        "include",
+        "require",
+        "require_relative",
+        "const",
+        "let",
+        "var",
+        "export",
+        "using",
+        "crate",
+        "as",
+        "self",
+        "super",
+        "default",
+        "type",
+        "static",
+        "std",
+        "js",
+        "ts",
+        "py",
+        "rs",
+        "go",
+        "h",
+        "c",
+    ]
 )
 
 
@@ -173,7 +347,11 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
         if stem in ENTRY_STEMS:
             return ENTRY, f"entry point ({stem} module)"
         return SOURCE, "source"
-    if extension in ("md", "rst", "adoc", "txt", "org") or stem in ("changelog", "changes", "history"):
+    if extension in ("md", "rst", "adoc", "txt", "org") or stem in (
+        "changelog",
+        "changes",
+        "history",
+    ):
         return SECONDARY, "docs"
     return OTHER, "other"
 
@@ -182,7 +360,9 @@ def _test_name(stem: str, extension: str) -> bool:
     return (
         stem.startswith("test_")
         or stem.endswith(("_test", "_tests", ".test", ".spec", "_spec"))
-        or (extension in ("java", "kt", "cs", "swift", "scala") and stem.endswith(("test", "tests")))
+        or (
+            extension in ("java", "kt", "cs", "swift", "scala") and stem.endswith(("test", "tests"))
+        )
     )
 
 
@@ -348,14 +528,19 @@ def fill(
     room: float,
     *,
     joint: float = 0.0,
-    outline_costs: Sequence[float | None] | None = None,
+    outline_cost: Callable[[int], float | None] | None = None,
+    least_outline: float = 1.0,
 ) -> Fill:
     """Files whole in `ranking.order` while they fit (a file too big is passed over, the
-    next is tried), then, in the same order, the outline of each file left (its cost in
-    `outline_costs`, None where it has none) while they fit; the rest is left out.
+    next is tried), then, in the same order, the outline of each file left while they
+    fit; the rest is left out.
 
     `costs` are in one measure (tokens, bytes or lines), `joint` what comes between two
-    blocks in it. The pack stage checks the other measures of a combined budget itself.
+    blocks in it. `outline_cost(position)` is what a file's outline costs (None: it has
+    none); it is asked only of the files not taken whole, in order, and no more once
+    the room left is under `least_outline`: an outline is made only where it may be
+    shown (a parse costs more than the rest of a plan). The pack stage checks the other
+    measures of a combined budget itself.
     """
     taken: set[int] = set()
     spent = 0.0
@@ -367,12 +552,14 @@ def fill(
             taken.add(position)
             between = joint
     outlined: set[int] = set()
-    if outline_costs is not None:
+    if outline_cost is not None:
         for position in ranking.order:
-            outline = outline_costs[position]
-            if position in taken or outline is None:
+            if room - spent - between < least_outline:
+                break
+            if position in taken:
                 continue
-            if spent + outline + between <= room:
+            outline = outline_cost(position)
+            if outline is not None and spent + outline + between <= room:
                 spent += outline + between
                 outlined.add(position)
                 between = joint

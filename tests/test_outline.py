@@ -76,7 +76,10 @@ def test_python() -> None:
         (37, 2, "function", "def deep(self)", ""),
     ]
     text = render(shown)
-    assert text.splitlines()[5] == "17  def walk(root: str, depth: int = 0) -> list[str]  # Walk the tree."
+    assert (
+        text.splitlines()[5]
+        == "17  def walk(root: str, depth: int = 0) -> list[str]  # Walk the tree."
+    )
     assert "32      async def run(self) -> None" in text.splitlines()
     assert text.endswith("37          def deep(self)\n")
 
@@ -125,7 +128,10 @@ export class Reader extends Base {
 
 
 def test_javascript() -> None:
-    source = "const fs = require('fs');\nimport x from './x';\n/** Reads. */\nfunction read(a) {}\nclass B { m() {} }\n"
+    source = (
+        "const fs = require('fs');\nimport x from './x';\n/** Reads. */\n"
+        "function read(a) {}\nclass B { m() {} }\n"
+    )
     assert items("lib/read.js", source) == [
         (1, 0, "constant", "const fs = require('fs');", ""),
         (2, 0, "import", "import x from './x';", ""),
@@ -211,17 +217,21 @@ func (w *Walker) Run() {}
     ("path", "source", "expected"),
     [
         ("A.java", "package x;\nimport java.util.List;\n/** A thing. */\npublic class A {\n"
-         "    public static final int MAX = 3;\n    public int run(List<String> xs) { return 0; }\n}\n",
-         ["package x;", "import java.util.List;", "public class A", "public static final int MAX = 3;",
-          "public int run(List<String> xs)"]),
+         "    public static final int MAX = 3;\n"
+         "    public int run(List<String> xs) { return 0; }\n}\n",
+         ["package x;", "import java.util.List;", "public class A",
+          "public static final int MAX = 3;", "public int run(List<String> xs)"]),
         ("a.c", "#include <stdio.h>\n#define MAX 10\nint add(int a, int b) { return a + b; }\n",
          ["#include <stdio.h>", "#define MAX 10", "int add(int a, int b)"]),
         ("a.cpp", "namespace n {\nclass A { public: void f(); };\n}\n", ["namespace n", "class A"]),
         ("a.rb", "require 'json'\nclass Walker\n  def walk(root)\n  end\nend\n",
          ["require 'json'", "class Walker", "def walk(root)"]),
-        ("a.cs", "using System;\nnamespace X {\n  public class A { public void Run(int x) {} }\n}\n",
+        ("a.cs",
+         "using System;\nnamespace X {\n  public class A { public void Run(int x) {} }\n}\n",
          ["using System;", "namespace X", "public class A", "public void Run(int x)"]),
-        ("a.php", "<?php\nuse Foo\\Bar;\nfunction run($x) { return 1; }\nclass A { public function go() {} }\n",
+        ("a.php",
+         "<?php\nuse Foo\\Bar;\nfunction run($x) { return 1; }\n"
+         "class A { public function go() {} }\n",
          ["use Foo\\Bar;", "function run($x)", "class A", "public function go()"]),
     ],
 )  # fmt: skip
@@ -234,7 +244,9 @@ def test_every_grammar_of_the_extra_is_installed_here() -> None:
 
 
 def test_a_language_without_a_grammar_gets_the_line_rule() -> None:
-    source = "local x = 1\nfunction walk(root)\n  return root\nend\n\nlocal function helper()\nend\n"
+    source = (
+        "local x = 1\nfunction walk(root)\n  return root\nend\n\nlocal function helper()\nend\n"
+    )
     assert language_of("walk.lua") is None
     shown = outline("walk.lua", source)
     assert shown is not None
@@ -294,7 +306,9 @@ def test_long_signatures_are_cut_and_outlines_bounded() -> None:
 
 
 def test_render_aligns_numbers() -> None:
-    shown = outlines.Outline("", "lines", (Item(3, 0, "line", "def a"), Item(120, 1, "line", "def b", "doc")), 150)
+    shown = outlines.Outline(
+        "", "lines", (Item(3, 0, "line", "def a"), Item(120, 1, "line", "def b", "doc")), 150
+    )
     assert render(shown) == "  3  def a\n120      def b  # doc\n"
 
 

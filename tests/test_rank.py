@@ -110,7 +110,12 @@ def test_named_paths_first_then_earlier_patterns() -> None:
     paths = ["a/core.py", "a/util.py", "b/z.lock", "c/README.md"]
     # The patterns `b/**` (0) then `a/**` (1), and c/README.md named literally.
     ranking = rank(paths, [10] * 4, patterns=[1, 1, 0, 2], named=[3])
-    assert [paths[p] for p in ranking.order] == ["c/README.md", "b/z.lock", "a/core.py", "a/util.py"]
+    assert [paths[p] for p in ranking.order] == [
+        "c/README.md",
+        "b/z.lock",
+        "a/core.py",
+        "a/util.py",
+    ]
     assert ranking.reasons[3].startswith("named, ")
     assert ranking.reasons[0].endswith("pattern 2")
 
@@ -123,7 +128,12 @@ def test_prefer_puts_matches_first_earlier_prefer_first() -> None:
         return next((i for i, p in enumerate(prefers) if fnmatch.fnmatch(path, p)), None)
 
     ranking = rank(paths, [10] * 4, prefer=prefer, named=[0])
-    assert [paths[p] for p in ranking.order] == ["docs/x.md", "tests/t1.rs", "README.md", "src/a.rs"]
+    assert [paths[p] for p in ranking.order] == [
+        "docs/x.md",
+        "tests/t1.rs",
+        "README.md",
+        "src/a.rs",
+    ]
     assert ranking.reasons[3] == "preferred (--prefer 1), docs"
 
 
@@ -175,9 +185,17 @@ def test_package_files_are_imported_by_their_directory() -> None:
         ("py", "from .sql import compiler\nimport os.path\n", {"sql", "compiler", "os", "path"}),
         ("py", "from x import (\n    alpha,\n    beta,\n)\n", {"x", "alpha", "beta"}),
         ("rs", "use crate::walk::{Worker, scan};\nmod cli;\n", {"walk", "Worker", "scan", "cli"}),
-        ("go", 'package main\n\nimport (\n\t"fmt"\n\t"ex.com/a/walk"\n)\n', {"fmt", "ex", "com", "a", "walk"}),
+        (
+            "go",
+            'package main\n\nimport (\n\t"fmt"\n\t"ex.com/a/walk"\n)\n',
+            {"fmt", "ex", "com", "a", "walk"},
+        ),
         ("go", 'package main\n\nimport "ex.com/b/scan"\n', {"ex", "com", "b", "scan"}),
-        ("js", "import {\n  a,\n} from './button';\nconst u = require('../util');\n", {"a", "button", "util"}),
+        (
+            "js",
+            "import {\n  a,\n} from './button';\nconst u = require('../util');\n",
+            {"a", "button", "util"},
+        ),
         ("js", "export function helper(arg) {}\n", set()),
         ("ts", "export { thing } from './things';\n", {"thing", "things"}),
         ("c", '#include "walk/scan.h"\n#include <stdio.h>\n', {"walk", "scan", "stdio"}),
@@ -272,12 +290,34 @@ def test_fill_passes_over_a_file_too_big_and_outlines_what_is_left() -> None:
     plain = fill(ranking, costs, 20.0, joint=1.0)
     assert plain.whole == (1, 2) and plain.outlined == () and plain.left_out == (0, 3)
     assert plain.cost == 16.0  # 10 + 1 + 5
-    outlined = fill(ranking, costs, 40.0, joint=1.0, outline_costs=[20.0, None, None, 12.0])
+    outline_costs = [20.0, None, None, 12.0]
+    asked: list[int] = []
+
+    def outline_cost(position: int) -> float | None:
+        asked.append(position)
+        return outline_costs[position]
+
+    outlined = fill(ranking, costs, 40.0, joint=1.0, outline_cost=outline_cost)
     # Whole: small and tiny (16); of the others, big's outline (21) fits, other's (13) not.
     assert outlined.whole == (1, 2)
     assert outlined.outlined == (0,)
     assert outlined.left_out == (3,)
     assert outlined.cost == 37.0
-    # Whole files never give way to outlines: everything fits whole, nothing outlined.
-    everything = fill(ranking, costs, 1000.0, outline_costs=[1.0] * 4)
-    assert everything.whole == (0, 1, 2, 3) and everything.outlined == ()
+    assert asked == [0, 3]  # only the files not whole, in order
+    # Whole files never give way to outlines: everything fits whole, none is asked for.
+    asked.clear()
+    everything = fill(ranking, costs, 1000.0, outline_cost=outline_cost)
+    assert everything.whole == (0, 1, 2, 3) and everything.outlined == () and asked == []
+
+
+def test_fill_asks_for_no_outline_once_the_room_is_spent() -> None:
+    ranking = rank([f"f{n}.py" for n in range(100)], [1] * 100, order="given")
+    asked: list[int] = []
+
+    def outline_cost(position: int) -> float:
+        asked.append(position)
+        return 10.0
+
+    chosen = fill(ranking, [50.0] * 100, 125.0, outline_cost=outline_cost, least_outline=10.0)
+    assert chosen.whole == (0, 1) and chosen.outlined == (2, 3)
+    assert asked == [2, 3]  # 5 left after two outlines: under least_outline, none more

@@ -128,3 +128,28 @@ def test_fit_halves_past_its_passes_until_one_fits() -> None:
     fitted = fit(render, 1000, len, passes=2)
     assert fitted.real <= 1000
     assert fitted.text == render(fitted.planned)
+
+
+def test_planning_budget_is_the_safe_fraction() -> None:
+    from readmany.tokens import SAFE_FRACTION, planning_budget
+
+    assert planning_budget(100_000) == int(100_000 * SAFE_FRACTION) < 100_000
+    assert planning_budget(1) == 1
+
+
+def test_the_safe_fraction_covers_the_recorded_samples() -> None:
+    # Of the recorded samples (real o200k counts), packed by their estimate into the
+    # planning budget, the real count stays within the budget, for budgets of every size.
+    from readmany.tokens import estimate_tokens_for, planning_budget
+
+    samples = json.loads((FIXTURES / "token_counts.json").read_text())["samples"]
+    sized = [(estimate_tokens_for(s["text"].encode()), s["tokens"]) for s in samples]
+    total = sum(real for _, real in sized)
+    for budget in range(200, total, 97):
+        room = planning_budget(budget)
+        spent = real_spent = 0
+        for estimate, real in sized:
+            if spent + estimate <= room:
+                spent += estimate
+                real_spent += real
+        assert real_spent <= budget, budget

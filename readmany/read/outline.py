@@ -163,7 +163,11 @@ def _heading_items(text: str) -> list[Item]:
             and lines[number - 2].strip()
             and not lines[number - 2].startswith(("=", "-"))
         ):
-            items.append(Item(number - 1, 0 if line[0] == "=" else 1, "heading", _one_line(lines[number - 2])))
+            items.append(
+                Item(
+                    number - 1, 0 if line[0] == "=" else 1, "heading", _one_line(lines[number - 2])
+                )
+            )
         if len(items) >= MAX_ENTRIES:
             break
     return items
@@ -369,7 +373,11 @@ class _Walker:
                 (c for c in node.named_children if c.type == "variable_declarator"), None
             )
             value = declarator.child_by_field_name("value") if declarator is not None else None
-            if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+            if value is not None and value.type in (
+                "arrow_function",
+                "function_expression",
+                "function",
+            ):
                 head = self.text_of(node.start_byte, value.start_byte)
                 params = value.child_by_field_name("parameters")
                 if params is not None:
