@@ -165,9 +165,11 @@ MANIFESTS = frozenset(
         "justfile",
     ]
 )
-ENTRY_STEMS = frozenset(("main", "__main__", "cli", "app", "lib", "index", "mod", "server"))
+ENTRY_STEMS = frozenset(("main", "__main__", "cli", "app", "server"))
+# ... and these only near the top (`src/lib.rs`, `index.js`), not a package's in a subtree.
+ROOT_ENTRY_STEMS = frozenset(("lib", "index", "mod"))
 # A module named after its directory: `pkg/__init__.py` is imported as `pkg`.
-PACKAGE_STEMS = frozenset(("__init__", "mod", "index", "lib", "main", "__main__"))
+PACKAGE_STEMS = frozenset(("__init__", "mod", "index", "lib"))
 LOCK_NAMES = frozenset(
     [
         "package-lock.json",
@@ -219,9 +221,14 @@ DIRECTORY_KINDS: dict[str, tuple[int, str]] = {
     **dict.fromkeys(
         ("test", "tests", "__tests__", "spec", "specs", "testing"), (SECONDARY, "test")
     ),
-    **dict.fromkeys(("example", "examples", "samples", "demo", "demos"), (SECONDARY, "example")),
+    **dict.fromkeys(
+        ("example", "examples", "samples", "demo", "demos", "tutorial", "tutorials", "cookbook"),
+        (SECONDARY, "example"),
+    ),
     **dict.fromkeys(("bench", "benches", "benchmark", "benchmarks"), (SECONDARY, "benchmark")),
-    **dict.fromkeys(("doc", "docs", "documentation", "man", "site"), (SECONDARY, "docs")),
+    **dict.fromkeys(
+        ("doc", "docs", "documentation", "man", "site", "docs_src", "doc_src"), (SECONDARY, "docs")
+    ),
     **dict.fromkeys(
         ("fixtures", "fixture", "testdata", "test_data", "__snapshots__", "snapshots",
          "golden", "goldens"),
@@ -344,7 +351,7 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
     if stem == "readme" or name == "readme":
         return (ENTRY, "entry point (README)") if not directory else (SECONDARY, "docs")
     if is_source:
-        if stem in ENTRY_STEMS:
+        if stem in ENTRY_STEMS or (stem in ROOT_ENTRY_STEMS and directory.count("/") < 1):
             return ENTRY, f"entry point ({stem} module)"
         return SOURCE, "source"
     if extension in ("md", "rst", "adoc", "txt", "org") or stem in (
@@ -410,7 +417,8 @@ def imported_names(sample: str, extension: str) -> set[str]:
                 close = find(")", start)  # the list of Go's `import (`, Python's `(a, b)`
                 end = len(text) if close < 0 else close
             elif last == "{":  # JavaScript's `import {` … `} from "m"`
-                close = find("\n", find("}", start) + 1)
+                brace = find("}", start)
+                close = find("\n", brace) if brace >= 0 else -1
                 end = len(text) if close < 0 else close
             line = text[start:end]
             if key != "\nexport " or " from " in line:
@@ -428,10 +436,13 @@ _SEPARATORS = bytes(
 
 
 def references(paths: Sequence[str], samples: Sequence[str | None]) -> list[int]:
-    """How many other files of the selection import each one (by `module_name`)."""
+    """How many other files of the selection import each one (by `module_name`; only
+    source files are imported: `use crate::config` is not `.cargo/config.toml`)."""
     by_name: dict[str, list[int]] = {}
     for position, path in enumerate(paths):
-        by_name.setdefault(module_name(path), []).append(position)
+        name = path.rpartition("/")[2]
+        if name.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
+            by_name.setdefault(module_name(path), []).append(position)
     counts = [0] * len(paths)
     for position, sample in enumerate(samples):
         if not sample:
@@ -530,6 +541,7 @@ def fill(
     joint: float = 0.0,
     outline_cost: Callable[[int], float | None] | None = None,
     least_outline: float = 1.0,
+    in_place: bool = False,
 ) -> Fill:
     """Files whole in `ranking.order` while they fit (a file too big is passed over, the
     next is tried), then, in the same order, the outline of each file left while they
@@ -541,8 +553,14 @@ def fill(
     the room left is under `least_outline`: an outline is made only where it may be
     shown (a parse costs more than the rest of a plan). The pack stage checks the other
     measures of a combined budget itself.
+
+    `in_place`: a file that does not fit whole is offered its outline at once, before
+    the files ranked below it are offered whole (the issue's rule is whole files
+    first: a large central module then loses its outline to small files ranked below
+    it; in place, it keeps it).
     """
     taken: set[int] = set()
+    outlined: set[int] = set()
     spent = 0.0
     between = 0.0  # no joint before the first block
     for position in ranking.order:
@@ -551,8 +569,13 @@ def fill(
             spent += cost
             taken.add(position)
             between = joint
-    outlined: set[int] = set()
-    if outline_cost is not None:
+        elif in_place and outline_cost is not None and room - spent - between >= least_outline:
+            outline = outline_cost(position)
+            if outline is not None and spent + outline + between <= room:
+                spent += outline + between
+                outlined.add(position)
+                between = joint
+    if outline_cost is not None and not in_place:
         for position in ranking.order:
             if room - spent - between < least_outline:
                 break

@@ -49,6 +49,7 @@ def ranked_paths(paths: list[str], **options: object) -> list[str]:
         ("conftest.py", 900, SECONDARY, "test"),
         ("examples/hello.rs", 900, SECONDARY, "example"),
         ("docs/guide.md", 900, SECONDARY, "docs"),
+        ("docs_src/app_testing/main.py", 900, SECONDARY, "docs"),
         ("CONTRIBUTING.md", 900, SECONDARY, "docs"),
         ("pkg/README.md", 900, SECONDARY, "docs"),
         ("benches/walk.rs", 900, SECONDARY, "benchmark"),
@@ -161,6 +162,19 @@ def test_more_imported_first_within_a_kind() -> None:
     assert ranked_paths(paths) == paths
 
 
+def test_only_source_files_are_imported() -> None:
+    paths = ["src/main.rs", ".cargo/config.toml", "src/config.rs", "config.yml"]
+    samples: list[str | None] = ["use crate::config;\n", None, None, None]
+    assert references(paths, samples) == [0, 0, 1, 0]
+
+
+def test_package_files_are_entry_points_only_near_the_top() -> None:
+    assert kind_of("src/lib.rs", 9)[0] == ENTRY
+    assert kind_of("index.js", 9)[0] == ENTRY
+    assert kind_of("src/fmt/mod.rs", 9) == (SOURCE, "source")
+    assert kind_of("web/src/components/index.ts", 9) == (SOURCE, "source")
+
+
 def test_a_file_does_not_count_its_own_name() -> None:
     assert references(["pkg/walk.py"], ["import walk\n"]) == [0]
 
@@ -176,6 +190,7 @@ def test_package_files_are_imported_by_their_directory() -> None:
     assert module_name("src/walk/mod.rs") == "walk"
     assert module_name("web/lib/index.js") == "lib"
     assert module_name("src/walk.rs") == "walk"
+    assert module_name("fastapi/__main__.py") == "__main__"  # `import fastapi` runs not it
     assert module_name("web/button.test.tsx") == "button"
 
 
@@ -205,6 +220,14 @@ def test_package_files_are_imported_by_their_directory() -> None:
 )
 def test_imported_names(extension: str, text: str, names: set[str]) -> None:
     assert imported_names(text, extension) == names
+
+
+def test_a_list_left_open_ends_the_scan() -> None:
+    # `use a::{` with no `}` (a Rust item the sample cuts, or no brace at all): every
+    # scan moves forward.
+    assert imported_names("fn x() {}\nuse a::{\n  b,\n", "rs") == {"a", "b"}
+    assert imported_names("\nimport (\n\t\"fmt\"\n", "go") == {"fmt"}
+    assert imported_names("x\nimport {\n", "ts") == set()
 
 
 def test_imports_past_the_sample_are_not_read() -> None:
@@ -321,3 +344,18 @@ def test_fill_asks_for_no_outline_once_the_room_is_spent() -> None:
     chosen = fill(ranking, [50.0] * 100, 125.0, outline_cost=outline_cost, least_outline=10.0)
     assert chosen.whole == (0, 1) and chosen.outlined == (2, 3)
     assert asked == [2, 3]  # 5 left after two outlines: under least_outline, none more
+
+
+def test_fill_in_place_outlines_before_the_files_ranked_below() -> None:
+    ranking = rank(["central.py", "a.py", "b.py"], [1, 1, 1], order="given")
+    costs = [100.0, 20.0, 20.0]
+
+    def outline_cost(position: int) -> float:
+        return 30.0 if position == 0 else 5.0
+
+    # Whole first: a and b take 40 of 50, central's outline (30) no longer fits.
+    assert fill(ranking, costs, 50.0, outline_cost=outline_cost).outlined == ()
+    # In place: central's outline first, then a whole; b fits neither whole nor outlined.
+    in_place = fill(ranking, costs, 50.0, outline_cost=outline_cost, in_place=True)
+    assert (in_place.whole, in_place.outlined, in_place.left_out) == ((1,), (0,), (2,))
+    assert in_place.cost == 50.0
