@@ -226,7 +226,7 @@ def test_a_list_left_open_ends_the_scan() -> None:
     # `use a::{` with no `}` (a Rust item the sample cuts, or no brace at all): every
     # scan moves forward.
     assert imported_names("fn x() {}\nuse a::{\n  b,\n", "rs") == {"a", "b"}
-    assert imported_names("\nimport (\n\t\"fmt\"\n", "go") == {"fmt"}
+    assert imported_names('\nimport (\n\t"fmt"\n', "go") == {"fmt"}
     assert imported_names("x\nimport {\n", "ts") == set()
 
 
