@@ -435,20 +435,33 @@ _SEPARATORS = bytes(
 )
 
 
-def references(paths: Sequence[str], samples: Sequence[str | None]) -> list[int]:
+def references(
+    paths: Sequence[str],
+    samples: Sequence[str | None] = (),
+    *,
+    imports: Sequence[Collection[str] | None] | None = None,
+) -> list[int]:
     """How many other files of the selection import each one (by `module_name`; only
-    source files are imported: `use crate::config` is not `.cargo/config.toml`)."""
+    source files are imported: `use crate::config` is not `.cargo/config.toml`).
+
+    The names each file imports are `imported_names` of its sample, or given already
+    as `imports` (a planner that keeps no text keeps them instead, as each is read).
+    """
     by_name: dict[str, list[int]] = {}
     for position, path in enumerate(paths):
         name = path.rpartition("/")[2]
         if name.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
             by_name.setdefault(module_name(path), []).append(position)
     counts = [0] * len(paths)
-    for position, sample in enumerate(samples):
-        if not sample:
+    if imports is None:
+        imports = [
+            imported_names(sample, path.rpartition(".")[2]) if sample else None
+            for path, sample in zip(paths, samples, strict=False)  # () counts none
+        ]
+    for position, names in enumerate(imports):
+        if not names:
             continue
-        extension = paths[position].rpartition(".")[2]
-        for name in imported_names(sample, extension):
+        for name in names:
             targets = by_name.get(name)
             if targets is None or len(targets) > AMBIGUOUS_NAME:
                 continue
@@ -465,6 +478,7 @@ def rank(
     patterns: Sequence[int] | None = None,
     named: Collection[int] = (),
     samples: Sequence[str | None] | None = None,
+    imports: Sequence[Collection[str] | None] | None = None,
     prefer: Callable[[str], int | None] | None = None,
     order: str = "rank",
 ) -> Ranking:
@@ -473,6 +487,7 @@ def rank(
     `patterns`: the index of the pattern that matched each file (an earlier one first);
     `named`: the positions of the paths named literally; `samples`: a prefix of each
     file's text (None where none was read; never more than is read already);
+    `imports`: instead of samples, the `imported_names` of each (None where unknown);
     `prefer`: the index of the first `--prefer` pattern that matches a path, or None.
     """
     count = len(paths)
@@ -484,7 +499,12 @@ def rank(
     if order != "rank":
         raise ValueError(f"unknown order {order!r}: one of {', '.join(ORDERS)}")
     sample_of = samples if samples is not None else (None,) * count
-    refs = references(paths, sample_of) if samples is not None else [0] * count
+    if imports is not None:
+        refs = references(paths, imports=imports)
+    elif samples is not None:
+        refs = references(paths, sample_of)
+    else:
+        refs = [0] * count
     named_set = frozenset(named)
     last = count + 1
     keys: list[tuple[int, int, int, int, int, int]] = []

@@ -158,6 +158,10 @@ def test_more_imported_first_within_a_kind() -> None:
     ]
     assert ranking.reasons[2] == "source, imported by 3 files"
     assert ranking.reasons[0] == "source, imported by 1 file"
+    # The names kept instead of the texts give the same counts and the same order.
+    names = [imported_names(text, "py") for text in samples]
+    assert references(paths, imports=names) == [1, 0, 3, 0, 2]
+    assert rank(paths, [10] * 5, imports=names) == ranking
     # Without samples nothing is counted: the selection's order within a kind.
     assert ranked_paths(paths) == paths
 
