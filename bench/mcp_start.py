@@ -2,7 +2,8 @@
 
 Starts the server on a small root, speaks the protocol over its pipes (newline-delimited
 JSON-RPC, as an MCP client does) and prints, over the rounds, the best and the median of:
-the start (spawn to the answer of `initialize`), one `read_many` of one file (request to
+the start (spawn to the answers of `initialize` and `tools/list`, what a client waits for
+before it can call a tool), one `read_many` of one file (request to
 answer), and, for comparison, `readmany --version` and `readmany many FILE` as whole runs.
 
     python bench/mcp_start.py [--rounds N]
@@ -62,12 +63,15 @@ def one_round(root: Path) -> tuple[float, float, float]:
         }
         _send(server.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
         _answer(server.stdout, 1)
-        start = time.perf_counter() - started
         _send(server.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _send(server.stdin, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        listed = _answer(server.stdout, 2)
+        start = time.perf_counter() - started
+        assert len(listed["result"]["tools"]) == 4, listed
         asked = time.perf_counter()
         call = {"name": "read_many", "arguments": {"files": [{"path": "a.py"}]}}
-        _send(server.stdin, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
-        answer = _answer(server.stdout, 2)
+        _send(server.stdin, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
+        answer = _answer(server.stdout, 3)
         read = time.perf_counter() - asked
         assert not answer["result"].get("isError"), answer
     finally:
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         rounds = [one_round(root) for _ in range(args.rounds)]
         version = [whole_run(["--version"], root) for _ in range(args.rounds)]
         many = [whole_run(["many", "a.py"], root) for _ in range(args.rounds)]
-    print(_line("readmany mcp: start to initialize", [r[0] for r in rounds]))
+    print(_line("readmany mcp: start to tools/list", [r[0] for r in rounds]))
     print(_line("readmany mcp: one-file read_many", [r[1] for r in rounds]))
     print(_line("readmany mcp: CPU, start and the read", [r[2] for r in rounds]))
     print(_line("readmany --version", version))

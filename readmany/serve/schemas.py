@@ -8,10 +8,13 @@ No SDK and no pydantic here: the schemas are data, checked by the few rules they
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from readmany.limits import MANY_MAX_FILES
 from readmany.serve.roots import ToolFailed
+
+LOG = logging.getLogger("readmany.mcp")
 
 MAX_TOKENS = {
     "type": "integer",
@@ -111,7 +114,10 @@ TOOLS: dict[str, dict[str, Any]] = {
         "inputSchema": {
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "Relative (to the first root) or absolute."},
+                "path": {
+                    "type": "string",
+                    "description": "Relative (to the first root) or absolute.",
+                },
                 "offset": {"type": "integer", "minimum": 1, "description": "1-based first line."},
                 "limit": {"type": "integer", "minimum": 1, "description": "Lines to show."},
             },
@@ -185,9 +191,7 @@ CHECKED_BY_THE_COMMAND = {
 
 def listed(allow_edit: bool) -> list[dict[str, Any]]:
     """The tools as `tools/list` gives them: edit only with --allow-edit."""
-    return [
-        {"name": name, **tool} for name, tool in TOOLS.items() if allow_edit or name != "edit"
-    ]
+    return [{"name": name, **tool} for name, tool in TOOLS.items() if allow_edit or name != "edit"]
 
 
 def checked(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
@@ -196,11 +200,11 @@ def checked(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     schema = TOOLS[name]["inputSchema"]
     properties: dict[str, Any] = schema["properties"]
     given = {key: value for key, value in (arguments or {}).items() if value is not None}
-    for key in given:
-        if key not in properties:
-            raise ToolFailed(
-                f"{name}: no argument {key!r}: it takes {', '.join(properties)}"
-            )
+    for key in [key for key in given if key not in properties]:
+        # The references take an argument they do not know and leave it (case
+        # 48_extra_unknown_keys of many's conformance): so do the tools, and say so.
+        LOG.warning("%s: argument %r left alone: it takes %s", name, key, ", ".join(properties))
+        del given[key]
     for key in schema.get("required", ()):
         if key not in given:
             raise ToolFailed(f"{name}: give the argument {key} ({expected(properties[key])})")
@@ -220,8 +224,10 @@ def _check(tool: str, where: str, value: Any, schema: dict[str, Any]) -> None:
         inner: dict[str, Any] = schema.get("properties", {})
         for key, item in value.items():
             if key not in inner:
-                raise ToolFailed(f"{tool}: {where}: no key {key!r}: it takes {', '.join(inner)}")
-            if item is not None:
+                LOG.warning(
+                    "%s: %s: key %r left alone: it takes %s", tool, where, key, ", ".join(inner)
+                )
+            elif item is not None:
                 _check(tool, f"{where}.{key}", item, inner[key])
 
 

@@ -292,7 +292,12 @@ class Tools:
 
         def command(sink: Sink, root: str) -> Outcome:
             request = self.glob_request(
-                root, tuple(include), exclude or [], True, useDefaultExcludes, file_filtering_options
+                root,
+                tuple(include),
+                exclude or [],
+                True,
+                useDefaultExcludes,
+                file_filtering_options,
             )
             request = request._replace(
                 face=Face.people(), stats=True, absolute=False, max_tokens=maxTokens
