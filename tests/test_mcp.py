@@ -579,7 +579,7 @@ def test_bad_arguments_are_one_line(many_server: Server) -> None:
         assert many_server.refused(name, arguments) == words, (name, arguments)
     # A long value is cut, so the line stays short.
     said = many_server.refused("read", {"path": "a", "offset": "x" * 500})
-    assert said.endswith('xxx...') and len(said) < 120
+    assert said.endswith("xxx...") and len(said) < 120
     assert many_server.text("read", {"path": "small/a.txt", "offset": None}).startswith("@file")
     # An argument the tool does not know is left alone, as the references leave it.
     plain = many_server.text("read", {"path": "small/a.txt"})
@@ -588,6 +588,7 @@ def test_bad_arguments_are_one_line(many_server: Server) -> None:
 
 def test_schemas_are_json_schema_and_checked_as_they_say() -> None:
     from jsonschema import Draft202012Validator
+
     from readmany.serve import schemas
 
     for name, tool in schemas.TOOLS.items():

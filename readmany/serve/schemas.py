@@ -241,7 +241,7 @@ def _fits(value: Any, schema: dict[str, Any]) -> bool:
             return False
         if kind == "integer" and not (isinstance(value, int) or value.is_integer()):
             return False
-        return value >= schema.get("minimum", value)
+        return bool(value >= schema.get("minimum", value))
     if kind == "string":
         if not isinstance(value, str) or len(value) < schema.get("minLength", 0):
             return False

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import sys
+import threading
 from typing import Any
 
 import anyio
@@ -24,7 +25,7 @@ from mcp.server.stdio import stdio_server
 from readmany import __version__
 from readmany.serve.config import ServerConfig
 from readmany.serve.schemas import listed
-from readmany.serve.tools import Tools, failed
+from readmany.serve.tools import Tools, failed, warm_up
 
 LOG = logging.getLogger("readmany.mcp")
 
@@ -75,6 +76,7 @@ def serve(config: ServerConfig) -> int:
     os.chdir(config.roots[0])
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="readmany: %(message)s")
     server = build_server(config)
+    threading.Thread(target=warm_up, name="readmany-warm-up", daemon=True).start()
     with contextlib.suppress(KeyboardInterrupt):
         anyio.run(_serve, server)
     return 0

@@ -109,7 +109,9 @@ def merged(results: list[Result], roots: tuple[str, ...], joint: str) -> Result:
     content = [{"type": "text", "text": joint.join(text_of(r) for r in results)}]
     for result in results:
         content.extend(result["content"][1:])
-    details = [{"root": root, **r["_meta"][DETAILS_KEY]} for root, r in zip(roots, results)]
+    details = [
+        {"root": root, **r["_meta"][DETAILS_KEY]} for root, r in zip(roots, results, strict=True)
+    ]
     return {"content": content, "isError": False, "_meta": {DETAILS_KEY: {"roots": details}}}
 
 
@@ -128,6 +130,29 @@ def reference_union(results: list[Result], roots: tuple[str, ...]) -> Result:
     body = "".join(text_of(results[n]).removesuffix(END_OF_CONTENT) for n in found)
     union["content"][0]["text"] = body + END_OF_CONTENT if found else NO_FILES
     return union
+
+
+# What the first call of each read tool imports (its command, the secret rules, the token
+# estimate): imported while the server waits for its first call (`warm_up`), not in it.
+FIRST_CALL_MODULES = (
+    "readmany.commands.many",
+    "readmany.commands.glob",
+    "readmany.commands.glob_plan",
+    "readmany.commands.hashline",
+    "readmany.read.secrets",
+    "readmany.tokens",
+)
+
+
+def warm_up() -> None:
+    """Import what the tools' first calls need (on a thread of its own, while idle)."""
+    import importlib
+
+    for name in FIRST_CALL_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # the call that needs it says what is wrong
+            LOG.debug("%s not imported ahead", name, exc_info=True)
 
 
 class Tools:
@@ -247,9 +272,11 @@ class Tools:
         budget = self.budget(maxTokens)
         if format == "text":
             # The reference's text where it fits the result's limit; else packed to it.
-            whole = reference_union(
-                [collect(lambda sink, r=root: run_glob(request(r), sink)) for root in roots], roots
-            )
+
+            def whole_in(root: str) -> Result:
+                return collect(lambda sink: run_glob(request(root), sink))
+
+            whole = reference_union([whole_in(root) for root in roots], roots)
             if whole["isError"] or fits(text_of(whole), budget):
                 return whole
         # Packed: the roots in turn, each within what the ones before it left.
@@ -305,9 +332,13 @@ class Tools:
             return glob_plan.run_stats(request, sink)
 
         roots = self.roots.roots
-        results = [collect(lambda sink, r=root: command(sink, r)) for root in roots]
+
+        def stats_in(root: str) -> Result:
+            return collect(lambda sink: command(sink, root))
+
+        results = [stats_in(root) for root in roots]
         if len(roots) > 1:  # each tree headed by its root
-            for root, result in zip(roots, results):
+            for root, result in zip(roots, results, strict=True):
                 if not result["isError"]:
                     result["content"][0]["text"] = f"{root}:\n{text_of(result)}"
         return merged(results, roots, "\n\n")
