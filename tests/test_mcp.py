@@ -603,3 +603,14 @@ def test_schemas_are_json_schema_and_checked_as_they_say() -> None:
             if checked_here and name != "edit":
                 # What the check refuses, JSON Schema refuses too.
                 assert not validator.is_valid(arguments), (name, arguments)
+
+
+def test_one_budget_across_the_roots(roots_server: Server) -> None:
+    from readmany.frame import weigh
+
+    arguments = {"include": ["**/*.txt", "**/*.py", "*.md"], "format": "markdown"}
+    whole = roots_server.text("read_many_files", arguments)
+    budget = int(weigh(whole) * 0.6)
+    packed = roots_server.text("read_many_files", {**arguments, "maxTokens": budget})
+    # The roots packed in turn: together within the one budget, not a budget each.
+    assert weigh(packed) <= budget < weigh(whole)

@@ -155,6 +155,11 @@ def warm_up() -> None:
             LOG.debug("%s not imported ahead", name, exc_info=True)
 
 
+def _less(limit: int, used: int) -> int:
+    """What a limit leaves once `used` is spent (at least 1; no limit stays none)."""
+    return limit if limit == sys.maxsize else max(1, limit - used)
+
+
 class Tools:
     """The tools, bound to a server's configuration."""
 
@@ -301,8 +306,8 @@ class Tools:
                 break
             size, lines, tokens = weight(text_of(result) + "\n")
             left = Budget(
-                max(1, left.max_bytes - size),
-                max(1, left.max_lines - lines),
+                _less(left.max_bytes, size),
+                _less(left.max_lines, lines),
                 max(1.0, left.max_tokens - tokens) if left.counts_tokens else left.max_tokens,
             )
         return merged(results, roots, "\n")
