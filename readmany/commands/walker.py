@@ -247,6 +247,8 @@ class FromGit(Selection):
     """
 
     def __init__(self, request: GlobRequest) -> None:
+        from readmany.frame.paths import header_path
+        from readmany.read.gitcontent import diff_text
         from readmany.select import git
 
         self._request = request
@@ -265,11 +267,12 @@ class FromGit(Selection):
             # An empty diff is no section: nothing staged is then said as without the
             # diff (`nothing is staged`), not shown as an empty section.
             self.diff = (
-                git.diff_text(
+                diff_text(
                     selection.root,
                     staged=request.staged,
                     rev=request.changed,
                     paths=self._selection.diff_paths(),
+                    header=header_path,
                 )
                 or None
             )
@@ -292,7 +295,7 @@ class FromGit(Selection):
             for event in self._selection.events():
                 yield event, None
             return
-        from readmany.select.git import index_blobs
+        from readmany.read.gitcontent import index_blobs
 
         request = self._request
         reader = candidate_reader(request)
