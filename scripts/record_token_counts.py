@@ -331,7 +331,7 @@ def tokenizer_version(tokenizer_dir: Path) -> str:
 def compare(files: list[Path], tokenizer_dir: Path) -> int:
     """Print the estimates' errors on `files` (UTF-8 text; others are skipped): per file,
     and of their sum (what `--stats` shows of a directory)."""
-    from readmany.emit.stats import measure_for_stats
+    from readmany.read.measure import measure_for_stats
     from readmany.tokens import estimate_tokens, estimate_tokens_for
 
     datas = []

@@ -280,7 +280,7 @@ class Tools:
         use_default_excludes: bool,
         filtering: FileFiltering | None,
     ) -> Any:
-        from readmany.commands.walker import GlobRequest
+        from readmany.commands.glob_request import GlobRequest
 
         patterns = (*(paths or ()), *(include or ()))
         if not patterns:

@@ -603,3 +603,54 @@ def is_tracked(root: str, path: str) -> bool:
     except OSError:
         return False
     return done.returncode == 0 and done.stdout != b""
+
+
+# --- the patterns over git's paths ------------------------------------------------------
+
+
+def _git_patterns(patterns: Sequence[str], root: str) -> list[str]:
+    """The patterns as git's paths are matched: a directory means what is below it."""
+    found = []
+    for pattern in patterns:
+        directory = os.path.isdir(os.path.join(root, pattern))
+        found.append(pattern.rstrip("/") + "/**" if directory else pattern)
+    return found
+
+
+def unmatched_patterns(patterns: Sequence[str], selection: GitSelection) -> list[str]:
+    """The patterns, as given, that match none of the paths git named (read or not)."""
+    if not patterns:
+        return []
+    from readmany.select.patterns import compile_paths
+
+    paths = [entry.rel for entry in selection.entries]
+    paths += [skip.rel.rstrip("/") for skip in selection.skipped]
+    unmatched = []
+    for given, pattern in zip(patterns, _git_patterns(patterns, selection.root), strict=True):
+        matcher = compile_paths([pattern])
+        if not any(matcher.match(path) for path in paths):
+            unmatched.append(given)
+    return unmatched
+
+
+def path_filter(
+    patterns: Sequence[str], root: str, output: str | None
+) -> Callable[[str], bool] | None:
+    """Which of git's paths to keep: those the patterns match (a directory means what is
+    below it), never the `-o` file (`output`, as given); None to keep them all."""
+    found = _git_patterns(patterns, root)
+    shown_output = None
+    if output:
+        shown_output = os.path.relpath(os.path.abspath(output), root).replace(os.sep, "/")
+    if not found and shown_output is None:
+        return None
+    matcher = None
+    if found:
+        from readmany.select.patterns import compile_paths
+
+        matcher = compile_paths(found)
+
+    def keep(rel: str) -> bool:
+        return rel != shown_output and (matcher is None or matcher.match(rel))
+
+    return keep
