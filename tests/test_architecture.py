@@ -32,9 +32,6 @@ ALLOWED = {
     # A cycle: the server imports `ServerConfig` from the command that starts it (lazily,
     # once the SDK is known to be installed); the config is to move below both.
     ("readmany.commands.mcp_tools", "readmany.commands.mcp"),
-    # A cycle: the global excludes file is read with the ignore files' own reader, and the
-    # ignore stack asks gitconfig for its path (lazily); the reader is to move below both.
-    ("readmany.select.gitconfig", "readmany.select.ignore"),
 }
 
 
