@@ -9,6 +9,9 @@ Every import counts, those made lazily inside a function and those for type chec
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "readmany"
@@ -175,3 +178,47 @@ def test_a_rule_breaking_import_is_caught() -> None:
             "readmany.commands.many_request",
         ]
     ]
+
+
+# -- the two faces: one code path ----------------------------------------------------------
+
+# The stages are given the face's choices as values (`faces.Face`, chosen in one place);
+# none of them asks which face it runs in.
+FACE_BLIND = ("select", "read", "frame", "pack", "emit")
+_COMPAT_WORD = re.compile(r"(?:^|_)compat(?:_|$)", re.IGNORECASE)
+
+
+def compat_identifiers(source: str) -> list[tuple[int, str]]:
+    """The identifiers of `source` (names, attributes, arguments, keywords) that hold the
+    word `compat`, with their line; comments and strings do not count."""
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.NAME and _COMPAT_WORD.search(token.string):
+            found.append((token.start[0], token.string))
+    return found
+
+
+def _face_blind_modules() -> list[Path]:
+    return [
+        path for path in sorted(PACKAGE.rglob("*.py")) if _stage(_module_name(path)) in FACE_BLIND
+    ]
+
+
+def test_no_stage_asks_which_face_it_runs_in() -> None:
+    found = {
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {name}"
+        for path in _face_blind_modules()
+        for line, name in compat_identifiers(path.read_text(encoding="utf-8"))
+    }
+    assert found == set(), "give the stage a field of `Face` instead"
+
+
+def test_an_identifier_named_compat_is_caught() -> None:
+    assert len(_face_blind_modules()) > 40  # pack.py, as it stands, and the packages
+    source = (
+        "# --compat is the reference's face\n"
+        "def run(request, is_compat=False):\n"
+        "    '''Without compat.'''\n"
+        "    return request.face.compat or render(compat=True)\n"
+    )
+    assert compat_identifiers(source) == [(2, "is_compat"), (4, "compat"), (4, "compat")]

@@ -365,7 +365,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         report.diff = diff
     any_section = index > 0 or report.any_shown
     if compat:
-        sink.write(frame_end(any_section, compat=True))
+        sink.write(frame_end(any_section))
     else:
         if any_section and not index:  # attachments alone (--json)
             sink.write(framing.start(None))

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.read.matched import CandidateReader
-    from readmany.select.walk import SelectRequest
+    from readmany.select.walk import SelectRequest, WalkRules
 
 # This module is imported before the fork and kept light: the stages are imported where
 # they are used, so that each process imports its own while the other does the same.
@@ -89,9 +89,22 @@ def select_request(request: GlobRequest) -> SelectRequest:
         use_gitignore=request.use_gitignore,
         ignore_files=request.ignore_files,
         recursive=request.recursive,
-        compat=request.face.compat,
+        rules=walk_rules(request.face),
         outputs=output_paths(request.output),
-        global_excludes=not request.face.compat,
+        global_excludes=request.face.global_excludes,
+    )
+
+
+def walk_rules(face: Face) -> WalkRules:
+    """How the walk of a face treats what is named and what it leaves out."""
+    from readmany.select.walk import WalkRules
+
+    return WalkRules(
+        listed_order=face.listed_order,
+        named_paths_bypass_ignore=face.named_paths_bypass_ignore,
+        report_left_out=face.report_left_out,
+        listed_paths_request_assets=face.listed_paths_request_assets,
+        walk_listed_directory_links=face.walk_listed_directory_links,
     )
 
 
@@ -117,8 +130,8 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
         max_lines=face.glob_max_lines,
         max_line_units=face.glob_max_line_units,
         max_file_bytes=face.glob_max_file_bytes,
-        exact=not face.compat,
-        sniff_typescript=not face.compat,
+        exact=face.glob_exact_text,
+        sniff_typescript=face.glob_sniff_typescript,
         max_svg_bytes=face.glob_max_svg_bytes,
     )
     requested = RequestedAssets(request.patterns)
