@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from readmany.emit import beneath
-from readmany.hashline import file_tag
+from readmany.read.hashline import file_tag
 
 
 @pytest.fixture

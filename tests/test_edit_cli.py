@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_terminal import run_with_terminal_stdout_and_stderr
 
-from readmany.hashline import decode_lines, file_tag, line_anchor
+from readmany.read.hashline import decode_lines, file_tag, line_anchor
 
 FOUR = b"one\ntwo\nthree\nfour\n"  # 1#uwt 2#nbl 3#fod 4#jdl 5#zyb
 

@@ -114,7 +114,7 @@ def test_the_helper_gives_the_output_of_one_process(
     alone = _run(varied, **how)
     monkeypatch.setenv("READMANY_PROCESSES", "2")
     monkeypatch.setattr(lookahead, "_LAG", SPLITS[split])  # the helper is forked with it
-    monkeypatch.setattr(lookahead, "_BATCH", 5)
+    monkeypatch.setattr(lookahead, "_EVENTS_A_MESSAGE", 5)
     helped = _run(varied, **how)
     assert helped[0] == alone[0]
     assert _summary(helped[1]) == _summary(alone[1])
@@ -150,7 +150,7 @@ def test_the_helper_measures_and_reads_ahead_for_a_plan_as_one_process_does(
     alone = run()
     monkeypatch.setenv("READMANY_PROCESSES", "2")
     monkeypatch.setattr(lookahead, "_LAG", SPLITS[split])
-    monkeypatch.setattr(lookahead, "_BATCH", 5)
+    monkeypatch.setattr(lookahead, "_EVENTS_A_MESSAGE", 5)
     helped = run()
     assert helped[0] == alone[0]
     assert _summary(helped[1]) == _summary(alone[1])
@@ -168,7 +168,7 @@ def test_a_helper_forked_during_the_walk_gives_the_output_of_one_process(
     monkeypatch.delenv("READMANY_PROCESSES")
     monkeypatch.setattr(lookahead, "_use_helper", lambda: 1)  # as on a machine of two CPUs
     monkeypatch.setattr(lookahead, "_HEAD", head)
-    monkeypatch.setattr(lookahead, "_BATCH", 2)
+    monkeypatch.setattr(lookahead, "_EVENTS_A_MESSAGE", 2)
     forked: list[lookahead.Selection] = []
     real_open = glob_request.open_selection
 

@@ -149,7 +149,7 @@ def _directory(top: _Building, directories: list[str], made: list[_Building]) ->
 _NO_SUMS = ((),) * 6  # an empty root's
 _BIGGEST_FIRST = operator.itemgetter(5, 3)  # tokens, bytes
 _BYTES = operator.itemgetter(3)
-_TOKENS = operator.itemgetter(5)
+_NODE_TOKENS = operator.itemgetter(5)
 
 
 def mark(node: StatsNode) -> str:
@@ -225,7 +225,7 @@ def stats_text(root: StatsNode) -> str:
     # The numbers are formatted by one template each, the whole text by one more: a call
     # a row costs more than the formatting it does.
     rows = len(nodes)
-    tokens = ("~{:,}\n" * rows).format(*map(_TOKENS, nodes)).split("\n")
+    tokens = ("~{:,}\n" * rows).format(*map(_NODE_TOKENS, nodes)).split("\n")
     tokens.pop()  # what follows the last
     lines = list(map(_LINES, nodes))
     widths = (

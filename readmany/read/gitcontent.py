@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from readmany.read.safe import Boundary, OpenFailure
 
-_CHUNK = 1 << 20
+_BLOB_CHUNK = 1 << 20
 
 _DIFF_OUTPUT = (
     "--no-color",
@@ -319,7 +319,7 @@ def _argv_chunks(paths: Sequence[bytes]) -> Iterator[Sequence[bytes]]:
 # `git cat-file --batch`, started at the first such blob and asked one blob at a time.
 
 _WORK_TREE_LIMIT = 4 << 20  # a verified copy is held whole: bounded per file
-_OPEN_FLAGS = (
+_WORK_TREE_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
     | getattr(os, "O_NONBLOCK", 0)  # a FIFO put in the file's place must not block the open
@@ -333,7 +333,7 @@ def _work_tree_copy(path: str, oid: str) -> bytes | None:
     import stat
 
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, _WORK_TREE_FLAGS)
     except (OSError, ValueError):
         return None
     try:
@@ -430,7 +430,7 @@ class IndexBlob:
             return data
         return b"".join(self.chunks(max(self._size, 1)))
 
-    def chunks(self, size: int = _CHUNK) -> Iterator[bytes]:
+    def chunks(self, size: int = _BLOB_CHUNK) -> Iterator[bytes]:
         """The blob in pieces of at most `size` bytes (once)."""
         self._resolve()
         if self._data is not None:
@@ -538,7 +538,7 @@ class IndexBlobs:
         if not self._sending:
             return
         while self._left:
-            count = min(_CHUNK, self._left)
+            count = min(_BLOB_CHUNK, self._left)
             self._read_exactly(count)
             self._left -= count
         if self._read_exactly(1) != b"\n":

@@ -22,7 +22,7 @@ from readmany.limits import (
 )
 from readmany.read.classify import (
     ASSET_KINDS,
-    SNIFF_BYTES,
+    BINARY_SNIFF_BYTES,
     Kind,
     is_binary,
     kinds_by_name,
@@ -47,23 +47,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
-    class Candidate(Protocol):
-        """A file the walk found, as the read needs it (the select stage's Candidate)."""
-
-        @property
-        def path(self) -> str: ...  # absolute
-
-        @property
-        def rel(self) -> str: ...
-
-        @property
-        def named(self) -> bool: ...  # named exactly, not matched by a glob
-
-        @property
-        def regular(self) -> bool: ...  # the directory listing said: a regular file
-
-        @property
-        def real(self) -> str | None: ...  # where links on the way lead, root-relative
+    from readmany.select.candidates import Candidate
 
     class Blob(Protocol):
         """A file's bytes held elsewhere (a staged blob): its size first, then its bytes."""
@@ -324,7 +308,7 @@ def _shown_kind(
     bytes, the asset gate, the size limit, binary content."""
     by_name, binary_kind = kinds
     size = source.size
-    kind = by_name or (binary_kind if is_binary(source.head(SNIFF_BYTES)) else "text")
+    kind = by_name or (binary_kind if is_binary(source.head(BINARY_SNIFF_BYTES)) else "text")
     if kind in ASSET_KINDS and not requested(name):
         return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
     if size > limits.max_file_bytes:

@@ -80,7 +80,7 @@ class Source(NamedTuple):
     patterns: tuple[str, ...] = ()
 
 
-_BATCH = 32  # events a message
+_EVENTS_A_MESSAGE = 32  # events a message
 _LAG = 2  # messages the main process may have waiting before the helper reads for it
 _MESSAGE_BYTES = 1 << 18  # file contents a message carries, at most (and one file more)
 _PIPE_BYTES = 1 << 20  # the most an unprivileged process may ask for, by default
@@ -484,7 +484,7 @@ def _walk(
     try:
         for item in items_found:
             batch.append(item)
-            if len(batch) >= _BATCH:
+            if len(batch) >= _EVENTS_A_MESSAGE:
                 flush()
     except UsageError:
         if batch:
