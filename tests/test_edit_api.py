@@ -1,4 +1,4 @@
-"""readmany.read.edit: parsing, the reference's checks and messages, line endings, ops."""
+"""readmany.edit.anchored: parsing, the reference's checks and messages, line endings, ops."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from readmany.read.edit import (
+from readmany.edit.anchored import (
     INVALID,
     STALE,
     AppliedRange,

@@ -393,8 +393,8 @@ class Tools:
         edits: list[dict[str, Any]],
         dryRun: bool = False,
     ) -> CallToolResult:
-        from readmany.commands.edit import EditRun, run_edit
-        from readmany.read.edit import EditError, parse_request
+        from readmany.edit.anchored import EditError, parse_request
+        from readmany.edit.files import EditRun, run_edit
 
         try:
             root = self.roots.root_of(path, rewrite=False)
