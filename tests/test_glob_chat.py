@@ -890,7 +890,7 @@ def test_a_reader_that_weighs_gives_each_text_the_weight_of_what_it_shows(
     from readmany.commands.glob_request import GlobRequest, candidate_reader
     from readmany.faces import Face
     from readmany.read import transfer
-    from readmany.read.matched import TextFile
+    from readmany.read.glob_file import TextFile
     from readmany.select.candidates import Candidate
     from readmany.tokens import text_weight
 

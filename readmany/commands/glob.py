@@ -26,8 +26,8 @@ from readmany.frame.formats import FORMATS, GlobFraming, framing_for
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
 from readmany.read.classify import credentials_name
-from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
-from readmany.read.matched import MeasuredFile as Measured
+from readmany.read.glob_file import AssetFile, Failed, Skipped, TextFile
+from readmany.read.glob_file import MeasuredFile as Measured
 from readmany.read.safe import refuse_root
 from readmany.select.boundary import is_secret_name
 from readmany.select.candidates import (

@@ -71,7 +71,7 @@ from readmany.pack import (
     pack_blocks,
 )
 from readmany.read.classify import ASSET_KINDS, credentials_name
-from readmany.read.matched import AssetFile, Failed, MeasuredFile, Skipped, TextFile
+from readmany.read.glob_file import AssetFile, Failed, MeasuredFile, Skipped, TextFile
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip, shown_path
 from readmany.select.lookahead import Selection
@@ -82,7 +82,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.emit.stats import StatsTree
-    from readmany.read.matched import CandidateReader, MatchedRead
+    from readmany.read.glob_file import CandidateReader, MatchedRead
     from readmany.read.measure import Cost
     from readmany.read.text import TextRead
 

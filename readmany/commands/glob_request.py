@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from readmany.read.matched import CandidateReader
+    from readmany.read.glob_file import CandidateReader
     from readmany.select.walk import SelectRequest, WalkRules
 
 # This module is imported before the fork and kept light: the stages are imported where
@@ -122,7 +122,7 @@ def output_paths(output: str | None) -> tuple[str, ...]:
 
 def candidate_reader(request: GlobRequest) -> CandidateReader:
     """The read of a matched file, with the limits of the request's face."""
-    from readmany.read.matched import CandidateReader, MatchedLimits
+    from readmany.read.glob_file import CandidateReader, MatchedLimits
     from readmany.select.patterns import RequestedAssets
 
     face = request.face

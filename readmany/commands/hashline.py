@@ -28,15 +28,7 @@ from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, READ_MAX_BYTES, UNSIZED
 from readmany.read import images
 from readmany.read.classify import credentials_name
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
-from readmany.read.safe import (
-    OpenFailure,
-    chunks,
-    open_regular,
-    read_all,
-    read_prefix,
-    settle_size,
-)
-from readmany.read.tool import (
+from readmany.read.line_range import (
     WHOLE_FILE_LIMIT,
     ReadStyle,
     ToolRead,
@@ -44,6 +36,14 @@ from readmany.read.tool import (
     format_size,
     read_tool,
     resolve_path,
+)
+from readmany.read.safe import (
+    OpenFailure,
+    chunks,
+    open_regular,
+    read_all,
+    read_prefix,
+    settle_size,
 )
 from readmany.record import NamedTuple
 from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name

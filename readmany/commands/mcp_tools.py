@@ -39,7 +39,7 @@ from readmany.faces import Face
 from readmany.limits import MANY_MAX_FILES, READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import UNCOUNTED, Budget
 from readmany.read.classify import credentials_name
-from readmany.read.tool import resolve_path
+from readmany.read.line_range import resolve_path
 from readmany.select.boundary import (
     blocked,
     inside,

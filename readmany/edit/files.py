@@ -42,8 +42,8 @@ from readmany.frame.hashline import frame_hashline, header_row
 from readmany.frame.paths import header_path
 from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES as MAX_ANCHORED_BYTES
 from readmany.read.hashline import HashlineError, decode_lines
+from readmany.read.line_range import failure_message, format_size, resolve_path
 from readmany.read.safe import ECHANGED, OpenFailure, open_regular_in, read_all, refuse_root
-from readmany.read.tool import failure_message, format_size, resolve_path
 from readmany.record import NamedTuple
 from readmany.select.boundary import (
     blocked_name,

@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from readmany.read.matched import (
+    from readmany.read.glob_file import (
         AssetFile,
         Failed,
         MatchedRead,
@@ -31,7 +31,7 @@ def _result_types() -> tuple[
     type[TextFile], type[TextRead], type[AssetFile], type[Skipped], type[Failed], type[MeasuredFile]
 ]:
     """The read stage's result types, imported once (an import statement a file costs µs)."""
-    from readmany.read.matched import AssetFile, Failed, MeasuredFile, Skipped, TextFile
+    from readmany.read.glob_file import AssetFile, Failed, MeasuredFile, Skipped, TextFile
     from readmany.read.text import TextRead
 
     return TextFile, TextRead, AssetFile, Skipped, Failed, MeasuredFile

@@ -1,4 +1,5 @@
-"""The read tool of coding agents (pi's `read`), byte-exact: offset/limit, caps, notices.
+"""A range of a file's lines, as the read tool of coding agents (pi's `read`) reads it,
+byte-exact: offset/limit, caps, notices.
 
 `read_tool` reproduces it for one path: 1-based `offset`, `limit`, a head truncation at
 2000 lines / 51200 bytes with its continuation notices, image detection by content, and
