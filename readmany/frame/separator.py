@@ -46,9 +46,7 @@ def frame_data_url(path: str, mime_type: str, data: str) -> str:
     return frame_separator(path, f"data:{mime_type};base64,{data}")
 
 
-def frame_end(any_section: bool, *, compat: bool = True) -> str:
+def frame_end(any_section: bool) -> str:
     """What follows the sections: the end marker; with no section, the reference's
-    "no files" sentence (`compat`) or nothing at all."""
-    if any_section:
-        return END_OF_CONTENT
-    return NO_FILES if compat else ""
+    "no files" sentence."""
+    return END_OF_CONTENT if any_section else NO_FILES
