@@ -48,6 +48,7 @@ class Face(NamedTuple):
     many_binary_error: bool = True  # a binary file is an error block, never its bytes
     many_omitted_notice: bool = True  # files left out by the budget named after the last block
     budget_sizes: bool = True  # `--max-bytes 100k`, `--max-tokens`; else plain numbers only
+    guard_sections: bool = True  # a text section whose body reads as a header is guarded
 
     @classmethod
     def reference(cls) -> Face:
@@ -73,6 +74,7 @@ class Face(NamedTuple):
             many_binary_error=False,
             many_omitted_notice=False,
             budget_sizes=False,
+            guard_sections=False,
         )
 
     @classmethod

@@ -61,8 +61,14 @@ def sections(text: str, read: list[dict[str, Any]]) -> tuple[list[tuple[str, str
         section = data[at : at + record["outputBytes"]].decode()
         at += record["outputBytes"]
         header, body = section.split("\n\n", 1)
-        assert header.startswith("--- ") and header.endswith(" ---")
-        found.append((header[4:-4], body.removesuffix("\n\n")))
+        framed = re.fullmatch(r"(-{3,}) (.*) \1", header)
+        assert framed is not None, header
+        run, shown = framed.groups()
+        if len(run) > 3:  # a guarded section: closed by a line of its own
+            close = f"\n{run} End of {shown} {run}\n\n"
+            assert body.endswith(close)
+            body = body.removesuffix(close) + "\n\n"
+        found.append((shown, body.removesuffix("\n\n")))
     return found, data[at:].decode()
 
 

@@ -301,7 +301,10 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         selection.when_waiting(sink.flush)
         compat = request.face.compat
         framing = framing_for(
-            request.format, line_numbers=request.line_numbers, reserved=reserved_label(request)
+            request.format,
+            line_numbers=request.line_numbers,
+            reserved=reserved_label(request),
+            guard=request.face.guard_sections,
         )
         joint = framing.joint
         report = Report(

@@ -205,7 +205,10 @@ class _Run:
         self.sink = sink
         self.report = report
         self.framing = framing_for(
-            request.format, line_numbers=request.line_numbers, reserved=reserved_label(request)
+            request.format,
+            line_numbers=request.line_numbers,
+            reserved=reserved_label(request),
+            guard=request.face.guard_sections,
         )
         self.reader = candidate_reader(request)
         self.source = _Source(request, selection, self.reader)
