@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from readmany.read.classify import credentials_name
-from readmany.read.tool import resolve_path
+from readmany.read.line_range import resolve_path
 from readmany.select.boundary import (
     blocked,
     inside,

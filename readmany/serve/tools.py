@@ -229,7 +229,7 @@ class Tools:
         use_default_excludes: bool,
         filtering: dict[str, bool] | None,
     ) -> Any:
-        from readmany.commands.walker import GlobRequest
+        from readmany.commands.glob_request import GlobRequest
 
         if not patterns:
             raise ToolFailed("read_many_files: give the argument include (a list of glob patterns)")
@@ -366,8 +366,8 @@ class Tools:
     # -- edit ------------------------------------------------------------------------
 
     def edit(self, path: str, hash: str, edits: Any, dryRun: bool = False) -> Result:
-        from readmany.commands.edit import EditRun, run_edit
-        from readmany.read.edit import EditError, parse_request
+        from readmany.edit.anchored import EditError, parse_request
+        from readmany.edit.files import EditRun, run_edit
 
         root = self.roots.root_of(path, rewrite=False)
         try:
