@@ -1,8 +1,12 @@
-"""What `readmany mcp` serves, as its command line gave it."""
+"""What `readmany mcp` serves, as its command line gave it, and the server's log."""
 
 from __future__ import annotations
 
+import logging
+
 from readmany.record import NamedTuple
+
+LOG = logging.getLogger("readmany.mcp")  # the server's log, on stderr
 
 
 class ServerConfig(NamedTuple):

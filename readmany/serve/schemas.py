@@ -8,13 +8,11 @@ No SDK and no pydantic here: the schemas are data, checked by the few rules they
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 from readmany.limits import MANY_MAX_FILES
+from readmany.serve.config import LOG
 from readmany.serve.roots import ToolFailed
-
-LOG = logging.getLogger("readmany.mcp")
 
 MAX_TOKENS = {
     "type": "integer",

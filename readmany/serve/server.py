@@ -23,11 +23,9 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from readmany import __version__
-from readmany.serve.config import ServerConfig
+from readmany.serve.config import LOG, ServerConfig
 from readmany.serve.schemas import listed
 from readmany.serve.tools import Tools, failed, warm_up
-
-LOG = logging.getLogger("readmany.mcp")
 
 
 def build_server(config: ServerConfig) -> Server[Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import logging
 import sys
 import threading
 from collections.abc import Callable
@@ -22,11 +21,10 @@ from readmany.errors import UsageError
 from readmany.faces import Face
 from readmany.limits import MANY_MAX_FILES, READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import UNCOUNTED, Budget
-from readmany.serve.config import ServerConfig
+from readmany.serve.config import LOG, ServerConfig
 from readmany.serve.roots import Roots, ToolFailed
 from readmany.serve.schemas import checked
 
-LOG = logging.getLogger("readmany.mcp")
 DETAILS_KEY = "readmany/details"  # the `_meta` key of a result's details (--json's)
 # The tools run on worker threads; one runs at a time, as one command line would (an
 # edit's stderr is captured process-wide).
