@@ -269,7 +269,7 @@ IMPORT_KEYS: dict[str, tuple[str, ...]] = {
     "rb": ("require",),
     "php": ("\nuse ", "require", "include"),
 }
-_NOT_NAMES = frozenset(
+_NOT_MODULES = frozenset(
     [
         "import",
         "from",
@@ -427,7 +427,7 @@ def imported_names(sample: str, extension: str) -> set[str]:
     # Separators to spaces, then split: bytes.translate is a table lookup in C, where
     # str.translate or a regular expression costs ten times as much.
     words = "".join(lines).encode("utf-8", "surrogatepass").translate(_SEPARATORS).split()
-    return {word.decode("utf-8", "replace") for word in words}.difference(_NOT_NAMES)
+    return {word.decode("utf-8", "replace") for word in words}.difference(_NOT_MODULES)
 
 
 _SEPARATORS = bytes(

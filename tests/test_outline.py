@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from readmany.read import outline as outlines
-from readmany.read.outline import Item, installed, language_of, line_rule_items, outline, render
+from readmany.read.outline import (
+    OutlineEntry,
+    installed,
+    language_of,
+    line_rule_items,
+    outline,
+    render,
+)
 
 PYTHON = '''"""The module."""
 
@@ -307,7 +314,10 @@ def test_long_signatures_are_cut_and_outlines_bounded() -> None:
 
 def test_render_aligns_numbers() -> None:
     shown = outlines.Outline(
-        "", "lines", (Item(3, 0, "line", "def a"), Item(120, 1, "line", "def b", "doc")), 150
+        "",
+        "lines",
+        (OutlineEntry(3, 0, "line", "def a"), OutlineEntry(120, 1, "line", "def b", "doc")),
+        150,
     )
     assert render(shown) == "  3  def a\n120      def b  # doc\n"
 
@@ -321,4 +331,4 @@ def test_text_that_does_not_parse_still_outlines() -> None:
 def test_non_utf8_safe_text() -> None:
     shown = outline("u.py", "def caf\u00e9(x):\n    '''Sp\u00e4t.'''\n\nS = '\udcff'\n")
     assert shown is not None
-    assert shown.items[0] == Item(1, 0, "function", "def caf\u00e9(x)", "Sp\u00e4t.")
+    assert shown.items[0] == OutlineEntry(1, 0, "function", "def caf\u00e9(x)", "Sp\u00e4t.")

@@ -71,7 +71,7 @@ MAX_ENTRIES = 2000  # an outline longer than this is cut (generated code)
 MAX_DEPTH = 3  # classes in classes in namespaces: deeper is not walked
 
 
-class Item(NamedTuple):
+class OutlineEntry(NamedTuple):
     """One line of an outline."""
 
     line: int  # 1-based, where the entry starts in the file
@@ -84,7 +84,7 @@ class Item(NamedTuple):
 class Outline(NamedTuple):
     language: str  # "python" …, "markdown", or "" (the line rule)
     method: str  # "tree-sitter" or "lines"
-    items: tuple[Item, ...]
+    items: tuple[OutlineEntry, ...]
     lines: int  # the file's lines
 
 
@@ -127,20 +127,20 @@ def render(shown: Outline) -> str:
 # --- the line rule ---------------------------------------------------------------------
 
 
-def line_rule_items(text: str) -> list[Item]:
+def line_rule_items(text: str) -> list[OutlineEntry]:
     """The lines that start with a `LINE_RULE` keyword at column 0."""
-    items: list[Item] = []
+    items: list[OutlineEntry] = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.startswith(LINE_RULE):
-            items.append(Item(number, 0, "line", _one_line(line)))
+            items.append(OutlineEntry(number, 0, "line", _one_line(line)))
             if len(items) >= MAX_ENTRIES:
                 break
     return items
 
 
-def _heading_items(text: str) -> list[Item]:
+def _heading_items(text: str) -> list[OutlineEntry]:
     """A Markdown file's `#` headings (not in a fenced block); an RST file's titles."""
-    items: list[Item] = []
+    items: list[OutlineEntry] = []
     fence = ""
     lines = text.splitlines()
     for number, line in enumerate(lines, 1):
@@ -154,7 +154,7 @@ def _heading_items(text: str) -> list[Item]:
         if line.startswith("#"):
             level = len(line) - len(line.lstrip("#"))
             if level <= 6 and line[level : level + 1] in (" ", ""):
-                items.append(Item(number, level - 1, "heading", _one_line(line)))
+                items.append(OutlineEntry(number, level - 1, "heading", _one_line(line)))
         elif (
             number > 1
             and line
@@ -164,7 +164,7 @@ def _heading_items(text: str) -> list[Item]:
             and not lines[number - 2].startswith(("=", "-"))
         ):
             items.append(
-                Item(
+                OutlineEntry(
                     number - 1, 0 if line[0] == "=" else 1, "heading", _one_line(lines[number - 2])
                 )
             )
@@ -274,7 +274,7 @@ _BODY_TYPES = frozenset(
 )  # fmt: skip
 
 
-def _tree_items(parser: Parser, language: str, text: str) -> list[Item]:
+def _tree_items(parser: Parser, language: str, text: str) -> list[OutlineEntry]:
     source = text.encode("utf-8", "surrogatepass")
     tree = parser.parse(source)
     walker = _Walker(source, language)
@@ -286,7 +286,7 @@ class _Walker:
     def __init__(self, source: bytes, language: str) -> None:
         self.source = source
         self.language = language
-        self.items: list[Item] = []
+        self.items: list[OutlineEntry] = []
 
     def text_of(self, start: int, end: int) -> str:
         return self.source[start:end].decode("utf-8", "replace")
@@ -328,7 +328,7 @@ class _Walker:
             self.walk(node, depth)
 
     def add(self, node: Node, depth: int, kind: str, text: str, doc: str = "") -> None:
-        self.items.append(Item(node.start_point[0] + 1, depth, kind, _one_line(text), doc))
+        self.items.append(OutlineEntry(node.start_point[0] + 1, depth, kind, _one_line(text), doc))
 
     def definition(
         self, node: Node, depth: int, kind: str, previous: Node | None, walk_body: bool = True
