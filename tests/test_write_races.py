@@ -25,7 +25,7 @@ import pytest
 from helpers import scaled
 
 from readmany.__main__ import main
-from readmany.hashline import file_tag, line_anchor
+from readmany.read.hashline import file_tag, line_anchor
 
 TRIES = scaled(500)  # a fifth of it unless READMANY_TESTS_FULL=1
 FULL_TRIES = 500
