@@ -77,7 +77,7 @@ from readmany.pack import (
     pack_blocks,
 )
 from readmany.read.classify import ASSET_KINDS, credentials_name
-from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
+from readmany.read.matched import AssetFile, Failed, Skipped, TextFile, held_text, whole_cost
 from readmany.read.matched import Measured as MeasuredFile
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip
@@ -178,10 +178,10 @@ class _Source:
         self._walk: Iterator[tuple[object, MatchedRead | MeasuredFile | None]] | None = None
         self._at = -1
 
-    def read(self, item: Item) -> MatchedRead | None:
+    def read(self, item: Item, keep: int | None = None) -> MatchedRead | None:
         assert item.candidate is not None
         if self._selection is None:
-            return self._reader(item.candidate, item.path)
+            return self._reader(item.candidate, item.path, keep)
         if self._walk is None or self._at >= item.ordinal:
             self.close()
             self._walk = iter(self._selection)
@@ -245,6 +245,17 @@ class _Run:
         # for a budget of tokens: without one, a block's `tokens` is 0.
         self.lines = request.max_lines is not None
         self.tokens = request.max_tokens is not None
+        # Of a long text, the first pass holds only what a cut can show (`held_text`).
+        self._hold = held_text(
+            self.reader.limits,
+            max_bytes=request.max_bytes,
+            max_tokens=request.max_tokens,
+            bytes_per_token=CUT_BYTES_PER_TOKEN,
+            plain=request.format == "text"
+            and not request.line_numbers
+            and request.secrets == "off"
+            and not request.stats,
+        )
 
     # -- pass 1 --
 
@@ -301,7 +312,8 @@ class _Run:
                     self.items.append(Item(ordinal, event, rel, path))
                 continue
             item = Item(ordinal, event, rel, path)
-            result = done if done is not None else self.reader(event, path)
+            keep = self._hold if sizes and not credentials_name(rel) else None
+            result = done if done is not None else self.reader(event, path, keep)
             if isinstance(result, TextFile):
                 checked = report.checked(event.rel, path, result, request.secrets)
                 if checked is None:
@@ -316,13 +328,18 @@ class _Run:
                         report.root,
                         item.rel,
                         path,
-                        text,
+                        text if checked.whole is None else text._replace(body=""),
                         index,
                         lines=self.lines,
                         tokens=self.tokens,
-                        weight_of_text=checked.weight,
+                        weight_of_text=checked.weight if checked.whole is None else 0.0,
                     )
-                    if size <= self._keep_bytes:
+                    if checked.whole is not None:  # only its start held: the frame and all
+                        whole_bytes, whole_newlines, whole_tokens = whole_cost(checked)
+                        size += whole_bytes
+                        lines += whole_newlines if self.lines else 0
+                        tokens += whole_tokens if self.tokens else 0.0
+                    elif size <= self._keep_bytes:
                         self._keep(len(self.entries), checked, size)
                     self._add(item, (size, lines), text.body, cuttable=True, tokens=tokens)
                 elif tree:
@@ -444,7 +461,8 @@ class _Run:
         text = self._kept.get(position)
         if text is None:
             item = self.items[position]
-            result = self.source.read(item)
+            keep = self._hold if not credentials_name(item.rel) else None
+            result = self.source.read(item, keep)
             text = self._recheck(item, result) if isinstance(result, TextFile) else None
         self._last_text = (position, text)
         return text
@@ -745,7 +763,7 @@ class _Run:
             elif position == plan.partial_index and isinstance(plan.partial, Cut):
                 cut = plan.partial
                 block = framing.block(item.path, cut.head, index + 1, note=cut.note)
-                result = self.text_of(position)
+                result = _with_total(self.text_of(position))
             else:
                 left_out.append(item.path)
                 continue
@@ -874,6 +892,9 @@ class _Run:
         if text is None:  # an asset: its block is read again to be weighed
             block, _ = self._block_again(position, position + 1)
             return weigh(block or "")
+        if text.whole is not None:  # only its start held: the frame, and all of the text
+            frame = self._text_tokens(item, text.text._replace(body=""), position + 1, 0.0)
+            return frame + whole_cost(text)[2]
         return self._text_tokens(item, text.text, position + 1)
 
     def _newlines(self, entry: Entry) -> int:
@@ -884,10 +905,11 @@ class _Run:
         if text is None:
             return entry.block.lines
         item = self.items[entry.position]
+        held = text.text if text.whole is None else text.text._replace(body="")
         block = text_block(
-            self.framing, self.report.root, item.rel, item.path, text.text, entry.position + 1
+            self.framing, self.report.root, item.rel, item.path, held, entry.position + 1
         )
-        return block.count("\n")
+        return block.count("\n") + (text.whole.newlines if text.whole is not None else 0)
 
 
 _LEAST_NOTE = notices.showing(1, 1, 2, "readmany many :2")  # shorter than any cut's notice
@@ -979,7 +1001,7 @@ class _Block:
         if result is None:
             return None
         body = result.text.body
-        total = result.text.total_lines or body.count("\n") + (not body.endswith("\n"))
+        total = _with_total(result).text.total_lines or body.count("\n") + (not body.endswith("\n"))
         ends, byte_ends = _line_ends(body, max_bytes)
         most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
         best = None
@@ -1002,6 +1024,13 @@ class _Block:
             run.framing.tokens(item.path, head, index, note=note, cut=True) if run.tokens else 0.0
         )
         return Cut(text, *size_of(text), head, note, count, tokens)
+
+
+def _with_total(result: TextFile | None) -> Any:
+    """The text, its count of lines that of all of it where only its start is held."""
+    if result is None or result.whole is None:
+        return result
+    return result._replace(text=result.text._replace(total_lines=result.whole.lines))
 
 
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
