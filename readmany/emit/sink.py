@@ -8,7 +8,7 @@ stays flat however much is written.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 
 from readmany.frame import weigh
 from readmany.record import NamedTuple
@@ -82,9 +82,11 @@ class Sink:
         sample is scaled); else, with `weigh`, it is weighed here."""
         return self.write_all((text,), tokens)
 
-    def write_all(self, pieces: Sequence[str], tokens: float | None = None) -> int:
+    def write_all(self, pieces: Iterable[str], tokens: float | None = None) -> int:
         """Write pieces of content one after the other, as one (`write`): a frame and a
         long text are written without being joined into a copy of both first."""
+        if self.weigh and tokens is None:
+            pieces = list(pieces)  # weighed after they are written
         size = 0
         for text in pieces:
             size += self._write_text(text)

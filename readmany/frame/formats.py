@@ -22,8 +22,10 @@ rest; text puts it after the body, markdown between heading and fence, xml in `<
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from readmany.frame import weigh
-from readmany.frame.numbering import number_lines
+from readmany.frame.numbering import number_lines, numbered_pieces
 from readmany.frame.separator import (
     END_OF_CONTENT,
     SECTION_TAIL,
@@ -71,6 +73,20 @@ class GlobFraming:
         if self.line_numbers if line_numbers is None else line_numbers:
             body = number_lines(body)
         return frame_separator(path, body, truncated, note, quote=self.quotes(path, label))
+
+    def pieces(
+        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+    ) -> Iterable[str]:
+        """`block(...)` as pieces to write one after the other (`Sink.write_all`): the
+        text is never copied into its block, nor numbered whole (`-n`)."""
+        head = section_head(path, truncated, quote=self.quotes(path))
+        yield head
+        if self.line_numbers:
+            yield from numbered_pieces(body)
+        else:
+            yield body
+        yield note
+        yield SECTION_TAIL
 
     def measure(
         self,
@@ -180,6 +196,18 @@ class _NotedFraming(GlobFraming):
     ) -> str:
         raise NotImplementedError
 
+    def pieces(
+        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+    ) -> Iterable[str]:
+        if truncated and not note:
+            note = TRUNCATION_WARNING
+        return self._pieces(path, body, index, self.line_numbers, note, self.quotes(path))
+
+    def _pieces(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> Iterable[str]:
+        return (self._frame(path, body, index, numbered, note, quote),)
+
 
 # The markdown and xml framers are imported by the runs that use them: most use text.
 
@@ -201,6 +229,13 @@ class MarkdownFraming(_NotedFraming):
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
     ) -> str:
         return self._markdown.frame_markdown(
+            path, body, line_numbers=numbered, note=note, quote=quote
+        )
+
+    def _pieces(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> Iterable[str]:
+        return self._markdown.markdown_pieces(
             path, body, line_numbers=numbered, note=note, quote=quote
         )
 
@@ -228,6 +263,13 @@ class XmlFraming(_NotedFraming):
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
     ) -> str:
         return self._xml.frame_xml(path, body, index, line_numbers=numbered, note=note, quote=quote)
+
+    def _pieces(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> Iterable[str]:
+        return self._xml.xml_pieces(
+            path, body, index, line_numbers=numbered, note=note, quote=quote
+        )
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         data_url = f"data:{mime_type};base64,{data}"

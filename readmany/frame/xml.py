@@ -32,7 +32,9 @@ files a budget left out) a `<note>` after the last. Documents are numbered from 
 
 from __future__ import annotations
 
-from readmany.frame.numbering import number_lines, strip_line_numbers
+from collections.abc import Iterator
+
+from readmany.frame.numbering import number_lines, numbered_whole, strip_line_numbers
 from readmany.frame.paths import header_path, quoted
 
 OPEN = "<documents>\n"
@@ -62,6 +64,49 @@ def encode_text(text: str) -> str:
         at = special.end()
     parts.append(_encode_run(text[at:]))
     return "".join(parts)
+
+
+PIECE = 1 << 16  # characters of a run encoded at a time by `encoded_pieces`
+
+
+def encoded_pieces(text: str) -> Iterator[str]:
+    """`encode_text(text)` a piece at a time: a long text is never held escaped whole."""
+    import re
+
+    if "<" not in text and "&" not in text and "]]>" not in text and not re.search(_SPECIAL, text):
+        yield text  # the common case: nothing to escape, nothing copied
+        return
+    at = 0
+    for special in re.finditer(_SPECIAL, text):
+        yield from _run_pieces(text, at, special.start())
+        char = special.group()
+        yield CARRIAGE_RETURN if char == "\r" else CHAR_ELEMENT.format(ord(char))
+        at = special.end()
+    yield from _run_pieces(text, at, len(text))
+
+
+def _run_pieces(text: str, start: int, end: int) -> Iterator[str]:
+    """`_encode_run(text[start:end])` in pieces, the run never copied whole."""
+    if start >= end:
+        return
+    find = text.find
+    cdata = find("<", start, end) >= 0 or find("&", start, end) >= 0 or find("]]>", start, end) >= 0
+    if not cdata:
+        for at in range(start, end, PIECE):
+            yield text[at : min(at + PIECE, end)]
+        return
+    yield CDATA_OPEN
+    at = start
+    while at < end:
+        stop = min(at + PIECE, end)
+        # Never between the characters of a `]]>`: each piece is split as the whole is.
+        for back in (2, 1):
+            if stop < end and stop - back >= at and text.startswith("]]>", stop - back, end):
+                stop += 3 - back
+                break
+        yield text[at:stop].replace("]]>", "]]]]><![CDATA[>")
+        at = stop
+    yield CDATA_CLOSE
 
 
 def _encode_run(run: str) -> str:
@@ -107,6 +152,24 @@ def frame_xml(
         f'<document index="{index}">\n<source>{source_path(path, quote=quote)}</source>\n{noted}'
         f"<document_content>{encode_text(body)}</document_content>\n</document>\n"
     )
+
+
+def xml_pieces(
+    path: str,
+    body: str,
+    index: int,
+    *,
+    line_numbers: bool = False,
+    note: str = "",
+    quote: bool = False,
+) -> Iterator[str]:
+    """`frame_xml(...)` as pieces to write one after the other: the text escaped a piece
+    at a time (numbered, it is held numbered once)."""
+    frame = frame_xml(path, "", index, note=note, quote=quote)
+    split = frame.index("<document_content>") + len("<document_content>")
+    yield frame[:split]
+    yield from encoded_pieces(numbered_whole(body) if line_numbers else body)
+    yield frame[split:]
 
 
 def xml_note(note: str) -> str:

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 from readmany.limits import GLOB_MAX_LINE_UNITS, GLOB_MAX_LINES
 from readmany.read.safe import chunks
-from readmany.units import utf8_len
 from readmany.record import NamedTuple
+from readmany.units import utf8_len
 
 MAX_LINES = GLOB_MAX_LINES
 MAX_LINE_UNITS = GLOB_MAX_LINE_UNITS
