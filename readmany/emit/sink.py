@@ -88,8 +88,24 @@ class Sink:
         if self.weigh and tokens is None:
             pieces = list(pieces)  # weighed after they are written
         size = 0
+        short: list[str] = []  # short pieces, joined into one write
+        held = 0
         for text in pieces:
-            size += self._write_text(text)
+            if len(text) < _SLICE and held + len(text) <= _SLICE:
+                short.append(text)
+                held += len(text)
+                continue
+            if short:
+                size += self._write_text("".join(short))
+                short.clear()
+            if len(text) < _SLICE:
+                short.append(text)
+                held = len(text)
+            else:
+                size += self._write_text(text)
+                held = 0
+        if short:
+            size += self._write_text("".join(short))
         if not size:
             return 0
         self.bytes_written += size
