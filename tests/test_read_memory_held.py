@@ -29,8 +29,10 @@ def _peak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]) -> t
 
 
 def _write(tmp_path: Path, lines: bool) -> None:
-    data = LINE * (SIZE // len(LINE)) if lines else LINE.rstrip(b"\n").replace(b" ", b"_") * (
-        SIZE // len(LINE)
+    data = (
+        LINE * (SIZE // len(LINE))
+        if lines
+        else LINE.rstrip(b"\n").replace(b" ", b"_") * (SIZE // len(LINE))
     )
     (tmp_path / "big.txt").write_bytes(data)
 

@@ -120,7 +120,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         refusal = secret_file_refusal(request.path, target)
         if refusal is not None:
             return _failure(refusal)
-        credentials = credentials_name(request.path) or credentials_name(target)
+        credentials = credentials_name(request.path) or (target and credentials_name(target))
     try:
         fd, st = open_regular(absolute)
     except OpenFailure as failure:
