@@ -31,6 +31,7 @@ from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.safe import (
     OpenFailure,
     chunks,
+    open_beneath,
     open_regular,
     read_all,
     read_prefix,
@@ -65,6 +66,9 @@ class HashlineRequest(NamedTuple):
     limit: int | None = None
     face: Face = Face.reference()
     secrets: str = "off"  # --secrets: off, warn or skip (redact would change the anchors)
+    # A directory the path was judged to lie in (the MCP tool's root): the file is opened
+    # beneath it (`read.safe.open_beneath`), never by its name alone. None: by name.
+    root: str | None = None
 
 
 def main(options: Options) -> int:
@@ -122,7 +126,10 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             return _failure(refusal)
         credentials = credentials_name(request.path) or (target and credentials_name(target))
     try:
-        fd, st = open_regular(absolute)
+        if request.root is None:
+            fd, st = open_regular(absolute)
+        else:
+            fd, st = open_beneath(absolute, request.root)
     except OpenFailure as failure:
         if request.face.shell_notices:
             return _failure(notices.read_problem(request.path, failure.code, failure.kind))

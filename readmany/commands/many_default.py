@@ -458,6 +458,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
                 request.cwd,
                 count_trailing_empty=False,
                 style=style._replace(rewrite_paths=rewrite),
+                root=request.root,
             )
         if result.ok:
             kind = credentials_name(file.path) or (target and credentials_name(target))

@@ -32,9 +32,11 @@ from readmany.read.safe import (
     CHUNK,
     OpenFailure,
     chunks,
+    open_beneath,
     open_regular,
     read_all,
     read_prefix,
+    refusal_text,
     settle_size,
 )
 from readmany.record import NamedTuple
@@ -178,6 +180,9 @@ def resolve_path(path: str, cwd: str, *, rewrite: bool) -> str:
 
 def failure_message(failure: OpenFailure) -> str:
     """The reference's error text for a path that could not be opened."""
+    refusal = refusal_text(failure)
+    if refusal is not None:  # opened beneath a root: it left the root, or changed
+        return f"{failure.path}: {refusal}"
     if failure.code == "EISDIR":
         return "EISDIR: illegal operation on a directory, read"
     if failure.code == "ESPECIAL":
@@ -195,8 +200,13 @@ def read_tool(
     count_trailing_empty: bool = True,
     data: bytes | None = None,
     style: ReadStyle = REFERENCE,
+    root: str | None = None,
 ) -> ToolRead:
     """Read `path` like the read tool. Never raises for a per-file problem.
+
+    `root`: a directory the caller judged the path to lie in; the file is then opened
+    beneath it (`safe.open_beneath`), so that a directory swapped for a link after the
+    judgement cannot lead the read out of it.
 
     `count_trailing_empty=False` is the newer tool's head truncation, which does not count
     the empty piece after a final newline. `data` is the file's content when the caller
@@ -211,7 +221,7 @@ def read_tool(
             return _binary_file(len(data))
         return _read_text(data, path, offset, limit, count_trailing_empty, len(data), style)
     try:
-        fd, st = open_regular(absolute)
+        fd, st = open_regular(absolute) if root is None else open_beneath(absolute, root)
     except OpenFailure as failure:
         return ToolRead(
             error=failure_message(failure), error_code=failure.code, error_detail=failure.kind
