@@ -334,7 +334,31 @@ def _kept(prefix: str, body: str, rule: str, match: re.Match[str]) -> bool:
         return not _placeholder(body)
     if prefix == "sk-" and match["other"] is not None:
         return _mixed(body[3:])  # `sk-` before a long hyphenated word is no key
+    if rule == "jwt":
+        return _issued(body)
     return True
+
+
+_TIME_CLAIMS = ('"iat"', '"exp"', '"nbf"')
+
+
+def _issued(token: str) -> bool:
+    """Whether a JWT is one an issuer made: its claims carry a time (`iat`, `exp`, `nbf`),
+    as every identity provider and signing library stamps them. A token without one was
+    written by hand for a test or a tutorial (`{"sub": "foo"}`): it stands for a token,
+    it grants nothing. Claims that cannot be decoded are taken for a real token's."""
+    import base64
+    import binascii
+
+    payload = token.split(".")[1]
+    try:
+        claims = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    except (binascii.Error, ValueError):
+        return True
+    text = claims.decode("utf-8", "replace").replace(" ", "")
+    if not text.startswith("{"):
+        return True
+    return any(claim + ":" in text for claim in _TIME_CLAIMS)
 
 
 def _paired_hit(
@@ -476,6 +500,8 @@ def _assignment_hit(name: str, match: re.Match[str], add: Callable[[_Hit], None]
         start, end = start + 1, end - 1
     if len(value) < 8 or any(c.isspace() for c in value) or _placeholder(value):
         return
+    if _words(value):
+        return  # `coneofsilence`, `chimichangas4life`: a tutorial's example password
     if not quoted and (
         not any(c.isdigit() for c in value)
         or any(c in "()[]{}" for c in value)
@@ -491,6 +517,23 @@ def _assignment_hit(name: str, match: re.Match[str], add: Callable[[_Hit], None]
     else:
         rule = "secret-assignment"
     add(_Hit(start, end, True, rule))
+
+
+# Small letters in runs that each hold a vowel, with at most one number of up to four
+# digits: words written together, as people make up an example password. A generated
+# secret mixes cases, digits or symbols, or runs consonants together.
+_WORDS = re.compile(r"[a-z]+(?:[0-9]{1,4}[a-z]*)?|[0-9]{1,4}[a-z]+")
+_CONSONANTS = re.compile(r"[b-df-hj-np-tv-xz]{5,}")
+
+
+def _words(value: str) -> bool:
+    """Whether a value given to a secret's name reads as words, not as a generated
+    secret: small letters (and at most one short number), each run of letters holding
+    a vowel a few letters apart at most."""
+    if not _WORDS.fullmatch(value) or _CONSONANTS.search(value):
+        return False
+    letters = [run for run in re.split("[0-9]+", value) if run]
+    return all(len(run) >= 3 and any(v in run for v in "aeiouy") for run in letters)
 
 
 def _merged(hits: list[_Hit]) -> list[_Hit]:
