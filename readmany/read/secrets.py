@@ -247,6 +247,29 @@ def _patterns() -> tuple[tuple[_Rule, ...], dict[str, re.Pattern[str]]]:
     return _compiled
 
 
+_gated: list[tuple[re.Pattern[str], tuple[_Rule, ...]]] | None = None
+
+
+def _gates() -> list[tuple[re.Pattern[str], tuple[_Rule, ...]]]:
+    """The token rules grouped by their prefix's first character, each group with one
+    expression that matches where any of its rules does (their union, names of groups
+    left out): a text is scanned once a group, not once a rule, and `re` finds the
+    group's first character with its fast scan for a literal."""
+    global _gated
+    if _gated is None:
+        groups: dict[str, list[_Rule]] = {}
+        for token in _patterns()[0]:
+            groups.setdefault(token[0][0], []).append(token)
+        _gated = []
+        for first, rules in groups.items():
+            union = "|".join(
+                re.sub(r"\(\?P<\w+>", "(?:", rule[1].pattern[len(re.escape(first)) :])
+                for rule in rules
+            )
+            _gated.append((re.compile(f"{re.escape(first)}(?:{union})"), tuple(rules)))
+    return _gated
+
+
 def scan(text: str) -> list[Finding]:
     """Every secret the rules find in `text`, in order."""
     return [_finding(text, hit) for hit in _hits(text)]
@@ -275,9 +298,12 @@ def _finding(text: str, hit: _Hit) -> Finding:
 def _hits(text: str) -> list[_Hit]:
     hits: list[_Hit] = []
     add = hits.append
-    tokens, other = _patterns()
-    for prefix, pattern, rule in tokens:
-        _token_hits(text, prefix, pattern, rule, other, add)
+    other = _patterns()[1]
+    for gate, rules in _gates():
+        if gate.search(text) is None:
+            continue  # no rule of this group matches anywhere: one scan for all of them
+        for prefix, pattern, rule in rules:
+            _token_hits(text, prefix, pattern, rule, other, add)
     if "PRIVATE KEY" in text:
         _block_hits(text, other["private_key"], other["private_key_end"], add)
     if "PuTTY-User-Key-File-" in text:
