@@ -108,3 +108,43 @@ def test_a_long_file_of_many_lines_is_held_twice_at_most(
     assert status == 0
     assert (tmp_path / "out.txt").stat().st_size > SIZE
     assert peak < 2.5 * SIZE, f"{peak / SIZE:.2f} times the file"
+
+
+def test_the_helper_process_holds_only_the_start_too(tmp_path: Path) -> None:
+    # Where the walk's helper reads ahead (many files), it holds what a cut can show as
+    # the main process does, and says what the whole holds: the output is the same.
+    from readmany.commands.walker import _pack_result, _unpack_result
+    from readmany.read.matched import CandidateReader
+    from readmany.select.candidates import Candidate
+
+    _write(tmp_path, True)
+    reader = CandidateReader(lambda name: True, root=str(tmp_path))
+    reader.limits = reader.limits._replace(exact=True, max_lines=None, max_file_bytes=1 << 30)
+    with reader:
+        held = reader(Candidate("big.txt", str(tmp_path / "big.txt"), True), "big.txt", 1000)
+    import marshal
+
+    back = _unpack_result(marshal.loads(marshal.dumps(_pack_result(held))))
+    assert back == held
+    assert back.whole is not None and len(back.text.body) == 1000
+    assert back.whole.bytes == (tmp_path / "big.txt").stat().st_size
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_budget_cut_is_the_same_read_in_either_process(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    processes: str,
+) -> None:
+    for number in range(300):
+        (tmp_path / f"a{number:03d}.txt").write_text(f"small {number}\n")
+    (tmp_path / "zbig.txt").write_bytes(LINE * 100_000)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("READMANY_PROCESSES", processes)
+    status = main(["glob", "*.txt", "--max-file-size", "1G", "--max-bytes", "30k"])
+    out, err = capsys.readouterr()
+    assert status == 0
+    assert "zbig.txt: lines 1-" in err and "of 100000 shown, cut by the budget" in err
+    shown = out.split("--- zbig.txt ---", 1)[1].count("the quick brown fox")
+    assert f"lines 1-{shown} of 100000 shown" in err

@@ -57,6 +57,7 @@ from readmany.commands.walker import (
     GlobRequest,
     Selection,
     candidate_reader,
+    held_chars,
     open_selection,
     shown_path,
 )
@@ -66,6 +67,7 @@ from readmany.frame import notices, weigh
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path, quoted
+from readmany.limits import CUT_BYTES_PER_TOKEN
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
     UNCOUNTED,
@@ -77,7 +79,7 @@ from readmany.pack import (
     pack_blocks,
 )
 from readmany.read.classify import ASSET_KINDS, credentials_name
-from readmany.read.matched import AssetFile, Failed, Skipped, TextFile, held_text, whole_cost
+from readmany.read.matched import AssetFile, Failed, Skipped, TextFile, whole_cost
 from readmany.read.matched import Measured as MeasuredFile
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip
@@ -94,7 +96,6 @@ if TYPE_CHECKING:
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
-CUT_BYTES_PER_TOKEN = 16  # the bytes a cut is searched within, a token of the room left
 NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
 NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
@@ -246,16 +247,7 @@ class _Run:
         self.lines = request.max_lines is not None
         self.tokens = request.max_tokens is not None
         # Of a long text, the first pass holds only what a cut can show (`held_text`).
-        self._hold = held_text(
-            self.reader.limits,
-            max_bytes=request.max_bytes,
-            max_tokens=request.max_tokens,
-            bytes_per_token=CUT_BYTES_PER_TOKEN,
-            plain=request.format == "text"
-            and not request.line_numbers
-            and request.secrets == "off"
-            and not request.stats,
-        )
+        self._hold = held_chars(request, self.reader.limits)
 
     # -- pass 1 --
 

@@ -43,12 +43,13 @@ if TYPE_CHECKING:
         AssetFile,
         CandidateReader,
         Failed,
+        MatchedLimits,
         MatchedRead,
         Measured,
         Skipped,
         TextFile,
     )
-    from readmany.read.text import TextRead
+    from readmany.read.text import TextRead, Whole
     from readmany.select.candidates import Candidate, Event
     from readmany.select.git import GitSelection
     from readmany.select.walk import SelectRequest
@@ -176,6 +177,29 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
 
         reader.measure_as_read = measure_for_stats
     return reader
+
+
+def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
+    """How much of a long text a budgeted run's first pass holds (`read_matched`'s `keep`,
+    `matched.held_text`), in whichever process reads it; None: all of it."""
+    if not request.budgeted:
+        return None
+    from readmany.limits import CUT_BYTES_PER_TOKEN
+    from readmany.read.matched import held_text
+
+    plain = (
+        request.format == "text"
+        and not request.line_numbers
+        and request.secrets == "off"
+        and not request.stats
+    )
+    return held_text(
+        limits,
+        max_bytes=request.max_bytes,
+        max_tokens=request.max_tokens,
+        bytes_per_token=CUT_BYTES_PER_TOKEN,
+        plain=plain,
+    )
 
 
 class Selection:
@@ -443,13 +467,21 @@ def _result_types() -> tuple[
     return TextFile, TextRead, AssetFile, Skipped, Failed, Measured
 
 
+@functools.cache
+def _whole_type() -> type[Whole]:
+    from readmany.read.text import Whole
+
+    return Whole
+
+
 def _pack_result(result: MatchedRead | Measured) -> tuple[Any, ...]:
     TextFile, _, AssetFile, Skipped, Failed, Measured = _result_types()
     if isinstance(result, Measured):
         return ("m", *result)
     if isinstance(result, TextFile):
         text = result.text
-        return ("t", result.kind, *text, result.size, result.weight, result.cost)
+        whole = tuple(result.whole) if result.whole is not None else None
+        return ("t", result.kind, *text, result.size, result.weight, result.cost, whole)
     if isinstance(result, AssetFile):
         return ("a", result.kind, result.mime_type, result.data, result.size)
     if isinstance(result, Skipped):
@@ -474,7 +506,9 @@ def _unpack_result(packed: tuple[Any, ...]) -> MatchedRead | Measured:
     if tag == "m":
         return Measured(*packed[1:])
     if tag == "t":
-        return TextFile(packed[1], TextRead(*packed[2:-3]), *packed[-3:])
+        size, weight, cost, whole = packed[-4:]
+        held = _whole_type()(*whole) if whole is not None else None
+        return TextFile(packed[1], TextRead(*packed[2:-4]), size, weight, cost, held)
     if tag == "a":
         return AssetFile(packed[1], packed[2], packed[3], packed[4])
     if tag == "k":
@@ -679,6 +713,13 @@ def _ahead(request: GlobRequest) -> Callable[[Candidate, str], MatchedRead | Mea
     `--stats` measure it (it must not decode), unless a budget needs the files decoded
     and framed anyway."""
     reader = candidate_reader(request)
+    hold = held_chars(request, reader.limits)
+    if hold is not None:  # a budget: of a long text, what a cut can show
+        from readmany.read.classify import credentials_name
+
+        return lambda candidate, shown: reader(
+            candidate, shown, None if credentials_name(candidate.rel) else hold
+        )
     if not request.stats or request.budgeted:
         return reader
     from readmany.emit.stats import measure_for_stats
