@@ -81,6 +81,8 @@ def test_encoded_pieces_are_the_encoded_text(monkeypatch: pytest.MonkeyPatch, pi
             for _ in range(rng.randint(0, 30))
         )
         assert "".join(xml.encoded_pieces(body)) == xml.encode_text(body)
+        numbered = numbering.number_lines(body)
+        assert "".join(xml.numbered_encoded_pieces(body)) == xml.encode_text(numbered)
 
 
 @pytest.mark.parametrize("name", ["text", "markdown", "xml"])
