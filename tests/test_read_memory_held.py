@@ -78,8 +78,9 @@ def test_a_budget_cut_of_a_long_file_is_the_cut_of_the_whole(
         ["glob", "big.txt", "--max-file-size", "1G", "--format", "xml"],
         ["glob", "big.txt", "--max-file-size", "1G", "--format", "markdown"],
         ["glob", "big.txt", "--max-file-size", "1G", "--format", "xml", "-n"],
+        ["glob", "big.txt", "--max-file-size", "1G", "--format", "markdown", "-n"],
     ],
-    ids=["text", "numbered", "xml", "markdown", "xml-numbered"],
+    ids=["text", "numbered", "xml", "markdown", "xml-numbered", "markdown-numbered"],
 )
 def test_a_long_file_shown_whole_is_held_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]

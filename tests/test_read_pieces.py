@@ -68,7 +68,6 @@ def test_numbered_pieces_are_the_numbered_text(monkeypatch: pytest.MonkeyPatch, 
         first = rng.choice([1, 9, 99])
         want = numbering.number_lines(body, first)
         assert "".join(numbering.numbered_pieces(body, first)) == want
-        assert numbering.numbered_whole(body, first) == want
 
 
 @pytest.mark.parametrize("piece", [1, 2, 3, 4, 64])

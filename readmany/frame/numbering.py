@@ -78,15 +78,6 @@ def numbered_pieces(text: str, first: int = 1) -> Iterator[str]:
         at = end
 
 
-def numbered_whole(text: str, first: int = 1) -> str:
-    """`number_lines(text, first)`, grown a piece at a time in place: the text and its
-    numbered copy are held, not also a list of every line of both."""
-    numbered = ""
-    for piece in numbered_pieces(text, first):
-        numbered += piece
-    return numbered
-
-
 def strip_line_numbers(text: str, first: int = 1) -> str:
     """The text `number_lines(text, first)` was made from; ValueError if it was not."""
     lines = _lines(text)
