@@ -21,8 +21,8 @@ from readmany.commands.hashline import HashlineRequest, run_hashline
 from readmany.commands.many import run_many
 from readmany.commands.many_request import FileRequest, ManyRequest
 from readmany.emit.sink import Sink
+from readmany.read.line_range import read_tool
 from readmany.read.safe import OpenFailure, open_beneath
-from readmany.read.tool import read_tool
 from tests.test_write_races import Swapper
 
 TRIES = 500

@@ -112,8 +112,8 @@ def test_a_long_file_of_many_lines_is_held_twice_at_most(
 def test_the_helper_process_holds_only_the_start_too(tmp_path: Path) -> None:
     # Where the walk's helper reads ahead (many files), it holds what a cut can show as
     # the main process does, and says what the whole holds: the output is the same.
-    from readmany.commands.walker import _pack_result, _unpack_result
-    from readmany.read.matched import CandidateReader
+    from readmany.read.glob_file import CandidateReader
+    from readmany.read.transfer import pack_result, unpack_result
     from readmany.select.candidates import Candidate
 
     _write(tmp_path, True)
@@ -123,7 +123,7 @@ def test_the_helper_process_holds_only_the_start_too(tmp_path: Path) -> None:
         held = reader(Candidate("big.txt", str(tmp_path / "big.txt"), True), "big.txt", 1000)
     import marshal
 
-    back = _unpack_result(marshal.loads(marshal.dumps(_pack_result(held))))
+    back = unpack_result(marshal.loads(marshal.dumps(pack_result(held))))
     assert back == held
     assert back.whole is not None and len(back.text.body) == 1000
     assert back.whole.bytes == (tmp_path / "big.txt").stat().st_size

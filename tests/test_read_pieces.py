@@ -14,8 +14,8 @@ import pytest
 
 import readmany.frame.numbering as numbering
 import readmany.frame.xml as xml
+import readmany.read.line_range as tool
 import readmany.read.text as text
-import readmany.read.tool as tool
 from readmany.frame.formats import framing_for
 
 TRIES = 400
@@ -60,7 +60,7 @@ def test_read_exact_is_exact_text(
 
 @pytest.mark.parametrize("piece", [1, 2, 3, 8, 64])
 def test_numbered_pieces_are_the_numbered_text(monkeypatch: pytest.MonkeyPatch, piece: int) -> None:
-    monkeypatch.setattr(numbering, "PIECE", piece)
+    monkeypatch.setattr(numbering, "NUMBER_PIECE", piece)
     rng = random.Random(piece)
     for _ in range(TRIES):
         body = "".join(rng.choice(["a", "\n", "bb", "\r", "c" * 19, "\n\n"]) for _ in range(30))
@@ -72,7 +72,7 @@ def test_numbered_pieces_are_the_numbered_text(monkeypatch: pytest.MonkeyPatch, 
 
 @pytest.mark.parametrize("piece", [1, 2, 3, 4, 64])
 def test_encoded_pieces_are_the_encoded_text(monkeypatch: pytest.MonkeyPatch, piece: int) -> None:
-    monkeypatch.setattr(xml, "PIECE", piece)
+    monkeypatch.setattr(xml, "ESCAPE_PIECE", piece)
     rng = random.Random(piece)
     for _ in range(TRIES):
         body = "".join(
@@ -84,15 +84,15 @@ def test_encoded_pieces_are_the_encoded_text(monkeypatch: pytest.MonkeyPatch, pi
         assert "".join(xml.numbered_encoded_pieces(body)) == xml.encode_text(numbered)
 
 
-@pytest.mark.parametrize("name", ["text", "markdown", "xml"])
+@pytest.mark.parametrize("name", ["text", "guarded", "markdown", "xml"])
 @pytest.mark.parametrize("numbered", [False, True], ids=["plain", "numbered"])
 def test_a_framing_s_pieces_are_its_block(name: str, numbered: bool) -> None:
-    framing = framing_for(name, line_numbers=numbered)
+    guard = name == "guarded"
+    framing = framing_for("text" if guard else name, line_numbers=numbered, guard=guard)
     rng = random.Random(name)
+    words = ["a", "\n", "`", "```", "<", "&", "]]>", "\r", "\x02", "--- x ---", "-", "\u2028"]
     for _ in range(TRIES):
-        body = "".join(
-            rng.choice(["a", "\n", "`", "```", "<", "&", "]]>", "\r", "\x02"]) for _ in range(20)
-        )
+        body = "".join(rng.choice(words) for _ in range(20))
         truncated = rng.random() < 0.3
         note = rng.choice(["", "lines 1-2 of 9 shown"])
         pieces = framing.pieces("p.py", body, 3, truncated=truncated, note=note)

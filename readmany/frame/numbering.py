@@ -37,7 +37,7 @@ def number_lines(text: str, first: int = 1) -> str:
     return numbered + "\n" if text.endswith("\n") else numbered
 
 
-PIECE = 1 << 16  # characters numbered at a time by `numbered_pieces`
+NUMBER_PIECE = 1 << 16  # characters numbered at a time by `numbered_pieces`
 
 
 def numbered_pieces(text: str, first: int = 1) -> Iterator[str]:
@@ -51,20 +51,20 @@ def numbered_pieces(text: str, first: int = 1) -> Iterator[str]:
     number = first
     at = 0
     while at < size:
-        end = text.find("\n", min(at + PIECE, size) - 1)
+        end = text.find("\n", min(at + NUMBER_PIECE, size) - 1)
         end = size if end < 0 else end + 1
-        if end - at > 2 * PIECE and text.find("\n", at, at + PIECE) < 0:
+        if end - at > 2 * NUMBER_PIECE and text.find("\n", at, at + NUMBER_PIECE) < 0:
             # One long line: its number, then the line in slices, never copied whole.
             end = text.find("\n", at)
             end = size if end < 0 else end + 1
             yield f"{number:>{width}}{NUMBER_GAP}"
-            for start in range(at, end, PIECE):
-                yield text[start : min(start + PIECE, end)]
+            for start in range(at, end, NUMBER_PIECE):
+                yield text[start : min(start + NUMBER_PIECE, end)]
             number += 1
             at = end
             continue
-        if end - at > 2 * PIECE:  # short lines, then a long one: up to the long one
-            end = text.rfind("\n", at, at + PIECE) + 1
+        if end - at > 2 * NUMBER_PIECE:  # short lines, then a long one: up to the long one
+            end = text.rfind("\n", at, at + NUMBER_PIECE) + 1
         piece = text[at:end]
         lines = piece.split("\n")
         closed = piece.endswith("\n")

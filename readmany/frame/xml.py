@@ -46,7 +46,7 @@ CARRIAGE_RETURN = "&#13;"
 CHAR_ELEMENT = '<char code="{:X}"/>'
 
 # XML 1.0 `Char` excludes these; `\r` is allowed but a parser normalises it away.
-_SPECIAL = "[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]"  # compiled on first use
+_XML_SPECIAL = "[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]"  # compiled on first use
 _NOT_IN_PATH = "[\ud800-\udfff\ufffe\uffff]"
 
 
@@ -54,11 +54,16 @@ def encode_text(text: str) -> str:
     """`text` as XML character data that an XML parser reads back exactly."""
     import re
 
-    if "<" not in text and "&" not in text and "]]>" not in text and not re.search(_SPECIAL, text):
+    if (
+        "<" not in text
+        and "&" not in text
+        and "]]>" not in text
+        and not re.search(_XML_SPECIAL, text)
+    ):
         return text  # the common case: nothing to escape
     parts = []
     at = 0
-    for special in re.finditer(_SPECIAL, text):
+    for special in re.finditer(_XML_SPECIAL, text):
         parts.append(_encode_run(text[at : special.start()]))
         char = special.group()
         parts.append(CARRIAGE_RETURN if char == "\r" else CHAR_ELEMENT.format(ord(char)))
@@ -67,18 +72,23 @@ def encode_text(text: str) -> str:
     return "".join(parts)
 
 
-PIECE = 1 << 16  # characters of a run encoded at a time by `encoded_pieces`
+ESCAPE_PIECE = 1 << 16  # characters of a run encoded at a time by `encoded_pieces`
 
 
 def encoded_pieces(text: str) -> Iterator[str]:
     """`encode_text(text)` a piece at a time: a long text is never held escaped whole."""
     import re
 
-    if "<" not in text and "&" not in text and "]]>" not in text and not re.search(_SPECIAL, text):
+    if (
+        "<" not in text
+        and "&" not in text
+        and "]]>" not in text
+        and not re.search(_XML_SPECIAL, text)
+    ):
         yield text  # the common case: nothing to escape, nothing copied
         return
     at = 0
-    for special in re.finditer(_SPECIAL, text):
+    for special in re.finditer(_XML_SPECIAL, text):
         yield from _run_pieces(text, at, special.start())
         char = special.group()
         yield CARRIAGE_RETURN if char == "\r" else CHAR_ELEMENT.format(ord(char))
@@ -93,13 +103,13 @@ def _run_pieces(text: str, start: int, end: int) -> Iterator[str]:
     find = text.find
     cdata = find("<", start, end) >= 0 or find("&", start, end) >= 0 or find("]]>", start, end) >= 0
     if not cdata:
-        for at in range(start, end, PIECE):
-            yield text[at : min(at + PIECE, end)]
+        for at in range(start, end, ESCAPE_PIECE):
+            yield text[at : min(at + ESCAPE_PIECE, end)]
         return
     yield CDATA_OPEN
     at = start
     while at < end:
-        stop = min(at + PIECE, end)
+        stop = min(at + ESCAPE_PIECE, end)
         # Never between the characters of a `]]>`: each piece is split as the whole is.
         for back in (2, 1):
             if stop < end and stop - back >= at and text.startswith("]]>", stop - back, end):
@@ -190,7 +200,7 @@ def numbered_encoded_pieces(text: str) -> Iterator[str]:
     start = 0
     # Where each special character is, found as the runs are written (a file with CRLF
     # line ends has one a line), then the end.
-    ends = (special.start() for special in re.finditer(_SPECIAL, text))
+    ends = (special.start() for special in re.finditer(_XML_SPECIAL, text))
     find = text.find
     for end in itertools.chain(ends, (size,)):
         cdata = (
@@ -222,20 +232,20 @@ def _numbered_run(text: str, start: int, end: int, number: int, width: int) -> I
         number += 1
     size = len(text)
     while at < end:
-        stop = text.find("\n", min(at + PIECE, end) - 1, end)
+        stop = text.find("\n", min(at + ESCAPE_PIECE, end) - 1, end)
         stop = end if stop < 0 else stop + 1
-        if stop - at > 2 * PIECE:  # a long line first: in slices, never copied whole
+        if stop - at > 2 * ESCAPE_PIECE:  # a long line first: in slices, never copied whole
             newline = text.find("\n", at, end)
             stop = end if newline < 0 else newline + 1
-            if stop - at > 2 * PIECE:
-                for part in range(at, stop, PIECE):
-                    yield text[part : min(part + PIECE, stop)]
+            if stop - at > 2 * ESCAPE_PIECE:
+                for part in range(at, stop, ESCAPE_PIECE):
+                    yield text[part : min(part + ESCAPE_PIECE, stop)]
                 at = stop
                 if newline >= 0 and stop < size:
                     yield f"{number:>{width}}{NUMBER_GAP}"
                     number += 1
                 continue
-            stop = text.rfind("\n", at, at + PIECE) + 1 or stop
+            stop = text.rfind("\n", at, at + ESCAPE_PIECE) + 1 or stop
         batch = text[at:stop]
         lines = batch.split("\n")
         closed = batch.endswith("\n")
@@ -295,7 +305,7 @@ def render_xml(
     return xml_open(tree) + "".join(documents) + CLOSE
 
 
-class _Reader:
+class _XmlReader:
     """Reads what `render_xml` wrote; ValueError where the text departs from it."""
 
     def __init__(self, text: str) -> None:
@@ -356,7 +366,7 @@ def _unescape(text: str) -> str:
 
 
 def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
-    reader = _Reader(text[:-1] if text.endswith("\n") else text)
+    reader = _XmlReader(text[:-1] if text.endswith("\n") else text)
     reader.expect(OPEN)
     tree = None
     if reader.next_is("<directory_tree>"):
