@@ -26,6 +26,7 @@ class FileRequest(NamedTuple):
     offset: Number | None = None
     limit: Number | None = None
     literal: bool = False  # from --stdin: never rewritten, whatever the face
+    root: str | None = None  # a directory it was judged to lie in: opened beneath it
 
 
 class BudgetAsked(NamedTuple):
