@@ -1,4 +1,4 @@
-"""The pack stage: which blocks fit a combined line/byte/token budget, whole or cut.
+"""The block plan: which blocks fit a combined line/byte/token budget, whole or cut.
 
 It knows blocks only by their text and size, and is handed a way to cut each one (the
 command frames the head of a body); it imports neither the read nor the frame stage.
