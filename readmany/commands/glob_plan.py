@@ -35,7 +35,6 @@ import contextlib
 import heapq
 import itertools
 import math
-import sys
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -66,6 +65,7 @@ from readmany.frame import notices, weigh
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path, quoted
+from readmany.limits import NO_LIMIT
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
     UNCOUNTED,
@@ -76,6 +76,8 @@ from readmany.pack import (
     by_size,
     pack_blocks,
 )
+from readmany.pack.budget import BudgetAsked, options_to_hold
+from readmany.pack.fit import cost_of, fit, less, with_reserved
 from readmany.read.classify import ASSET_KINDS, credentials_name
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
@@ -91,7 +93,6 @@ if TYPE_CHECKING:
     from readmany.read.matched import CandidateReader, Cost, MatchedRead
     from readmany.read.text import TextRead
 
-NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
 CUT_BYTES_PER_TOKEN = 16  # the bytes a cut is searched within, a token of the room left
@@ -123,45 +124,10 @@ class Item(NamedTuple):
     path: str  # as shown
 
 
-class Budgeted(NamedTuple):
-    """The budget as given: what was asked, and the limits it makes."""
-
-    max_bytes: int | None
-    max_lines: int | None
-    max_tokens: int | None
-
-    @property
-    def limits(self) -> Budget:
-        return Budget(
-            self.max_bytes or NO_LIMIT, self.max_lines or NO_LIMIT, self.max_tokens or UNCOUNTED
-        )
-
-    def options_for(self, need_bytes: int, need_lines: int, need_tokens: float) -> list[str]:
-        """The options, among those given, that would hold `need_bytes`, `need_lines` and
-        `need_tokens`."""
-        options = []
-        if self.max_tokens is not None and need_tokens > self.max_tokens:
-            options.append(f"--max-tokens {_round_up(math.ceil(need_tokens), 1000)}")
-        if self.max_bytes is not None and need_bytes > self.max_bytes:
-            options.append(f"--max-bytes {_round_up(need_bytes, 1024)}")
-        if self.max_lines is not None and need_lines > self.max_lines:
-            options.append(f"--max-lines {need_lines}")
-        return options
-
-
-def _round_up(value: int, base: int) -> str:
-    """`value` rounded up to a size `parse_size` reads: `812`, `13k`, `2M`."""
-    if value < base:
-        return str(value)
-    if value < 10 * base * base:
-        return f"{-(-value // base)}k"
-    return f"{-(-value // (base * base))}M"
-
-
-def budget_of(request: GlobRequest) -> Budgeted | None:
+def budget_of(request: GlobRequest) -> BudgetAsked | None:
     if not request.budgeted:
         return None
-    return Budgeted(request.max_bytes, request.max_lines, request.max_tokens)
+    return BudgetAsked(request.max_bytes, request.max_lines, request.max_tokens)
 
 
 # --- the first pass ---------------------------------------------------------------------
@@ -466,7 +432,7 @@ class _Run:
 
     # -- the plan --
 
-    def plan(self, budget: Budgeted | None) -> tuple[Packing, str, str]:
+    def plan(self, budget: BudgetAsked | None) -> tuple[Packing, str, str]:
         """The packing, and the start (tree) and end (closing notice) written around it."""
         entries = self.entries
         if budget is None:  # --tree alone: everything
@@ -477,30 +443,23 @@ class _Run:
         joint_tokens = weigh(self.framing.joint) if self.tokens else 0.0
         least_tokens = self.least_frame_tokens()
         # The newline after the content ends its last line: a byte and a line.
-        keep_bytes, keep_lines, keep_tokens = 1, 1, 0.0
-        for attempt in range(PLAN_ATTEMPTS):
-            room = Budget(
-                limits.max_bytes - keep_bytes,
-                limits.max_lines - keep_lines,
-                limits.max_tokens - keep_tokens,
-            )
-            if room.max_bytes < 0 or room.max_lines < 0 or room.max_tokens < 0:
-                break
+        keep = Budget(1, 1, 0.0)
+
+        def attempt(room: Budget) -> tuple[tuple[Packing, str, str], Budget]:
             packing = self._pack(room, joint, joint_tokens, least_tokens)
             start, end = self._ends(packing, budget)
-            cost_bytes = utf8_len(start) + utf8_len(end) + 1
-            cost_lines = start.count("\n") + end.count("\n") + 1
-            cost_tokens = self._ends_tokens(start, end)
-            if cost_bytes <= keep_bytes and cost_lines <= keep_lines and cost_tokens <= keep_tokens:
-                return packing, start, end
-            if attempt >= QUICK_ATTEMPTS:  # still growing: keep more at once, to end soon
-                cost_bytes, cost_lines, cost_tokens = (
-                    max(cost_bytes, 2 * keep_bytes),
-                    max(cost_lines, 2 * keep_lines),
-                    max(cost_tokens, 2 * keep_tokens),
-                )
-            keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
-            keep_tokens = max(keep_tokens, cost_tokens)
+            cost = Budget(
+                utf8_len(start) + utf8_len(end) + 1,
+                start.count("\n") + end.count("\n") + 1,
+                self._ends_tokens(start, end),
+            )
+            return (packing, start, end), cost
+
+        fitted, fits = fit(
+            limits, attempt, keep=keep, attempts=PLAN_ATTEMPTS, hurry_after=QUICK_ATTEMPTS
+        )
+        if fits and fitted is not None:
+            return fitted
         nothing = Packing(_none(), False, tuple(range(len(entries))))
         start, end = self._ends(nothing, budget)
         if (
@@ -521,15 +480,10 @@ class _Run:
         diff = entries[-1] if self.diff is not None and entries else None
         reserved = None
         if diff is not None:
-            block = diff.block
-            reserved = Budget(
-                room.max_bytes - block.bytes - joint[0],
-                room.max_lines - block.lines - joint[1],
-                room.max_tokens - block.tokens - joint_tokens,
-            )
-            if min(reserved.max_bytes, reserved.max_lines, reserved.max_tokens) < 0:
-                reserved = None  # it does not fit: packed with the files, as one of them
-            else:
+            # it does not fit: packed with the files, as one of them
+            joints = (*joint, joint_tokens)
+            reserved = less(room, cost_of([diff.block], joints, tokens=True))
+            if reserved is not None:
                 entries = entries[:-1]
         if self._by_size is None or len(self._by_size) != len(entries):
             self._by_size = by_size(entries)
@@ -544,9 +498,7 @@ class _Run:
         )
         if reserved is None or diff is None:
             return packing
-        plan = packing.plan
-        full = plan.full | {diff.position}
-        return packing._replace(plan=plan._replace(full=full, full_success=plan.full_success + 1))
+        return with_reserved(packing, [diff])
 
     def _ends_tokens(self, start: str, end: str) -> float:
         """The tokens of the start, the end and the newline after the content (0 without
@@ -555,7 +507,7 @@ class _Run:
             return 0.0
         return weigh(start) + weigh(end) + weigh("\n")
 
-    def _ends(self, packing: Packing, budget: Budgeted | None) -> tuple[str, str]:
+    def _ends(self, packing: Packing, budget: BudgetAsked | None) -> tuple[str, str]:
         plan = packing.plan
         shown = sorted(plan.full)
         if plan.partial_index is not None:
@@ -574,7 +526,7 @@ class _Run:
         files = [item.rel for item in items if item.candidate is not None]
         return render_tree(files, self.report.root if self.request.absolute else ".")
 
-    def _left_out_note(self, packing: Packing, budget: Budgeted | None) -> str:
+    def _left_out_note(self, packing: Packing, budget: BudgetAsked | None) -> str:
         """The closing notice: what the budget left out, and the budget that holds all.
 
         It names every file (`left_out_names`) where that takes at most a quarter of the
@@ -583,7 +535,7 @@ class _Run:
         else (a tiny budget) nothing."""
         assert budget is not None
         names = self.left_out_names(packing.omitted)
-        options = budget.options_for(*self.need())
+        options = _options_to_hold(self, budget)
         tail = f" All {len(self.entries)} take {' '.join(options)}." if options else ""
         count = len(packing.omitted)
         files = f"{count} {'file' if count == 1 else 'files'}"
@@ -1123,7 +1075,12 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
     return report.outcome(sink.bytes_written, sink.tokens)
 
 
-def _stats_advice(run: _Run, packing: Packing, budget: Budgeted) -> list[str]:
+def _options_to_hold(run: _Run, budget: BudgetAsked) -> list[str]:
+    """The budget options, among those given, that would show every file whole."""
+    return options_to_hold(run.need(), budget.limits, plain_below_k=True)
+
+
+def _stats_advice(run: _Run, packing: Packing, budget: BudgetAsked) -> list[str]:
     """What `--stats` with a budget says on stderr, as the dump would: the lines the cut
     file would show, and the budget that shows every file whole."""
     said = []
@@ -1131,7 +1088,7 @@ def _stats_advice(run: _Run, packing: Packing, budget: Budgeted) -> list[str]:
     if packing.plan.partial_index is not None and isinstance(partial, Cut):
         path = run.items[packing.plan.partial_index].path
         said.append(f"{path}: its first {partial.shown} lines would be shown, cut by the budget")
-    options = budget.options_for(*run.need()) if packing.omitted or partial else []
+    options = _options_to_hold(run, budget) if packing.omitted or partial else []
     if options:
         said.append(f"all {len(run.entries)} files whole take {' '.join(options)}")
     return said

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from readmany.commands.many_request import BudgetAsked, file_detail, write_blocks
+from readmany.commands.many_request import file_detail, write_blocks
 from readmany.emit.outcome import FileStat, Outcome, Tally
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.frame import notices, weigh
 from readmany.frame.heredoc import Block, block_tokens, frame_heredoc
 from readmany.frame.paths import header_path
-from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
+from readmany.limits import NO_LIMIT, READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import (
     SEPARATOR,
     SEPARATOR_BYTES,
@@ -36,6 +35,8 @@ from readmany.pack import (
     Entry,
     pack_blocks,
 )
+from readmany.pack.budget import BudgetAsked, options_to_hold, size_at_least
+from readmany.pack.fit import NOTHING, cost_of, fit, less, with_reserved
 from readmany.read.classify import credentials_name
 from readmany.read.tool import (
     ReadStyle,
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
     from readmany.pack import Block as Packed
     from readmany.pack import Packing
 
-NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 NOTICE_LINES = 2  # an empty line and the notice, after a block's text
 READ_BYTES_PER_TOKEN = 8  # a budget of tokens reads at most this many bytes a token
 UNREAD_MARGIN = 1.2  # what is not read is counted at this much the density of what is
@@ -105,24 +105,6 @@ def _plain_number(text: str | None, option: str) -> int | None:
     if value < 1:
         raise UsageError(f"{option} {text!r}: give a number of at least 1")
     return value
-
-
-def raise_options(
-    need_bytes: int, need_lines: int, need_tokens: float, asked: BudgetAsked
-) -> list[str]:
-    """The budget options that would hold `need_bytes`, `need_lines` and `need_tokens`
-    in one run."""
-    defaults = asked.max_bytes is None and asked.max_lines is None and asked.max_tokens is None
-    options = []
-    if asked.max_tokens is not None and need_tokens > asked.max_tokens:
-        options.append(f"--max-tokens {notices.size_option(math.ceil(need_tokens), 1000)}")
-    max_bytes = READ_MAX_BYTES if defaults else asked.max_bytes
-    if max_bytes is not None and need_bytes > max_bytes:
-        options.append(f"--max-bytes {notices.size_option(need_bytes)}")
-    max_lines = READ_MAX_LINES if defaults else asked.max_lines
-    if max_lines is not None and need_lines > max_lines:
-        options.append(f"--max-lines {need_lines}")
-    return options
 
 
 # --- one file ----------------------------------------------------------------------------
@@ -213,7 +195,7 @@ def piece_of(
     request: FileRequest, index: int, result: ToolRead, carry: Sequence[str] = ()
 ) -> Piece:
     """The block of one read, with its notices, and its cutter. `carry`: the budget
-    options given, which every command a notice offers keeps (`budget_options`): the
+    options given, which every command a notice offers keeps (`BudgetAsked.options`): the
     pages that follow are cut by the same budget."""
     spec = _spec(request)
     if result.error is not None:
@@ -250,7 +232,7 @@ def piece_of(
             show_bytes += len(SEPARATOR) + utf8_len(notices.showing(first, first, total, after))
         show = notices.many_command(
             [notices.many_spec(request.path, first, 1)],
-            [f"--max-bytes {notices.size_option(show_bytes)}"],
+            [f"--max-bytes {size_at_least(show_bytes)}"],
         )
         body = notices.line_too_long(first, format_size(result.first_line_bytes), show)
         whole = first >= window_last
@@ -443,7 +425,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     warnings: list[str] = []  # said on stderr, the exit status unchanged
     found: list[dict[str, Any]] = []  # details.secrets
     not_read: Sequence[FileRequest] = ()  # after the failure that --stop-on-error stops at
-    carry = budget_options(request.asked)  # kept by every command a notice offers
+    carry = request.asked.options()  # kept by every command a notice offers
     for index, file in enumerate(request.files):
         rewrite = style.rewrite_paths and not file.literal
         target = target_name(resolve_path(file.path, request.cwd, rewrite=rewrite))
@@ -494,7 +476,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         sink.write(SEPARATOR + left_out if shown else left_out)
     errors = sum(not entry.ok for entry in entries)
     fates = _fates(entries, packing)
-    raise_to = raise_options(*_need(pieces, request.budget), request.asked) if rest else []
+    raise_to = options_to_hold(_need(pieces, request.budget), request.budget) if rest else []
     advice = _advice(rest if named else (), raise_to, carry) if rest else None
     shown_none = not any(fate.stat.status in ("read", "cut") for fate in fates)
     if shown_none and errors < len(entries):
@@ -548,28 +530,9 @@ def _not_read(failed: str, files: Sequence[FileRequest], carry: Sequence[str]) -
     return notices.not_read(failed, names, command)
 
 
-def budget_options(asked: BudgetAsked) -> tuple[str, ...]:
-    """The budget options given, as a command that continues keeps them: the next page
-    is cut by the budget the first was (`--max-tokens 10000`)."""
-    return (
-        *((f"--max-bytes {_size_word(asked.max_bytes, 1024)}",) if asked.max_bytes else ()),
-        *((f"--max-lines {asked.max_lines}",) if asked.max_lines is not None else ()),
-        *((f"--max-tokens {_size_word(asked.max_tokens, 1000)}",) if asked.max_tokens else ()),
-    )
-
-
-def _size_word(value: int, base: int) -> str:
-    """A size as it reads back the same: `2k` for 2048 bytes, `10k` for 10,000 tokens,
-    the number itself where no suffix is exact."""
-    for suffix, unit in (("M", base * base), ("k", base)):
-        if value >= unit and value % unit == 0:
-            return f"{value // unit}{suffix}"
-    return str(value)
-
-
 def _budget_words(request: ManyRequest) -> str:
     """The budget as the options that set it: `--max-bytes 50 --max-lines 3`."""
-    words = budget_options(request.asked)
+    words = request.asked.options()
     if not words:
         budget = request.budget
         return f"the default, {budget.max_bytes} bytes and {budget.max_lines} lines"
@@ -606,57 +569,26 @@ def _pack(
     the budget holds, and stderr and the exit status say what failed.
     """
     budget = request.budget
-    raise_to = raise_options(*_need(pieces, budget), request.asked)
-    carry = budget_options(request.asked)
+    raise_to = options_to_hold(_need(pieces, budget), budget)
+    carry = request.asked.options()
     counting = budget.counts_tokens
     files = request.files[: len(entries)]  # --stop-on-error: those read
     failed = [entry for entry in entries if not entry.ok]
     readable = [entry for entry in entries if entry.ok]
-    keep_bytes = sum(entry.block.bytes + SEPARATOR_BYTES for entry in failed)
-    keep_lines = sum(entry.block.lines + SEPARATOR_LINES for entry in failed)
-    keep_tokens = 0.0
-    if counting:
-        keep_tokens = sum(entry.block.tokens + weigh(SEPARATOR) for entry in failed)
-    errors = Budget(keep_bytes, keep_lines, keep_tokens)
-    if (
-        errors.max_bytes > budget.max_bytes
-        or errors.max_lines > budget.max_lines
-        or errors.max_tokens > budget.max_tokens
-    ):
+    joint = (SEPARATOR_BYTES, SEPARATOR_LINES, weigh(SEPARATOR) if counting else 0.0)
+    errors = cost_of((entry.block for entry in failed), joint, tokens=counting)
+    if less(budget, errors) is None:
         failed = []
-        keep_bytes = keep_lines = 0
-        keep_tokens = 0.0
-        errors = Budget(0, 0, 0.0)
+        errors = NOTHING
 
     def packed(room: Budget) -> Packing:
-        packing = pack_blocks(readable, room)
-        if not failed:
-            return packing
-        shown = packing.plan.full | {entry.position for entry in failed}
-        return packing._replace(plan=packing.plan._replace(full=shown))
+        return with_reserved(pack_blocks(readable, room), failed)
 
-    notice = None
-    named = True
-    for _ in range(len(entries) + 2):
-        room = Budget(
-            budget.max_bytes - keep_bytes,
-            budget.max_lines - keep_lines,
-            budget.max_tokens - keep_tokens,
-        )
-        if room.max_bytes < 0 or room.max_lines < 0 or room.max_tokens < 0:
-            # Not even the notice fits the budget: it is said on stderr alone.
-            packing = packed(
-                Budget(
-                    budget.max_bytes - errors.max_bytes,
-                    budget.max_lines - errors.max_lines,
-                    budget.max_tokens - errors.max_tokens,
-                )
-            )
-            return packing, None, _rest(entries, pieces, packing, files), True
+    def attempt(room: Budget) -> tuple[tuple[Packing, str | None, list[str], bool], Budget]:
         packing = packed(room)
         rest = _rest(entries, pieces, packing, files)
         if not packing.omitted or not request.face.many_omitted_notice:
-            return packing, None, rest, True
+            return (packing, None, rest, True), NOTHING
         names = [entries[i].path for i in packing.omitted]
         notice = notices.left_out(names, raise_to, notices.many_command(rest, carry))
         named = utf8_len(notice) <= budget.max_bytes // 4 and (
@@ -670,14 +602,18 @@ def _pack(
         cost_tokens = 0.0
         if counting:
             cost_tokens = weigh(SEPARATOR + notice if any_shown else notice)
-        cost_bytes += errors.max_bytes
-        cost_lines += errors.max_lines
-        cost_tokens += errors.max_tokens
-        if cost_bytes <= keep_bytes and cost_lines <= keep_lines and cost_tokens <= keep_tokens:
-            break
-        keep_bytes, keep_lines = max(keep_bytes, cost_bytes), max(keep_lines, cost_lines)
-        keep_tokens = max(keep_tokens, cost_tokens)
-    return packing, notice, rest, named
+        cost = Budget(
+            cost_bytes + errors.max_bytes,
+            cost_lines + errors.max_lines,
+            cost_tokens + errors.max_tokens,
+        )
+        return (packing, notice, rest, named), cost
+
+    fitted, _fits = fit(budget, attempt, keep=errors, attempts=len(entries) + 2)
+    if fitted is None:  # not even the notice fits the budget: it is said on stderr alone
+        packing = packed(less(budget, errors) or NOTHING)
+        return packing, None, _rest(entries, pieces, packing, files), True
+    return fitted
 
 
 def _rest(

@@ -10,6 +10,7 @@ from readmany.emit.sink import Sink
 from readmany.faces import Face
 from readmany.frame import weigh
 from readmany.pack import SEPARATOR, Budget
+from readmany.pack.budget import BudgetAsked as BudgetAsked  # mcp_tools imports it from here
 from readmany.read.tool import Number, ToolRead
 from readmany.record import NamedTuple
 
@@ -26,14 +27,6 @@ class FileRequest(NamedTuple):
     offset: Number | None = None
     limit: Number | None = None
     literal: bool = False  # from --stdin: never rewritten, whatever the face
-
-
-class BudgetAsked(NamedTuple):
-    """The budget options as given on the command line (None: not given)."""
-
-    max_bytes: int | None = None
-    max_lines: int | None = None
-    max_tokens: int | None = None
 
 
 class ManyRequest(NamedTuple):
