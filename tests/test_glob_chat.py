@@ -681,7 +681,7 @@ def test_a_budget_over_staged_files_shows_them_as_staged(tmp_path: Path) -> None
 
 def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     """A budgeted run over a.txt, b.txt and c.txt, between its two passes."""
-    from readmany.commands.glob import Report
+    from readmany.emit.report import Report
     from readmany.commands.glob_plan import _Run, budget_of
     from readmany.commands.walker import GlobRequest, InProcess
     from readmany.emit.sink import Sink
@@ -729,7 +729,7 @@ def test_a_text_kept_from_the_first_pass_is_written_as_it_was_measured(tmp_path:
 
 @pytest.mark.parametrize("max_bytes", [1, 150, 400, 10_000])
 def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_bytes: int) -> None:
-    from readmany.commands.glob import Report
+    from readmany.emit.report import Report
     from readmany.commands.glob_plan import _Run
     from readmany.commands.walker import GlobRequest, InProcess
     from readmany.emit.sink import Sink
@@ -756,7 +756,7 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
 
 
 def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
-    from readmany.commands.glob import Report
+    from readmany.emit.report import Report
     from readmany.commands.glob_plan import _Run
     from readmany.commands.walker import GlobRequest, InProcess
     from readmany.emit.sink import Sink

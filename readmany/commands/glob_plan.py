@@ -39,19 +39,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from readmany.commands.glob import (
-    LEFT_OUT,
-    Report,
-    continue_with,
-    diff_block,
-    diff_label,
-    diff_tokens,
-    git_kind,
-    reserved_label,
-    text_block,
-    text_block_measure,
-    text_block_tokens,
-)
+from readmany.commands import stdin_only
 from readmany.commands.walker import (
     GlobRequest,
     Selection,
@@ -60,11 +48,21 @@ from readmany.commands.walker import (
     shown_path,
 )
 from readmany.emit.outcome import Outcome
+from readmany.emit.report import LEFT_OUT, Report, git_kind
 from readmany.emit.sink import Sink
 from readmany.frame import notices, weigh
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path, quoted
+from readmany.frame.sections import (
+    continue_with,
+    diff_block,
+    diff_label,
+    diff_tokens,
+    text_block,
+    text_block_measure,
+    text_block_tokens,
+)
 from readmany.limits import NO_LIMIT
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
@@ -175,8 +173,11 @@ class _Run:
         self.request = request
         self.sink = sink
         self.report = report
+        self.label = diff_label(request.staged, request.changed)  # the diff's header
         self.framing = framing_for(
-            request.format, line_numbers=request.line_numbers, reserved=reserved_label(request)
+            request.format,
+            line_numbers=request.line_numbers,
+            reserved=self.label if request.with_diff else None,
         )
         self.reader = candidate_reader(request)
         self.source = _Source(request, selection, self.reader)
@@ -238,7 +239,7 @@ class _Run:
         add_read = report.tally.add_read
         for ordinal, (event, done) in enumerate(selection):
             if isinstance(event, Skip):
-                report.selected_skip(event, absolute)
+                report.selected_skip(event, shown_path(report.root, event.rel, absolute))
                 continue
             rel = event.rel
             path = shown_path(report.root, rel, True) if absolute else rel
@@ -310,15 +311,16 @@ class _Run:
                     self.items.append(item)
             elif result is not None:
                 self._not_shown(path, result)
-        self.diff = None if stats else report.checked_diff(request, selection.diff)
+        self.diff = (
+            None if stats else report.checked_diff(selection.diff, request.secrets, self.label)
+        )
         if self.diff is not None:
-            label = diff_label(request)
-            item = Item(-1, None, label, label)
+            item = Item(-1, None, self.label, self.label)
             if sizes:
                 index = len(self.entries) + 1
-                block = diff_block(self.framing, request, self.diff, index)
+                block = diff_block(self.framing, self.label, self.diff, index)
                 tokens = (
-                    diff_tokens(self.framing, request, self.diff, index) if self.tokens else 0.0
+                    diff_tokens(self.framing, self.label, self.diff, index) if self.tokens else 0.0
                 )
                 self._add(item, size_of(block), self.diff, cuttable=False, tokens=tokens)
             else:
@@ -361,7 +363,7 @@ class _Run:
             self.report.read_failed(path, result)
 
     def _text_tokens(self, item: Item, text: TextRead, index: int, known: float = -1.0) -> float:
-        """The estimated tokens of a text file's block (`glob.text_block_tokens`); `known`,
+        """The estimated tokens of a text file's block (`sections.text_block_tokens`); `known`,
         its text's own if they were weighed as it was read."""
         return text_block_tokens(
             self.framing, self.report.root, item.rel, item.path, text, index, known
@@ -746,7 +748,7 @@ class _Run:
         plan_cut = self._written_cut
         if item.candidate is None:
             assert self.diff is not None
-            return diff_tokens(self.framing, self.request, self.diff, index)
+            return diff_tokens(self.framing, self.label, self.diff, index)
         if isinstance(result, AssetFile):
             mime, data = result.mime_type, result.data
             return self.framing.data_url_tokens(item.path, mime, data, index)
@@ -762,7 +764,7 @@ class _Run:
         item = self.items[position]
         if item.candidate is None:
             assert self.diff is not None
-            return diff_block(self.framing, self.request, self.diff, index), None
+            return diff_block(self.framing, self.label, self.diff, index), None
         kept = self._kept.pop(position, None)  # as checked and measured: written as it was
         result = kept or self.source.read(item)
         if isinstance(result, TextFile):
@@ -821,7 +823,7 @@ class _Run:
         item = self.items[position]
         if item.candidate is None:
             assert self.diff is not None
-            return diff_tokens(self.framing, self.request, self.diff, position + 1)
+            return diff_tokens(self.framing, self.label, self.diff, position + 1)
         text = self.text_of(position)
         if text is None:  # an asset: its block is read again to be weighed
             block, _ = self._block_again(position, position + 1)
@@ -1061,7 +1063,8 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
             selection.root,
             keep_records=sink.json_mode,
             compat=False,
-            git=git_kind(request),
+            git=git_kind(request.staged, request.changed),
+            stdin_only=stdin_only(request),
             hook_id=request.hook_id,
         )
         run = _Run(request, sink, selection, report)
@@ -1071,7 +1074,7 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
             packing, start, end = run.plan(budget)
             run.write(packing, start, end)
     if not run.items and not report.any_shown:
-        report.nothing_read_from(request)
+        report.nothing_read_from(request.staged, request.changed)
     return report.outcome(sink.bytes_written, sink.tokens)
 
 
@@ -1104,7 +1107,8 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
             selection.root,
             keep_records=sink.json_mode,
             compat=False,
-            git=git_kind(request),
+            git=git_kind(request.staged, request.changed),
+            stdin_only=stdin_only(request),
             hook_id=request.hook_id,
         )
         run = _Run(request, sink, selection, report)
@@ -1126,5 +1130,5 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
     if sink.json_mode:
         report.details["stats"] = stats_json(root)
     if not root.files:
-        report.nothing_read_from(request)
+        report.nothing_read_from(request.staged, request.changed)
     return report.outcome(sink.bytes_written, sink.tokens)
