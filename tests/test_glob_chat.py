@@ -681,9 +681,9 @@ def test_a_budget_over_staged_files_shows_them_as_staged(tmp_path: Path) -> None
 
 def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     """A budgeted run over a.txt, b.txt and c.txt, between its two passes."""
-    from readmany.emit.report import Report
     from readmany.commands.glob_plan import _Run, budget_of
     from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
 
@@ -729,9 +729,9 @@ def test_a_text_kept_from_the_first_pass_is_written_as_it_was_measured(tmp_path:
 
 @pytest.mark.parametrize("max_bytes", [1, 150, 400, 10_000])
 def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_bytes: int) -> None:
-    from readmany.emit.report import Report
     from readmany.commands.glob_plan import _Run
     from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
 
@@ -756,9 +756,9 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
 
 
 def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
-    from readmany.emit.report import Report
     from readmany.commands.glob_plan import _Run
     from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
 
@@ -825,7 +825,7 @@ def test_a_block_size_is_the_size_of_the_block(
     )
 )
 def test_names_seen_plain_at_once_are_those_a_group_shows_as_they_are(names: list[str]) -> None:
-    from readmany.commands.glob_plan import _BRACES, _name, _plain_names
+    from readmany.frame.leftout import _BRACES, _name, _plain_names
 
     names = [name.replace("/", "") or "x" for name in names]
     one_by_one = all(_name(name) == name and not _BRACES.intersection(name) for name in names)

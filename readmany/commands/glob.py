@@ -13,12 +13,12 @@ import os
 import re
 
 from readmany.commands import secrets_mode, stdin_only
+from readmany.commands.glob_files import shown_files
 from readmany.commands.walker import (
     GlobRequest,
     Selection,
     candidate_reader,
     open_selection,
-    shown_path,
 )
 from readmany.emit.messages import error_line
 from readmany.emit.outcome import Outcome
@@ -38,9 +38,8 @@ from readmany.frame.sections import (
 )
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
-from readmany.read.matched import AssetFile, Measured, Skipped, TextFile
+from readmany.read.matched import TextFile
 from readmany.read.safe import refuse_root
-from readmany.select.candidates import Skip
 from readmany.units import parse_size
 
 TYPE_CHECKING = False
@@ -240,47 +239,34 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             hook_id=request.hook_id,
         )
         index = 0  # blocks written
-        absolute = request.absolute
-        for event, done in selection:
-            if isinstance(event, Skip):
-                report.selected_skip(event, shown_path(report.root, event.rel, absolute))
-                continue
-            path = shown_path(report.root, event.rel, True) if absolute else event.rel
-            result = done if done is not None else read(event, path)
-            assert not isinstance(result, Measured)  # measured only for --stats
+        shown = shown_files(
+            selection, report, read, secrets=request.secrets, absolute=request.absolute, sink=sink
+        )
+        for _ordinal, event, path, result, _cost in shown:
             if isinstance(result, TextFile):
-                text_file = report.checked(event.rel, path, result, request.secrets)
-                if text_file is None:
-                    continue
                 index += 1
-                text = text_file.text
+                text = result.text
                 block = text_block(framing, report.root, event.rel, path, text, index)
                 prefix = framing.start(None) if index == 1 else joint
                 tokens = None
                 if sink.weigh:
                     tokens = weigh(prefix) + text_block_tokens(
-                        framing, report.root, event.rel, path, text, index, text_file.weight
+                        framing, report.root, event.rel, path, text, index, result.weight
                     )
                 size = sink.write_all((prefix, block), tokens)
-                report.text(path, text_file, size, sink.last_tokens)
-            elif isinstance(result, AssetFile):
-                if sink.json_mode:
-                    report.attach(path, result)
-                else:
-                    index += 1
-                    mime, data = result.mime_type, result.data
-                    block = framing.data_url(path, mime, data, index)
-                    prefix = framing.start(None) if index == 1 else joint
-                    tokens = None
-                    if sink.weigh:
-                        tokens = weigh(prefix) + framing.data_url_tokens(path, mime, data, index)
-                    size = sink.write_all((prefix, block), tokens)
-                    report.asset(path, result, size, sink.last_tokens)
-            elif isinstance(result, Skipped):
-                report.skip(path, result.reason, result.category)
-            else:  # Failed
-                report.read_failed(path, result)
-            sink.file_done(path)
+                report.text(path, result, size, sink.last_tokens)
+            elif sink.json_mode:
+                report.attach(path, result)
+            else:
+                index += 1
+                mime, data = result.mime_type, result.data
+                block = framing.data_url(path, mime, data, index)
+                prefix = framing.start(None) if index == 1 else joint
+                tokens = None
+                if sink.weigh:
+                    tokens = weigh(prefix) + framing.data_url_tokens(path, mime, data, index)
+                size = sink.write_all((prefix, block), tokens)
+                report.asset(path, result, size, sink.last_tokens)
         diff = report.checked_diff(selection.diff, request.secrets, label)
     if diff is not None:
         index += 1

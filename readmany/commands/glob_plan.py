@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import itertools
 import math
 from bisect import bisect_right
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from readmany.commands import stdin_only
+from readmany.commands.glob_files import shown_files
 from readmany.commands.walker import (
     GlobRequest,
     Selection,
@@ -53,7 +52,7 @@ from readmany.emit.sink import Sink
 from readmany.frame import notices, weigh
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
-from readmany.frame.paths import header_path, quoted
+from readmany.frame.leftout import LeftOutNames, left_out_note
 from readmany.frame.sections import (
     continue_with,
     diff_block,
@@ -63,7 +62,6 @@ from readmany.frame.sections import (
     text_block_measure,
     text_block_tokens,
 )
-from readmany.limits import NO_LIMIT
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
     UNCOUNTED,
@@ -80,7 +78,7 @@ from readmany.read.classify import ASSET_KINDS, credentials_name
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
 from readmany.record import NamedTuple
-from readmany.select.candidates import Candidate, Skip
+from readmany.select.candidates import Candidate
 from readmany.units import utf8_len
 
 TYPE_CHECKING = False
@@ -94,11 +92,8 @@ if TYPE_CHECKING:
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
 CUT_BYTES_PER_TOKEN = 16  # the bytes a cut is searched within, a token of the room left
-NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
-NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
 QUICK_ATTEMPTS = 3  # of those, the ones that keep just the room the last plan needed
-SHOWN_NAMES = 3  # names in a notice too long to name them all
 
 
 class Cut(NamedTuple):
@@ -186,15 +181,10 @@ class _Run:
         self.costs: StatsTree | None = None  # with `stats`: the tree, made as files come
         self.diff: str | None = None
         self._last_text: tuple[int, TextFile | None] | None = None  # the last text cut
-        self._files_in: Counter[str] | None = None  # files in each directory
-        self._parent_of: list[str | None] | None = None  # each item's directory
-        self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._need: tuple[int, int, float] | None = None
+        self._left_out: LeftOutNames | None = None  # the names of the files left out
         self._written_cut: tuple[int, Cut] | None = None  # the cut the plan chose
         self._least_frame: int | None = None
-        self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
-        self._groups: dict[tuple[int, ...], list[str]] = {}  # positions -> their names
-        self._base_names: dict[int, str | None] = {}  # position -> its name in a group
         self._by_size: list[Entry] | None = None  # the entries, the smallest first
         # Texts of the first pass kept for the second, the smallest first, within the
         # budget and `KEEP_BYTES`.
@@ -222,7 +212,6 @@ class _Run:
         - with neither (`--tree` alone), that it is shown (`items`), seen by its name and
           first bytes where its text cannot change that."""
         request, report = self.request, self.report
-        absolute = request.absolute
         tree = not sizes and not stats
         measure = None
         if stats or tree:
@@ -237,13 +226,13 @@ class _Run:
         every_text = request.secrets != "off"
         add_cost = self.costs.add if self.costs is not None else None
         add_read = report.tally.add_read
-        for ordinal, (event, done) in enumerate(selection):
-            if isinstance(event, Skip):
-                report.selected_skip(event, shown_path(report.root, event.rel, absolute))
-                continue
+
+        def look(
+            ordinal: int, event: Candidate, path: str, done: MatchedRead | MeasuredFile | None
+        ) -> tuple[bool, MeasuredFile | None, MatchedRead | None]:
+            """What is known of a file before it is read: enough, where it costs what
+            it measures and its text cannot change whether it is shown."""
             rel = event.rel
-            path = shown_path(report.root, rel, True) if absolute else rel
-            self.sink.file_done(path)
             cost: MeasuredFile | None = None
             if isinstance(done, MeasuredFile):  # measured by the helper process
                 cost, done = done, None
@@ -253,7 +242,7 @@ class _Run:
                 measured = self.reader.measure(event, path, measure)
                 if isinstance(measured, (Skipped, Failed)):
                     self._not_shown(path, measured)
-                    continue
+                    return True, None, None
                 cost = measured
             if (
                 cost is not None
@@ -266,18 +255,26 @@ class _Run:
                     add_read(path, 0)
                 else:
                     self.items.append(Item(ordinal, event, rel, path))
-                continue
-            item = Item(ordinal, event, rel, path)
-            result = done if done is not None else self.reader(event, path)
+                return True, None, None
+            return False, cost, done
+
+        shown = shown_files(
+            selection,
+            report,
+            self.reader,
+            secrets=request.secrets,
+            absolute=request.absolute,
+            sink=self.sink,
+            look=look,
+        )
+        for ordinal, event, path, result, cost in shown:
+            item = Item(ordinal, event, event.rel, path)
             if isinstance(result, TextFile):
-                checked = report.checked(event.rel, path, result, request.secrets)
-                if checked is None:
-                    continue
                 if stats:
-                    self._cost(item, cost or self._stored_cost(event, path, checked))
+                    self._cost(item, cost or self._stored_cost(event, path, result))
                 if sizes:
                     index = len(self.entries) + 1  # the most it can be
-                    text = checked.text
+                    text = result.text
                     size, lines, tokens = text_block_measure(  # its text weighed as read
                         self.framing,
                         report.root,
@@ -287,14 +284,14 @@ class _Run:
                         index,
                         lines=self.lines,
                         tokens=self.tokens,
-                        weight_of_text=checked.weight,
+                        weight_of_text=result.weight,
                     )
                     if size <= self._keep_bytes:
-                        self._keep(len(self.entries), checked, size)
+                        self._keep(len(self.entries), result, size)
                     self._add(item, (size, lines), text.body, cuttable=True, tokens=tokens)
                 elif tree:
                     self.items.append(item)
-            elif isinstance(result, AssetFile):
+            else:
                 if stats:
                     self._cost(item, cost or self._stored_cost(event, path, result))
                 if attachments:  # an attachment, not content: no part of the budget
@@ -309,8 +306,6 @@ class _Run:
                     self._add(item, size_of(block), "", cuttable=False, tokens=tokens)
                 elif tree:
                     self.items.append(item)
-            elif result is not None:
-                self._not_shown(path, result)
         self.diff = (
             None if stats else report.checked_diff(selection.diff, request.secrets, self.label)
         )
@@ -529,132 +524,29 @@ class _Run:
         return render_tree(files, self.report.root if self.request.absolute else ".")
 
     def _left_out_note(self, packing: Packing, budget: BudgetAsked | None) -> str:
-        """The closing notice: what the budget left out, and the budget that holds all.
-
-        It names every file (`left_out_names`) where that takes at most a quarter of the
-        budget (8 KiB where only lines are counted); else the first few and the count,
-        else the count alone, the rest being named on stderr and in the `--json` details;
-        else (a tiny budget) nothing."""
+        """The closing notice: what the budget left out, and the budget that holds all."""
         assert budget is not None
-        names = self.left_out_names(packing.omitted)
-        options = _options_to_hold(self, budget)
-        tail = f" All {len(self.entries)} take {' '.join(options)}." if options else ""
-        count = len(packing.omitted)
-        files = f"{count} {'file' if count == 1 else 'files'}"
-        first = ", ".join(names[:SHOWN_NAMES])
-        forms = (
-            f"[Left out by the budget: {', '.join(names)}.{tail}]",
-            f"[Left out by the budget: {files}: {first}, … (all named on stderr and in "
-            f"--json details.packing).{tail}]",
-            f"[Left out by the budget: {files}.]",
-        )
         limits = budget.limits
-        share = NOTE_WITHOUT_BYTES  # a budget of lines alone
-        token_share = limits.max_tokens / NOTE_SHARE
-        if limits.max_bytes != NO_LIMIT:
-            share = limits.max_bytes // NOTE_SHARE
-        elif self.tokens:
-            share = NO_LIMIT
-        for form in forms:
-            if utf8_len(form) <= share and (not self.tokens or weigh(form) <= token_share):
-                return form
-        return ""
+        return left_out_note(
+            self.left_out_names(packing.omitted),
+            len(packing.omitted),
+            len(self.entries),
+            _options_to_hold(self, budget),
+            max_bytes=limits.max_bytes,
+            max_tokens=limits.max_tokens,
+            tokens=self.tokens,
+        )
 
     def left_out_names(self, omitted: Sequence[int]) -> list[str]:
-        """The files left out, in output order: a directory whose files are all left out
-        by its name (`docs/ (12 files)`), files next to each other in one directory
-        together (`src/{a.py, b.py}`), other files by their path."""
-        key = tuple(omitted)
-        if self._names is not None and self._names[0] == key:
-            return self._names[1]
-        parents = self._parents()
-        if self._files_in is None:
-            self._files_in = _files_in(parent for parent in parents if parent is not None)
-        files_in = self._files_in
-        left_in = _files_in(parent for i in omitted if (parent := parents[i]) is not None)
-        whole = {d for d, count in left_in.items() if count == files_in[d] and count > 1}
-        highest: dict[str, str | None] = {}  # parent directory -> the highest left out whole
-        names: list[str] = []
-        named: set[str] = set()
-        group_parent, group = "", list[int]()
-        # Files next to each other in one directory come as one run: each run is judged
-        # once, as its first file would be, and the others follow it.
-        for parent, run in itertools.groupby(omitted, parents.__getitem__):
-            if parent is None:  # the diff
-                names.extend(self._grouped(group_parent, group))
-                group_parent, group = "", []
-                names.extend(_name(self.items[position].path) for position in run)
-                continue
-            if parent not in highest:
-                highest[parent] = next((d for d in _ancestors(parent, True) if d in whole), None)
-            directory = highest[parent]
-            if directory is not None:
-                if directory not in named:
-                    named.add(directory)
-                    names.extend(self._grouped(group_parent, group))
-                    group_parent, group = "", []
-                    names.append(f"{self._shown_dir(directory)} ({files_in[directory]} files)")
-                continue
-            if group and parent == group_parent:
-                group.extend(run)
-                continue
-            names.extend(self._grouped(group_parent, group))
-            group_parent, group = parent, list(run)
-        names.extend(self._grouped(group_parent, group))
-        self._names = key, names
-        return names
-
-    def _parents(self) -> list[str | None]:
-        """Each item's directory ("" at the root); None for the diff."""
-        if self._parent_of is None:
-            self._parent_of = [
-                item.rel.rpartition("/")[0] if item.candidate is not None else None
-                for item in self.items
-            ]
-        return self._parent_of
-
-    def _shown_dir(self, directory: str) -> str:
-        return _name(shown_path(self.report.root, directory + "/", self.request.absolute))
-
-    def _grouped(self, parent: str, positions: list[int]) -> list[str]:
-        """Files of one directory: `dir/a.py`, or `dir/{a.py, b.py}` for more than one
-        (kept: the plans made one after the other name mostly the same groups)."""
-        if not positions:
-            return []
-        key = tuple(positions)
-        grouped = self._groups.get(key)
-        if grouped is None:
-            grouped = self._groups[key] = self._group(parent, positions)
-        return grouped
-
-    def _group(self, parent: str, positions: list[int]) -> list[str]:
-        if len(positions) == 1 or not parent:
-            return [self._file_name(position) for position in positions]
-        items = self.items
-        names = [items[position].rel.rpartition("/")[2] for position in positions]
-        if not _plain_names("/".join(names)):  # some name is quoted, or cannot be grouped
-            names = [name for position in positions if (name := self._base_name(position))]
-            if len(names) < len(positions):  # a brace or a comma would blur the group
-                return [self._file_name(position) for position in positions]
-        shown = _name(shown_path(self.report.root, parent + "/", self.request.absolute))
-        return [f"{shown}{{{', '.join(names)}}}"]
-
-    def _base_name(self, position: int) -> str | None:
-        """A file's own name as a group names it; None if it cannot be in a group."""
-        if position not in self._base_names:
-            name = self.items[position].rel.rpartition("/")[2]
-            self._base_names[position] = None if _BRACES.intersection(name) else _name(name)
-        return self._base_names[position]
-
-    def _file_name(self, position: int) -> str:
-        """A file's path as a notice names it (kept: every plan names most files again)."""
-        name = self._shown_names.get(position)
-        if name is None:
-            rel = self.items[position].rel
-            name = self._shown_names[position] = _name(
-                shown_path(self.report.root, rel, self.request.absolute)
+        """The files left out, in output order, as the closing notice names them."""
+        if self._left_out is None:
+            root, absolute = self.report.root, self.request.absolute
+            self._left_out = LeftOutNames(
+                [item.rel if item.candidate is not None else None for item in self.items],
+                [item.path for item in self.items],
+                lambda rel: shown_path(root, rel, absolute),
             )
-        return name
+        return self._left_out.names(omitted)
 
     def need(self) -> tuple[int, int, float]:
         """Bytes, lines and tokens of an output that shows every file whole (tokens 0
@@ -1005,52 +897,6 @@ def _all(count: int) -> Plan:
 
 def _none() -> Plan:
     return Plan("request-order", frozenset(), 0)
-
-
-_BRACES = frozenset("{},")
-
-
-def _ancestors(directory: str, highest_first: bool = False) -> list[str]:
-    """`a/b/c` gives `a/b/c`, `a/b`, `a` (or the other way round); `` gives nothing."""
-    found = []
-    while directory:
-        found.append(directory)
-        directory = directory.rpartition("/")[0]
-    return found[::-1] if highest_first else found
-
-
-def _files_in(parents: Iterable[str]) -> Counter[str]:
-    """How many of the files in `parents` (their directories) each directory holds."""
-    counts: Counter[str] = Counter()
-    for parent, count in Counter(parents).items():
-        for directory in _ancestors(parent):
-            counts[directory] += count
-    return counts
-
-
-def _plain_names(joined: str) -> bool:
-    """Whether every name of `joined` (names joined by `/`, which no name holds) is
-    grouped as it is: `_base_name` would neither quote it nor refuse it. Thousands of
-    names are looked at once, not one by one."""
-    return (
-        joined.isascii()
-        and joined.isprintable()
-        and not _UNPLAIN.intersection(joined)
-        and not (joined.startswith(" ") or joined.endswith(" "))
-        and "/ " not in joined
-        and " /" not in joined
-    )
-
-
-_UNPLAIN = frozenset('{},"[')  # a brace or comma blurs a group; a quote or bracket is quoted
-
-
-def _name(path: str) -> str:
-    """A path as the notice names it: quoted where a comma list would blur it."""
-    shown = header_path(path)
-    if shown == path and (", " in path or path != path.strip() or path.startswith("[")):
-        return quoted(path)
-    return shown
 
 
 # --- the runs ---------------------------------------------------------------------------
