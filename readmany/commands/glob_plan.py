@@ -65,15 +65,11 @@ from readmany.frame.sections import (
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
     UNCOUNTED,
-    Budget,
     Entry,
     Packing,
-    Plan,
-    by_size,
-    pack_blocks,
 )
 from readmany.pack.budget import BudgetAsked, options_to_hold
-from readmany.pack.fit import cost_of, fit, less, with_reserved
+from readmany.pack.planner import everything, need_of, plan_around
 from readmany.read.classify import ASSET_KINDS, credentials_name
 from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
 from readmany.read.matched import Measured as MeasuredFile
@@ -92,8 +88,6 @@ if TYPE_CHECKING:
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
 CUT_BYTES_PER_TOKEN = 16  # the bytes a cut is searched within, a token of the room left
-PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
-QUICK_ATTEMPTS = 3  # of those, the ones that keep just the room the last plan needed
 
 
 class Cut(NamedTuple):
@@ -185,7 +179,6 @@ class _Run:
         self._left_out: LeftOutNames | None = None  # the names of the files left out
         self._written_cut: tuple[int, Cut] | None = None  # the cut the plan chose
         self._least_frame: int | None = None
-        self._by_size: list[Entry] | None = None  # the entries, the smallest first
         # Texts of the first pass kept for the second, the smallest first, within the
         # budget and `KEEP_BYTES`.
         self._kept: dict[int, TextFile] = {}
@@ -431,71 +424,24 @@ class _Run:
 
     def plan(self, budget: BudgetAsked | None) -> tuple[Packing, str, str]:
         """The packing, and the start (tree) and end (closing notice) written around it."""
-        entries = self.entries
         if budget is None:  # --tree alone: everything
-            everything = Packing(_all(len(self.items)), False, ())
-            return everything, *self._ends(everything, None)
-        limits = budget.limits
-        joint = size_of(self.framing.joint)
-        joint_tokens = weigh(self.framing.joint) if self.tokens else 0.0
-        least_tokens = self.least_frame_tokens()
-        # The newline after the content ends its last line: a byte and a line.
-        keep = Budget(1, 1, 0.0)
-
-        def attempt(room: Budget) -> tuple[tuple[Packing, str, str], Budget]:
-            packing = self._pack(room, joint, joint_tokens, least_tokens)
-            start, end = self._ends(packing, budget)
-            cost = Budget(
-                utf8_len(start) + utf8_len(end) + 1,
-                start.count("\n") + end.count("\n") + 1,
-                self._ends_tokens(start, end),
-            )
-            return (packing, start, end), cost
-
-        fitted, fits = fit(
-            limits, attempt, keep=keep, attempts=PLAN_ATTEMPTS, hurry_after=QUICK_ATTEMPTS
-        )
-        if fits and fitted is not None:
-            return fitted
-        nothing = Packing(_none(), False, tuple(range(len(entries))))
-        start, end = self._ends(nothing, budget)
-        if (
-            utf8_len(end) + 1 > limits.max_bytes
-            or end.count("\n") + 1 > limits.max_lines
-            or self._ends_tokens("", end) > limits.max_tokens
-        ):
-            end = ""  # not even the notice fits: it is said on stderr alone
-        return nothing, start, end
-
-    def _pack(
-        self, room: Budget, joint: tuple[int, int], joint_tokens: float, least_tokens: float
-    ) -> Packing:
-        """`pack_blocks` of the entries in `room`. The diff of `--with-diff` comes first:
-        it is what a review of the change is for, so where it fits, its room (and a joint)
-        is kept before the files are packed, and it is shown whole whatever they take."""
-        entries: Sequence[Entry] = self.entries
-        diff = entries[-1] if self.diff is not None and entries else None
-        reserved = None
-        if diff is not None:
-            # it does not fit: packed with the files, as one of them
-            joints = (*joint, joint_tokens)
-            reserved = less(room, cost_of([diff.block], joints, tokens=True))
-            if reserved is not None:
-                entries = entries[:-1]
-        if self._by_size is None or len(self._by_size) != len(entries):
-            self._by_size = by_size(entries)
-        packing = pack_blocks(
-            entries,
-            reserved or room,
-            joint=joint,
-            joint_tokens=joint_tokens,
+            shown = everything(len(self.items))
+            return shown, *self._ends(shown, None)
+        return plan_around(
+            self.entries,
+            budget.limits,
+            lambda packing: self._ends(packing, budget),
+            self._ends_tokens,
+            joint=self._joint(),
             least_cut=self.least_frame(),
-            least_cut_tokens=least_tokens,
-            smallest=self._by_size,
+            least_cut_tokens=self.least_frame_tokens(),
+            first_kept=self.diff is not None,
         )
-        if reserved is None or diff is None:
-            return packing
-        return with_reserved(packing, [diff])
+
+    def _joint(self) -> tuple[int, int, float]:
+        """What is between two blocks: bytes, lines and (with a budget of tokens) tokens."""
+        joint = self.framing.joint
+        return (*size_of(joint), weigh(joint) if self.tokens else 0.0)
 
     def _ends_tokens(self, start: str, end: str) -> float:
         """The tokens of the start, the end and the newline after the content (0 without
@@ -555,20 +501,11 @@ class _Run:
             return self._need
         if not self.entries:
             return 0, 0, 0.0
-        joint = self.framing.joint
-        blocks = [entry.block for entry in self.entries]
-        count = len(blocks)
         start = self.framing.start(self.tree(self.items) if self.request.tree else None)
         end = self.framing.end(True)
-        need_bytes = sum(b.bytes for b in blocks) + (count - 1) * utf8_len(joint)
-        need_lines = sum(b.lines for b in blocks) + (count - 1) * joint.count("\n")
-        need_bytes += utf8_len(start) + utf8_len(end) + 1
-        need_lines += start.count("\n") + end.count("\n") + 1
-        need_tokens = 0.0
-        if self.tokens:
-            need_tokens = sum(b.tokens for b in blocks) + self._ends_tokens(start, end)
-            need_tokens += (count - 1) * weigh(joint)
-        self._need = need_bytes, need_lines, need_tokens
+        ends_tokens = self._ends_tokens(start, end) if self.tokens else None
+        blocks = [entry.block for entry in self.entries]
+        self._need = need_of(blocks, self._joint(), start, end, ends_tokens)
         return self._need
 
     # -- pass 2 --
@@ -889,14 +826,6 @@ def _line_ends(body: str, max_bytes: int) -> tuple[list[int], list[int]]:
             byte_ends.append(byte_ends[-1] + utf8_len(body[ends[-2] : at + 1]))
         at = body.find("\n", at + 1)
     return ends, byte_ends
-
-
-def _all(count: int) -> Plan:
-    return Plan("request-order", frozenset(range(count)), count)
-
-
-def _none() -> Plan:
-    return Plan("request-order", frozenset(), 0)
 
 
 # --- the runs ---------------------------------------------------------------------------
