@@ -61,3 +61,5 @@ refused rather than read whole."""
 
 NO_LIMIT = sys.maxsize
 """A budget dimension nobody set (`--max-bytes` given alone has no line limit)."""
+UNCOUNTED = float("inf")
+"""The tokens of a budget that counts none (no `--max-tokens`)."""

@@ -936,21 +936,22 @@ def test_a_cut_by_tokens_searches_a_long_file_only_as_far_as_the_room_reaches(
     from readmany.commands.walker import GlobRequest
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.frame import sectioncut
 
     make(tmp_path, {"big.txt": lines_of("a line of some words", 50_000)})
     searched: list[int] = []
-    line_ends = glob_plan._line_ends
+    line_ends = sectioncut.line_ends
 
     def recorded(body: str, max_bytes: int) -> tuple[list[int], list[int]]:
         searched.append(max_bytes)
         return line_ends(body, max_bytes)
 
-    monkeypatch.setattr(glob_plan, "_line_ends", recorded)
+    monkeypatch.setattr(sectioncut, "line_ends", recorded)
     request = GlobRequest(patterns=(".",), root=str(tmp_path), face=Face.people(), max_tokens=500)
     stream = io.BytesIO()
     glob_plan.run_planned(request, Sink(stream, json_mode=False))
     assert "[Showing lines 1-" in stream.getvalue().decode()
-    assert searched and max(searched) <= 500 * glob_plan.CUT_BYTES_PER_TOKEN
+    assert searched and max(searched) <= 500 * sectioncut.CUT_BYTES_PER_TOKEN
 
 
 @pytest.mark.parametrize(

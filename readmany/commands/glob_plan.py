@@ -34,8 +34,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import math
-from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from readmany.commands import stdin_only
 from readmany.commands.glob_files import shown_files
@@ -49,12 +48,12 @@ from readmany.commands.walker import (
 from readmany.emit.outcome import Outcome
 from readmany.emit.report import LEFT_OUT, Report, git_kind
 from readmany.emit.sink import Sink
-from readmany.frame import notices, weigh
+from readmany.frame import weigh
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.leftout import LeftOutNames, left_out_note
+from readmany.frame.sectioncut import LEAST_NOTE, Cut, SectionCutter
 from readmany.frame.sections import (
-    continue_with,
     diff_block,
     diff_label,
     diff_tokens,
@@ -64,7 +63,6 @@ from readmany.frame.sections import (
 )
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
-    UNCOUNTED,
     Entry,
     Packing,
 )
@@ -87,19 +85,6 @@ if TYPE_CHECKING:
 
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
-CUT_BYTES_PER_TOKEN = 16  # the bytes a cut is searched within, a token of the room left
-
-
-class Cut(NamedTuple):
-    """The head of a file, framed with the notice that says how to see the rest."""
-
-    text: str
-    bytes: int
-    lines: int
-    head: str
-    note: str
-    shown: int  # lines shown
-    tokens: float = 0.0  # estimated, with a budget of tokens
 
 
 class Item(NamedTuple):
@@ -193,8 +178,18 @@ class _Run:
         # Newlines are counted only for a budget of lines (counting them costs more than
         # framing a block): without one, a block's `lines` is 0. Tokens are estimated only
         # for a budget of tokens: without one, a block's `tokens` is 0.
+        self.slack = PARTIAL_BYTE_SLACK  # what `pack` guesses a frame takes
         self.lines = request.max_lines is not None
         self.tokens = request.max_tokens is not None
+
+    @property
+    def root(self) -> str:
+        return self.report.root
+
+    def named(self, position: int) -> tuple[str, str]:
+        """The file at `position`: its path from the root, and as it is shown."""
+        item = self.items[position]
+        return item.rel, item.path
 
     # -- pass 1 --
 
@@ -365,7 +360,7 @@ class _Run:
         first = body[: first_end + 1] if first_end >= 0 else body
         position = len(self.entries)
         first_bytes = utf8_len(first)
-        block = _Block(self, position, size[0], size[1], first_bytes, tokens)
+        block = SectionCutter(self, position, size[0], size[1], first_bytes, tokens)
         if self.tokens and cuttable and size[0]:
             # About its first line's tokens, at the block's tokens a byte: only a bound that
             # spares reading a file again for a cut that cannot fit.
@@ -384,14 +379,14 @@ class _Run:
         """Bytes every cut's block takes at least: the frame of no line, with the shortest
         notice, for an empty path (a path and a larger index only make it longer)."""
         if self._least_frame is None:
-            self._least_frame = utf8_len(self.framing.block("", "", 1, note=_LEAST_NOTE))
+            self._least_frame = utf8_len(self.framing.block("", "", 1, note=LEAST_NOTE))
         return self._least_frame
 
     def least_frame_tokens(self) -> float:
         """`least_frame` in tokens (0 without a budget of tokens)."""
         if not self.tokens:
             return 0.0
-        return weigh(self.framing.block("", "", 1, note=_LEAST_NOTE))
+        return weigh(self.framing.block("", "", 1, note=LEAST_NOTE))
 
     def text_of(self, position: int) -> TextFile | None:
         """The text of the entry at `position`: kept, or read again (the last one is kept)."""
@@ -673,120 +668,6 @@ class _Run:
         return block.count("\n")
 
 
-_LEAST_NOTE = notices.showing(1, 1, 2, "readmany many :2")  # shorter than any cut's notice
-
-
-class _Block:
-    """A file's block as the planner sees it: its size, not its text (it is framed again
-    when it is written); and `pack`'s way to cut it: the longest head of whole lines whose
-    framed block fits, ending with the command that shows the rest."""
-
-    __slots__ = (
-        "bytes",
-        "first_line",
-        "first_tokens",
-        "least",
-        "least_tokens",
-        "lines",
-        "position",
-        "run",
-        "tokens",
-    )
-    text = ""
-
-    def __init__(
-        self, run: _Run, position: int, size: int, lines: int, first_line: int, tokens: float
-    ) -> None:
-        self.run = run
-        self.position = position
-        self.bytes = size
-        self.lines = lines  # newlines in it
-        self.tokens = tokens  # estimated, with a budget of tokens
-        self.first_line = first_line  # bytes of the text's first line: a cut shows at least it
-        self.first_tokens = 0.0  # ... and its tokens, with a budget of tokens
-        self.least = 0  # bytes the block of one line takes at least; 0: not known yet
-        self.least_tokens = -1.0  # ... and its tokens; negative: not known yet
-
-    def __call__(self, max_lines: int, max_bytes: int) -> Cut | None:
-        """The longest head within `max_lines` and `max_bytes` of text, framed."""
-        room = max_bytes + PARTIAL_BYTE_SLACK  # as `pack` guesses the frame
-        return self._cut(lambda _block: True, max_lines, max_bytes, room)
-
-    def fill(self, room_lines: int, room_bytes: int, room_tokens: float = UNCOUNTED) -> Cut | None:
-        """The longest head whose block fits `room_lines`, `room_bytes` and `room_tokens`
-        (what `pack` asks of a cut that knows its frame)."""
-
-        def fits(block: Cut) -> bool:
-            return (
-                block.bytes <= room_bytes
-                and block.lines <= room_lines
-                and block.tokens <= room_tokens
-            )
-
-        bound = room_bytes
-        if room_tokens != UNCOUNTED:
-            if self._least_tokens() > room_tokens:
-                return None  # not even its first line: known without reading the file again
-            # A head is searched for within so many bytes (a token is rarely more than
-            # `CUT_BYTES_PER_TOKEN` of them): a long file is not split to its last line.
-            bound = min(room_bytes, int(room_tokens * CUT_BYTES_PER_TOKEN))
-        return self._cut(fits, room_lines, bound, room_bytes)
-
-    def _least_tokens(self) -> float:
-        """About the fewest tokens a cut of this file takes: its frame, with the shortest
-        notice, and its first line."""
-        if self.least_tokens < 0:
-            self.least_tokens = weigh(self._least_frame()) + self.first_tokens
-        return self.least_tokens
-
-    def _least_frame(self) -> str:
-        """This file's block with no line and the shortest notice: what any cut of it
-        takes besides its lines."""
-        run = self.run
-        path = run.items[self.position].path
-        return run.framing.block(path, "", self.position + 1, note=_LEAST_NOTE)
-
-    def _cut(
-        self, fits: Callable[[Cut], bool], max_lines: int, max_bytes: int, room: int
-    ) -> Cut | None:
-        run = self.run
-        item = run.items[self.position]
-        # The block of the first line alone is at least the frame of no line (with a
-        # notice shorter than any, naming no path) and that line: when that cannot fit,
-        # it is known without reading the file again.
-        if not self.least:
-            self.least = utf8_len(self._least_frame()) + self.first_line
-        if self.least > room:
-            return None
-        result = run.text_of(self.position)
-        if result is None:
-            return None
-        body = result.text.body
-        total = result.text.total_lines or body.count("\n") + (not body.endswith("\n"))
-        ends, byte_ends = _line_ends(body, max_bytes)
-        most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
-        best = None
-        low, high = 1, most  # the block grows with the lines it shows: search for the last
-        while low <= high:
-            count = (low + high) // 2
-            block = self._framed(item, body[: ends[count]], count, total)
-            if fits(block):
-                best, low = block, count + 1
-            else:
-                high = count - 1
-        return best
-
-    def _framed(self, item: Item, head: str, count: int, total: int) -> Cut:
-        run = self.run
-        note = notices.showing(1, count, total, continue_with(run.report.root, item.rel, count + 1))
-        index = self.position + 1
-        text = run.framing.block(item.path, head, index, note=note)
-        tokens = (
-            run.framing.tokens(item.path, head, index, note=note, cut=True) if run.tokens else 0.0
-        )
-        return Cut(text, *size_of(text), head, note, count, tokens)
-
-
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
     """No measure (`--tree` alone): the file's size, nothing read."""
     from readmany.emit.stats import Measure
@@ -809,23 +690,6 @@ def _asset_cost(result: AssetFile) -> Cost:
 
     tokens = max(1, round(token_weight(result.data.encode("ascii")))) if result.data else 0
     return Measure(result.size, 0, tokens)
-
-
-def _line_ends(body: str, max_bytes: int) -> tuple[list[int], list[int]]:
-    """Where each line ends (after its newline), in characters and in bytes: the lines
-    within the first `max_bytes` bytes, and the one after them."""
-    ends = [0]
-    byte_ends = [0]
-    at = body.find("\n")
-    ascii_text = body.isascii()
-    while at >= 0 and byte_ends[-1] <= max_bytes:
-        ends.append(at + 1)
-        if ascii_text:
-            byte_ends.append(at + 1)
-        else:
-            byte_ends.append(byte_ends[-1] + utf8_len(body[ends[-2] : at + 1]))
-        at = body.find("\n", at + 1)
-    return ends, byte_ends
 
 
 # --- the runs ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ what is written around the blocks). `plan` is the block plan; its names are the
 stage's entry points, importable from here.
 """
 
+from readmany.limits import UNCOUNTED
 from readmany.pack.plan import (
     PARTIAL_ATTEMPTS,
     PARTIAL_BYTE_SLACK,
@@ -13,7 +14,6 @@ from readmany.pack.plan import (
     SEPARATOR,
     SEPARATOR_BYTES,
     SEPARATOR_LINES,
-    UNCOUNTED,
     Budget,
     Entry,
     Packing,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from readmany.limits import NO_LIMIT
-from readmany.pack.plan import UNCOUNTED, Budget
+from readmany.limits import NO_LIMIT, UNCOUNTED
+from readmany.pack.plan import Budget
 from readmany.record import NamedTuple
 
 

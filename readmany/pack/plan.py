@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
+from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES, UNCOUNTED
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
 SEPARATOR_LINES = 1
-UNCOUNTED = float("inf")  # a budget without tokens
 PARTIAL_MIN_BYTES = 32
 PARTIAL_BYTE_SLACK = 96
 PARTIAL_ATTEMPTS = 16
