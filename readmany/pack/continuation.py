@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from readmany.pack.plan import Block
 
-    class Asked(Protocol):
+    class RequestedLines(Protocol):
         """A file as `many` is asked for it: its path and the lines asked for."""
 
         @property
@@ -28,15 +28,15 @@ if TYPE_CHECKING:
         @property
         def limit(self) -> float | None: ...
 
-    class Shown(Block, Protocol):
+    class ContinuedBlock(Block, Protocol):
         @property
         def next_spec(self) -> str | None: ...
 
-    class Piece(Protocol):
+    class FramedFile(Protocol):
         """A requested file as it was framed (`frame.pages.Piece`)."""
 
         @property
-        def block(self) -> Shown: ...
+        def block(self) -> ContinuedBlock: ...
 
         @property
         def spec(self) -> str: ...
@@ -56,9 +56,9 @@ UNREAD_MARGIN = 1.2  # what is not read is counted at this much the density of w
 
 def rest_specs(
     entries: Sequence[Entry],
-    pieces: Sequence[Piece],
+    pieces: Sequence[FramedFile],
     packing: Packing,
-    files: Sequence[Asked],
+    files: Sequence[RequestedLines],
 ) -> list[str]:
     """`readmany many` arguments that read what this packing does not show, in order.
 
@@ -87,7 +87,7 @@ def rest_specs(
     return rest
 
 
-def _lines_asked(file: Asked) -> tuple[int, float] | None:
+def _lines_asked(file: RequestedLines) -> tuple[int, float] | None:
     """The first and last line a request asks for (the last may be infinite); None for
     an offset or limit that is no whole number (read as the reference reads it)."""
     offset, limit = file.offset, file.limit
@@ -118,7 +118,7 @@ def _within(lines: tuple[int, float], earlier: Sequence[tuple[int, float]]) -> b
     return reached >= last
 
 
-def need_of_pieces(pieces: Sequence[Piece], budget: Budget) -> tuple[int, int, float]:
+def need_of_pieces(pieces: Sequence[FramedFile], budget: Budget) -> tuple[int, int, float]:
     """Bytes, lines and tokens of an output that shows every file whole (tokens, only
     for a budget of tokens: a file cut is weighed whole where its read kept every line
     asked for; one read in part, at its block's tokens a byte, with `UNREAD_MARGIN` more
