@@ -13,7 +13,9 @@ from helpers import Selection, select_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from readmany.commands.glob_request import walk_rules
 from readmany.errors import UsageError
+from readmany.faces import Face
 from readmany.select.boundary import join_clean
 from readmany.select.candidates import REASON_IGNORED, REASON_LINK_OUTSIDE, REASON_OUTSIDE, Skip
 from readmany.select.excludes import DEFAULT_EXCLUDES, Excludes
@@ -663,7 +665,7 @@ def test_the_plain_file_path_decides_as_the_general_one(
         root=str(tmp_path),
         patterns=("**",),
         excludes=excludes,
-        compat=compat,
+        rules=walk_rules(Face.reference() if compat else Face.people()),
         outputs=(str(tmp_path / "out.txt"),),
     )
     fast = select_files(request)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from readmany.commands.walker import GlobRequest
+    from readmany.commands.glob_request import GlobRequest
     from readmany.invoke import Options
 
 

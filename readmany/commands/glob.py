@@ -14,12 +14,7 @@ import re
 
 from readmany.commands import secrets_mode, stdin_only
 from readmany.commands.glob_files import shown_files
-from readmany.commands.walker import (
-    GlobRequest,
-    Selection,
-    candidate_reader,
-    open_selection,
-)
+from readmany.commands.glob_request import GlobRequest, candidate_reader, open_selection
 from readmany.emit.messages import error_line
 from readmany.emit.outcome import Outcome
 from readmany.emit.render import Presentation, present
@@ -38,8 +33,9 @@ from readmany.frame.sections import (
 )
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
-from readmany.read.matched import TextFile
+from readmany.read.glob_file import TextFile
 from readmany.read.safe import refuse_root
+from readmany.select.lookahead import Selection
 from readmany.units import parse_size
 
 TYPE_CHECKING = False
@@ -228,12 +224,13 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             request.format,
             line_numbers=request.line_numbers,
             reserved=label if request.with_diff else None,
+            guard=request.face.guard_sections,
         )
         joint = framing.joint
         report = Report(
             selection.root,
             keep_records=sink.json_mode,
-            compat=compat,
+            reference_reasons=compat,
             git=git_kind(request.staged, request.changed),
             stdin_only=stdin_only(request),
             hook_id=request.hook_id,
@@ -279,7 +276,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         report.diff = diff
     any_section = index > 0 or report.any_shown
     if compat:
-        sink.write(frame_end(any_section, compat=True))
+        sink.write(frame_end(any_section))
     else:
         if any_section and not index:  # attachments alone (--json)
             sink.write(framing.start(None))

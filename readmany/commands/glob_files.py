@@ -7,22 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from readmany.commands.walker import Selection, shown_path
-from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
+from readmany.read.glob_file import AssetFile, Failed, Skipped, TextFile
 from readmany.record import NamedTuple
-from readmany.select.candidates import Candidate, Skip
+from readmany.select.candidates import Candidate, Skip, shown_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from readmany.emit.report import Report
     from readmany.emit.sink import Sink
-    from readmany.read.matched import CandidateReader, MatchedRead, Measured
+    from readmany.read.glob_file import CandidateReader, MatchedRead, MeasuredFile
+    from readmany.select.lookahead import Selection
 
     # A first look at a file before it is read (the planned run's): whether that look
     # was all it needed, what it costs if that is known, and what was read of it.
     Look = Callable[
-        [int, Candidate, str, "MatchedRead | Measured | None"],
-        tuple[bool, "Measured | None", "MatchedRead | None"],
+        [int, Candidate, str, "MatchedRead | MeasuredFile | None"],
+        tuple[bool, "MeasuredFile | None", "MatchedRead | None"],
     ]
 
 
@@ -33,7 +33,7 @@ class ShownFile(NamedTuple):
     candidate: Candidate
     path: str
     result: TextFile | AssetFile
-    cost: Measured | None  # what it costs as stored, where the first look found it
+    cost: MeasuredFile | None  # what it costs as stored, where the first look found it
 
 
 def shown_files(

@@ -38,13 +38,7 @@ from collections.abc import Iterator, Sequence
 
 from readmany.commands import stdin_only
 from readmany.commands.glob_files import shown_files
-from readmany.commands.walker import (
-    GlobRequest,
-    Selection,
-    candidate_reader,
-    open_selection,
-    shown_path,
-)
+from readmany.commands.glob_request import GlobRequest, candidate_reader, open_selection
 from readmany.emit.outcome import Outcome
 from readmany.emit.report import LEFT_OUT, Report, git_kind
 from readmany.emit.sink import Sink
@@ -69,10 +63,10 @@ from readmany.pack import (
 from readmany.pack.budget import BudgetAsked, options_to_hold
 from readmany.pack.planner import everything, need_of, plan_around
 from readmany.read.classify import ASSET_KINDS, credentials_name
-from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
-from readmany.read.matched import Measured as MeasuredFile
+from readmany.read.glob_file import AssetFile, Failed, MeasuredFile, Skipped, TextFile
 from readmany.record import NamedTuple
-from readmany.select.candidates import Candidate
+from readmany.select.candidates import Candidate, shown_path
+from readmany.select.lookahead import Selection
 from readmany.units import utf8_len
 
 TYPE_CHECKING = False
@@ -80,7 +74,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.emit.stats import StatsTree
-    from readmany.read.matched import CandidateReader, Cost, MatchedRead
+    from readmany.read.glob_file import CandidateReader, MatchedRead
+    from readmany.read.measure import Cost
     from readmany.read.text import TextRead
 
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
@@ -152,6 +147,7 @@ class _Run:
             request.format,
             line_numbers=request.line_numbers,
             reserved=self.label if request.with_diff else None,
+            guard=request.face.guard_sections,
         )
         self.reader = candidate_reader(request)
         self.source = _Source(request, selection, self.reader)
@@ -203,7 +199,8 @@ class _Run:
         tree = not sizes and not stats
         measure = None
         if stats or tree:
-            from readmany.emit.stats import StatsTree, measure_for_stats
+            from readmany.emit.stats import StatsTree
+            from readmany.read.measure import measure_for_stats
 
             measure = measure_for_stats if stats else _unmeasured
             if stats:
@@ -327,7 +324,7 @@ class _Run:
         if isinstance(result, TextFile) and result.cost is not None:
             return MeasuredFile(result.kind, *result.cost)
         if not self.request.staged:
-            from readmany.emit.stats import measure_for_stats
+            from readmany.read.measure import measure_for_stats
 
             measured = self.reader.measure(event, path, measure_for_stats)
             if isinstance(measured, MeasuredFile):
@@ -670,14 +667,14 @@ class _Run:
 
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
     """No measure (`--tree` alone): the file's size, nothing read."""
-    from readmany.emit.stats import Measure
+    from readmany.read.measure import Measure
 
     return Measure(size, 0, 0)
 
 
 def _text_cost(result: TextFile) -> Cost:
     """What a text from git's index costs, measured from it as read."""
-    from readmany.emit.stats import measure_for_stats
+    from readmany.read.measure import measure_for_stats
 
     data = result.text.body.encode("utf-8", "surrogateescape")
     return measure_for_stats([data], len(data))
@@ -685,7 +682,7 @@ def _text_cost(result: TextFile) -> Cost:
 
 def _asset_cost(result: AssetFile) -> Cost:
     """What an asset from git's index costs: its size, and the tokens of its base64."""
-    from readmany.emit.stats import Measure
+    from readmany.read.measure import Measure
     from readmany.tokens import token_weight
 
     tokens = max(1, round(token_weight(result.data.encode("ascii")))) if result.data else 0
@@ -701,7 +698,7 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
         report = Report(
             selection.root,
             keep_records=sink.json_mode,
-            compat=False,
+            reference_reasons=False,
             git=git_kind(request.staged, request.changed),
             stdin_only=stdin_only(request),
             hook_id=request.hook_id,
@@ -745,7 +742,7 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
         report = Report(
             selection.root,
             keep_records=sink.json_mode,
-            compat=False,
+            reference_reasons=False,
             git=git_kind(request.staged, request.changed),
             stdin_only=stdin_only(request),
             hook_id=request.hook_id,

@@ -59,7 +59,7 @@ from readmany.pack.continuation import need_of_pieces, rest_specs
 from readmany.pack.fit import NOTHING, cost_of, fit, less, with_reserved
 from readmany.read.classify import credentials_name
 from readmany.read.guard import SECRET_FILE, check_secrets, empty_directory
-from readmany.read.tool import ReadStyle, ToolRead, read_tool, resolve_path
+from readmany.read.line_range import ReadStyle, ToolRead, read_tool, resolve_path
 from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
 from readmany.units import utf8_len
 

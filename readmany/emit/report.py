@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from readmany.read.matched import AssetFile, Failed, TextFile
+    from readmany.read.glob_file import AssetFile, Failed, TextFile
 
 _TRUNCATED = "truncated to the line limits"
 LEFT_OUT = "left out by the budget"
@@ -116,7 +116,7 @@ class Report:
         root: str,
         *,
         keep_records: bool,
-        compat: bool = True,
+        reference_reasons: bool = True,
         git: str | None = None,
         hook_id: str | None = None,
         stdin_only: bool = False,
@@ -124,7 +124,8 @@ class Report:
         self.root = root
         self.stdin_only = stdin_only  # the files are a `--stdin` list alone
         self.keep_records = keep_records
-        self.compat = compat  # the reference's long reasons in details, else the short ones
+        # the reference's long reasons and words (`--compat`), else the short ones
+        self.reference_reasons = reference_reasons
         self.git = git  # "staged" or "changed" when git names the files
         self.hook_id = hook_id  # the pre-commit hook this run is (--hook-id)
         # Files git names that the boundary keeps out of the dump (`node_modules/…`):
@@ -169,12 +170,20 @@ class Report:
                 self.left_out_count += 1
                 if len(self.left_out_by_git) < _NAMED_AT_MOST:
                     self.left_out_by_git.append(path)
-        if event.reason == REASON_OUTSIDE and event.rel.startswith("../") and not self.compat:
+        if (
+            event.reason == REASON_OUTSIDE
+            and event.rel.startswith("../")
+            and not self.reference_reasons
+        ):
             advice = OUTSIDE_ADVICE.format(root=notices.shell_word(self.root))
             if advice not in self.advice:
                 self.advice.append(advice)
         if event.failed:
-            reason = event.reason if self.compat else event.reason.removeprefix("Read error: ")
+            reason = (
+                event.reason
+                if self.reference_reasons
+                else event.reason.removeprefix("Read error: ")
+            )
             self.fail(path, f"{path}: {reason}", reason)
         else:
             self.skip(path, event.reason, _SELECT_CATEGORIES.get(event.reason, event.reason))
@@ -251,7 +260,7 @@ class Report:
         self.tally.add(FileStat(path, "skipped", 0, category))
         if self.keep_records:
             records = self.outside if reason == REASON_OUTSIDE else self.skipped
-            records.append({"path": path, "reason": reason if self.compat else category})
+            records.append({"path": path, "reason": reason if self.reference_reasons else category})
 
     def secrets(self, path: str, result: TextFile, mode: str) -> TextFile | None:
         """`--secrets`: name what looks like a secret (warn), leave the file out (skip) or
@@ -324,10 +333,10 @@ class Report:
                 self.advice.append(f"no file differs from {changed}")
 
     def read_failed(self, path: str, result: Failed) -> None:
-        """A file that could not be read: in the reference's words with `--compat`, else
+        """A file that could not be read: in the reference's words with `reference_reasons`, else
         in a person's: `PATH: no such file or directory` on stderr, the part after the
         path as the reason in `--json` details (as a skip's reason is its kind)."""
-        if self.compat or not result.code:
+        if self.reference_reasons or not result.code:
             self.fail(path, result.reason, result.reason)
             return
         problem = notices.read_problem(path, result.code, result.detail)
@@ -369,7 +378,7 @@ class Report:
 
             skipped = JoinedArrays(self.outside, self.skipped)
             details.update(files=self.files, skipped=skipped, read=self.read)
-            if not self.compat:
+            if not self.reference_reasons:
                 details.update(unmatched=self.unmatched_patterns)
             if self.diff is not None:
                 details.update(diff=self.diff)

@@ -12,7 +12,7 @@ from readmany.frame import notices
 from readmany.frame.heredoc import Block, block_tokens, frame_heredoc
 from readmany.frame.paths import header_path
 from readmany.read.guard import SECRET_FILE
-from readmany.read.tool import ToolRead, format_size, js_number, truncate_head
+from readmany.read.line_range import ToolRead, format_size, js_number, truncate_head
 from readmany.record import NamedTuple
 from readmany.units import utf8_len
 
@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
-    from readmany.read.tool import Number
+    from readmany.read.line_range import Number
 
     class Asked(Protocol):
         """A file as `many` is asked for it (`FileRequest`)."""

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from readmany.frame.formats import GlobFraming
-    from readmany.read.matched import TextFile
+    from readmany.read.glob_file import TextFile
 
     class CutSource(Protocol):
         """The run whose sections are cut: their frame, names and texts."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from readmany.read.tool import ToolRead
+from readmany.read.line_range import ToolRead
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
