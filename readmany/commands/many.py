@@ -32,7 +32,7 @@ from readmany.commands.many_request import (
     write_blocks,
 )
 from readmany.commands.many_request import (
-    parse_request_object as parse_request_object,  # mcp_tools imports it from here
+    parse_request_object as parse_request_object,  # serve/tools.py imports it from here
 )
 from readmany.emit.many_report import (
     NOT_READ_REASON,

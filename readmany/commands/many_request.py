@@ -15,7 +15,7 @@ from readmany.faces import Face
 from readmany.frame import weigh
 from readmany.limits import MANY_MAX_FILES, NO_LIMIT, READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import SEPARATOR, UNCOUNTED, Budget
-from readmany.pack.budget import BudgetAsked as BudgetAsked  # mcp_tools imports it from here
+from readmany.pack.budget import BudgetAsked as BudgetAsked  # serve/tools.py imports it from here
 from readmany.read.line_range import Number, ToolRead
 from readmany.record import NamedTuple
 from readmany.units import parse_size
