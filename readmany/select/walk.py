@@ -426,6 +426,8 @@ class _Selector:
             parts = rel_parts(path, self.root)
             segments = (*(Segment(p, exact=True) for p in parts), below_dir)
             return self._walk_events(self.root, [segments])
+        if not self.compat and self._outside(path):
+            return iter([Skip(self._relative(path), REASON_OUTSIDE)])  # never listed
         return self._walk_events(path, [(below_dir,)])
 
     # -- walking --
@@ -636,8 +638,14 @@ class _Selector:
     def events(self) -> Iterator[Event]:
         """Every matched file once, as a candidate or a skip, in output order."""
         sources = [self._literal_events()] if self.includes.literals else []
+        refused: dict[int, None] = {}
         for anchor, patterns in sorted(self.includes.walks.items()):
+            if not self.compat and self._outside(anchor):
+                refused.update(dict.fromkeys(self.includes.owners[anchor]))
+                continue
             sources.append(self._walk_events(anchor, patterns, self.includes.owners[anchor]))
+        if refused:
+            sources.append(iter(self._refused_patterns(refused)))
         merged: Iterator[Event]
         if len(sources) > 1:
             import heapq
@@ -673,6 +681,25 @@ class _Selector:
         for problem in self.ignores.problems:  # its rules were not applied: say so
             where = self._relative(problem.path)
             yield Skip(where, f"ignore file not read ({problem.reason})")
+
+    def _outside(self, directory: str) -> bool:
+        """Whether a directory a pattern or a listed path starts from lies outside the
+        root (by its path, and where its links lead): the default face never lists it, so
+        no name below it is reported."""
+        if inside(directory, self.root):
+            return False
+        try:
+            return not inside(os.path.realpath(directory), self.root_real)
+        except (OSError, ValueError):
+            return True
+
+    def _refused_patterns(self, owners: Iterable[int]) -> list[Skip]:
+        """Each pattern whose fixed directory is outside the root, once, as it was given."""
+        skips = {
+            self.patterns[owner]: Skip(self.patterns[owner], REASON_OUTSIDE) for owner in owners
+        }
+        self.unmatched.difference_update(owners)
+        return sorted(skips.values(), key=_event_key)
 
     def _listed_events(self, listed: Iterable[str]) -> Iterator[Event]:
         """The `--stdin` paths in the order given (the default face): a directory means
