@@ -1,4 +1,4 @@
-"""Reading the staged files: `select.git.staged` + one `cat-file --batch` against the floor.
+"""Reading the staged files: `select.git.staged`, `read.gitcontent` + one `cat-file --batch`.
 
 The floor is `git ls-files -z` and a Python loop that opens and reads each listed file
 from the work tree. Both run in this process, on the benchmark's repository tree with
@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_trees import GIT_ENV, RepoSpec, build_repo_tree
 
-from readmany.select.git import index_blobs, staged
+from readmany.read.gitcontent import index_blobs
+from readmany.select.git import staged
 
 
 def _git(root: Path, *args: str) -> None:

@@ -29,7 +29,7 @@ import make_trees  # noqa: E402
 _WRAPPER = """
 import os, sys
 if os.environ.get("SCAN") == "1":
-    import readmany.read.matched as matched
+    import readmany.read.glob_file as matched
     from readmany.read.secrets import scan
     plain = matched.read_matched
     def read_matched(path, rel, shown, requested, **options):

@@ -28,6 +28,17 @@ class Face(NamedTuple):
     glob_max_line_units: int | None = None  # UTF-16 units of a line before it is cut
     glob_max_file_bytes: int = GLOB_MAX_FILE_BYTES  # a larger file is skipped
     glob_max_svg_bytes: int | None = None  # a larger SVG is a sentence; None: read as text
+    glob_exact_text: bool = True  # text as it is (line breaks kept), not the reference's lines
+    glob_sniff_typescript: bool = True  # a `.ts` file is text or binary by content, not by name
+    # -- the walk of glob (`select.walk.WalkRules`) --
+    listed_order: bool = True  # `--stdin` paths in the order listed, not sorted in
+    # a file named exactly is read whatever ignore files and default excludes say
+    named_paths_bypass_ignore: bool = True
+    report_left_out: bool = True  # every path left out is reported; else some silently dropped
+    listed_paths_request_assets: bool = False  # a `--stdin` path asks for an asset by name
+    walk_listed_directory_links: bool = False  # a listed link to a directory is walked into
+    list_outside_directories: bool = False  # a pattern's directory outside the root is listed
+    global_excludes: bool = True  # git's `core.excludesFile` is read in a git tree
     # -- many and hashline --
     many_max_files: int | None = None  # files one call takes; None: the budget decides
     many_file_cap: bool = False  # each file capped at the read tool's 2000 lines / 50 KB
@@ -38,6 +49,7 @@ class Face(NamedTuple):
     many_binary_error: bool = True  # a binary file is an error block, never its bytes
     many_omitted_notice: bool = True  # files left out by the budget named after the last block
     budget_sizes: bool = True  # `--max-bytes 100k`, `--max-tokens`; else plain numbers only
+    guard_sections: bool = True  # a text section whose body reads as a header is guarded
 
     @classmethod
     def reference(cls) -> Face:
@@ -47,6 +59,15 @@ class Face(NamedTuple):
             glob_max_lines=GLOB_MAX_LINES,
             glob_max_line_units=GLOB_MAX_LINE_UNITS,
             glob_max_svg_bytes=GLOB_MAX_SVG_BYTES,
+            glob_exact_text=False,
+            glob_sniff_typescript=False,
+            listed_order=False,
+            named_paths_bypass_ignore=False,
+            report_left_out=False,
+            listed_paths_request_assets=True,
+            walk_listed_directory_links=True,
+            list_outside_directories=True,
+            global_excludes=False,
             many_max_files=MANY_MAX_FILES,
             many_file_cap=True,
             rewrite_paths=True,
@@ -55,6 +76,7 @@ class Face(NamedTuple):
             many_binary_error=False,
             many_omitted_notice=False,
             budget_sizes=False,
+            guard_sections=False,
         )
 
     @classmethod

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 _LONE_SURROGATE = "[\ud800-\udc7f\udd00-\udfff]"  # compiled on first use, by re's cache
+# Any surrogate code point: text that no strict UTF-8 encoder takes as it is.
+SURROGATE = "[\ud800-\udfff]"
 
 
 def encode_output(text: str) -> bytes:

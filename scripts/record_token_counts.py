@@ -331,7 +331,7 @@ def tokenizer_version(tokenizer_dir: Path) -> str:
 def compare(files: list[Path], tokenizer_dir: Path) -> int:
     """Print the estimates' errors on `files` (UTF-8 text; others are skipped): per file,
     and of their sum (what `--stats` shows of a directory)."""
-    from readmany.emit.stats import measure_for_stats
+    from readmany.read.measure import measure_for_stats
     from readmany.tokens import estimate_tokens, estimate_tokens_for
 
     datas = []
@@ -365,7 +365,7 @@ def compare(files: list[Path], tokenizer_dir: Path) -> int:
 
 def repo_files(checkout: Path) -> list[tuple[str, bytes]]:
     """The text files of a git work tree that are recorded: (path, bytes), sorted."""
-    from readmany.read.classify import SNIFF_BYTES, is_binary
+    from readmany.read.classify import BINARY_SNIFF_BYTES, is_binary
 
     listed = subprocess.run(
         ["git", "-C", str(checkout), "ls-files", "-z"], capture_output=True, check=True
@@ -376,7 +376,7 @@ def repo_files(checkout: Path) -> list[tuple[str, bytes]]:
         if file.is_symlink() or not file.is_file():
             continue  # a link, a submodule's directory, a file deleted in the work tree
         data = file.read_bytes()
-        if not data or len(data) > REPO_FILE_BYTES or is_binary(data[:SNIFF_BYTES]):
+        if not data or len(data) > REPO_FILE_BYTES or is_binary(data[:BINARY_SNIFF_BYTES]):
             continue
         try:
             data.decode("utf-8")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from readmany.emit import beneath
-from readmany.hashline import file_tag
+from readmany.read.hashline import file_tag
 
 
 @pytest.fixture
@@ -81,8 +81,8 @@ def test_edit_writes_in_the_directory_it_checked_whatever_is_swapped_meanwhile(
 ) -> None:
     """The race that wrote outside, step by step: the directory is a link while the new
     file is staged, a directory again when it is read once more, a link at the rename."""
-    from readmany.commands import edit as command
-    from readmany.read.edit import EditRequest, FileEdit, line_op
+    from readmany.edit import files as command
+    from readmany.edit.anchored import EditRequest, FileEdit, line_op
 
     outside = tree.parent / "outside"
     for directory in (tree / "a" / "b", outside):

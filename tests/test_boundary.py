@@ -308,9 +308,10 @@ def test_glob_reads_nothing_swapped_in_after_the_walk(
     import io
 
     from readmany.commands import glob as glob_command
-    from readmany.commands import walker
+    from readmany.commands.glob_request import GlobRequest, lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.select import lookahead
     from readmany.select.candidates import Candidate
 
     root = tmp_path / "root"
@@ -321,9 +322,9 @@ def test_glob_reads_nothing_swapped_in_after_the_walk(
     (root / "dir").mkdir(parents=True)
     for n in range(20):
         (root / "dir" / f"f{n}.txt").write_text(f"plain {n}\n")
-    walked = walker.InProcess.__iter__
+    walked = lookahead.InProcess.__iter__
 
-    def swapping(self: walker.InProcess) -> Iterator[walker.Item]:
+    def swapping(self: lookahead.InProcess) -> Iterator[lookahead.Found]:
         for event, done in walked(self):
             if isinstance(event, Candidate) and event.rel == "dir/f0.txt":
                 if swap_directory:
@@ -334,11 +335,11 @@ def test_glob_reads_nothing_swapped_in_after_the_walk(
                     os.symlink(outside / "secret.txt", event.path)
             yield event, done
 
-    monkeypatch.setattr(walker.InProcess, "__iter__", swapping)
-    request = walker.GlobRequest(patterns=("dir/f0.txt",), root=str(root), face=Face.people())
+    monkeypatch.setattr(lookahead.InProcess, "__iter__", swapping)
+    request = GlobRequest(patterns=("dir/f0.txt",), root=str(root), face=Face.people())
     written = io.BytesIO()
     outcome = glob_command.run_glob(
-        request, Sink(written, json_mode=False), walker.InProcess(request)
+        request, Sink(written, json_mode=False), lookahead.InProcess(lookahead_source(request))
     )
     assert b"SECRET" not in written.getvalue()
     assert outcome.exit_code == 1
@@ -350,9 +351,11 @@ def test_stats_measure_nothing_swapped_in_after_the_walk(
 ) -> None:
     import io
 
-    from readmany.commands import glob_plan, walker
+    from readmany.commands import glob_plan
+    from readmany.commands.glob_request import GlobRequest, lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.select import lookahead
     from readmany.select.candidates import Candidate
 
     root = tmp_path / "root"
@@ -360,20 +363,20 @@ def test_stats_measure_nothing_swapped_in_after_the_walk(
     (tmp_path / "secret.txt").write_text("SECRET\n" * 1000)
     for n in range(3):
         (root / f"f{n}.txt").write_text(f"plain {n}\n")
-    walked = walker.InProcess.__iter__
+    walked = lookahead.InProcess.__iter__
 
-    def swapping(self: walker.InProcess) -> Iterator[walker.Item]:
+    def swapping(self: lookahead.InProcess) -> Iterator[lookahead.Found]:
         for event, done in walked(self):
             if isinstance(event, Candidate) and event.rel == "f1.txt":
                 os.unlink(event.path)
                 os.symlink(tmp_path / "secret.txt", event.path)
             yield event, done
 
-    monkeypatch.setattr(walker.InProcess, "__iter__", swapping)
-    request = walker.GlobRequest(patterns=("**",), root=str(root), face=Face.people(), stats=True)
+    monkeypatch.setattr(lookahead.InProcess, "__iter__", swapping)
+    request = GlobRequest(patterns=("**",), root=str(root), face=Face.people(), stats=True)
     written = io.BytesIO()
     outcome = glob_plan.run_stats(
-        request, Sink(written, json_mode=False), walker.InProcess(request)
+        request, Sink(written, json_mode=False), lookahead.InProcess(lookahead_source(request))
     )
     text = written.getvalue().decode()
     assert "f0.txt" in text and "f2.txt" in text

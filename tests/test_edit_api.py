@@ -1,4 +1,4 @@
-"""readmany.read.edit: parsing, the reference's checks and messages, line endings, ops."""
+"""readmany.edit.anchored: parsing, the reference's checks and messages, line endings, ops."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from readmany.hashline import decode_lines, file_tag, line_anchor
-from readmany.read.edit import (
+from readmany.edit.anchored import (
     INVALID,
     STALE,
     AppliedRange,
@@ -29,6 +28,7 @@ from readmany.read.edit import (
     split_range,
     unified_diff,
 )
+from readmany.read.hashline import decode_lines, file_tag, line_anchor
 
 FOUR = b"one\ntwo\nthree\nfour"  # anchors: 1#uwt 2#nbl 3#fod 4#jdl
 

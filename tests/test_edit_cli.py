@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_terminal import run_with_terminal_stdout_and_stderr
 
-from readmany.hashline import decode_lines, file_tag, line_anchor
+from readmany.read.hashline import decode_lines, file_tag, line_anchor
 
 FOUR = b"one\ntwo\nthree\nfour\n"  # 1#uwt 2#nbl 3#fod 4#jdl 5#zyb
 
@@ -921,8 +921,8 @@ def test_a_change_while_the_edit_is_prepared_is_stale(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Another writer between the check and the write: nothing is written, exit 3."""
-    from readmany.commands import edit as command
-    from readmany.read.edit import EditRequest, FileEdit, line_op
+    from readmany.edit import files as command
+    from readmany.edit.anchored import EditRequest, FileEdit, line_op
 
     place(tmp_path)
     stage = command._stage

@@ -16,8 +16,8 @@ from readmany.commands.many_request import FileRequest, ManyRequest
 from readmany.emit.sink import Sink
 from readmany.frame.hashline import frame_hashline
 from readmany.frame.heredoc import base_delimiter, frame_heredoc
-from readmany.hashline import decode_lines, file_tag, line_anchor
 from readmany.pack import Budget
+from readmany.read.hashline import decode_lines, file_tag, line_anchor
 
 
 def parse_heredoc(text: str) -> list[tuple[str, str]]:

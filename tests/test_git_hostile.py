@@ -4,6 +4,7 @@ the installed command, against repositories built with the `git` command."""
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -13,7 +14,11 @@ from pathlib import Path
 import pytest
 from helpers import run_readmany
 
-from readmany.select.git import diff_text
+from readmany.frame.paths import header_path
+from readmany.read import gitcontent
+
+# The diff as `glob --with-diff` asks for it: a left-out file named as headers name it.
+diff_text = functools.partial(gitcontent.diff_text, header=header_path)
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 from readmany.emit.stats import (
     StatsEntry,
     build_stats,
-    measure_for_stats,
     stats_json,
     stats_text,
 )
@@ -33,6 +32,7 @@ from readmany.frame.numbering import strip_line_numbers
 from readmany.frame.separator import frame_separator
 from readmany.frame.tree import render_tree
 from readmany.frame.xml import parse_xml, parse_xml_tree
+from readmany.read.measure import measure_for_stats
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 END = "\n--- End of content ---"
@@ -61,8 +61,14 @@ def sections(text: str, read: list[dict[str, Any]]) -> tuple[list[tuple[str, str
         section = data[at : at + record["outputBytes"]].decode()
         at += record["outputBytes"]
         header, body = section.split("\n\n", 1)
-        assert header.startswith("--- ") and header.endswith(" ---")
-        found.append((header[4:-4], body.removesuffix("\n\n")))
+        framed = re.fullmatch(r"(-{3,}) (.*) \1", header)
+        assert framed is not None, header
+        run, shown = framed.groups()
+        if len(run) > 3:  # a guarded section: closed by a line of its own
+            close = f"\n{run} End of {shown} {run}\n\n"
+            assert body.endswith(close)
+            body = body.removesuffix(close) + "\n\n"
+        found.append((shown, body.removesuffix("\n\n")))
     return found, data[at:].decode()
 
 
@@ -683,15 +689,16 @@ def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     """A budgeted run over a.txt, b.txt and c.txt, between its two passes."""
     from readmany.commands.glob import Report
     from readmany.commands.glob_plan import _Run, budget_of
-    from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.commands.glob_request import GlobRequest, lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.select.lookahead import InProcess
 
     make(tmp_path, {"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
     request = GlobRequest(patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=300)
     stream = io.BytesIO()
     sink = Sink(stream, json_mode=False)
-    selection = InProcess(request)
+    selection = InProcess(lookahead_source(request))
     report = Report(selection.root, keep_records=False, compat=False)
     run = _Run(request, sink, selection, report)
     run.gather(selection, sizes=True, stats=False)
@@ -731,16 +738,17 @@ def test_a_text_kept_from_the_first_pass_is_written_as_it_was_measured(tmp_path:
 def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_bytes: int) -> None:
     from readmany.commands.glob import Report
     from readmany.commands.glob_plan import _Run
-    from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.commands.glob_request import GlobRequest, lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.select.lookahead import InProcess
 
     # Sizes out of order, so that the kept ones are not simply the first.
     make(tmp_path, {f"f{i}.txt": "x" * (40 * ((i * 5) % 8 + 1)) + "\n" for i in range(8)})
     request = GlobRequest(
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=max_bytes
     )
-    selection = InProcess(request)
+    selection = InProcess(lookahead_source(request))
     report = Report(selection.root, keep_records=False, compat=False)
     run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
     run.gather(selection, sizes=True, stats=False)
@@ -758,15 +766,16 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
 def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
     from readmany.commands.glob import Report
     from readmany.commands.glob_plan import _Run
-    from readmany.commands.walker import GlobRequest, InProcess
+    from readmany.commands.glob_request import GlobRequest, lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.select.lookahead import InProcess
 
     make(tmp_path, {"a.txt": "a\n", "b.txt": "b\n"})
     request = GlobRequest(
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=1000, stats=True
     )
-    selection = InProcess(request)
+    selection = InProcess(lookahead_source(request))
     report = Report(selection.root, keep_records=False, compat=False)
     run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
     run.gather(selection, sizes=True, stats=True)
@@ -786,7 +795,7 @@ def test_stats_of_staged_files_counts_what_is_staged(tmp_path: Path) -> None:
 @settings(max_examples=200, deadline=None)
 @given(data=st.binary(max_size=5000), chunk=st.integers(min_value=1, max_value=3000))
 def test_stats_measures_a_file_read_whole_as_in_chunks(data: bytes, chunk: int) -> None:
-    from readmany.emit.stats import STATS_SAMPLE_BYTES, measure_chunks
+    from readmany.read.measure import STATS_SAMPLE_BYTES, measure_chunks
 
     pieces = [data[i : i + chunk] for i in range(0, len(data), chunk)]
     expected = measure_chunks(pieces, len(data), STATS_SAMPLE_BYTES)
@@ -851,7 +860,7 @@ def test_a_token_budget_reads_no_file_again_that_cannot_be_cut_into_the_room(
     # Files whose first line is long: once one is shown, what is left cannot take the first
     # line of another, which is known without reading any of them again.
     from readmany.commands import glob_plan
-    from readmany.commands.walker import GlobRequest
+    from readmany.commands.glob_request import GlobRequest
     from readmany.emit.sink import Sink
     from readmany.faces import Face
 
@@ -884,10 +893,10 @@ def test_a_reader_that_weighs_gives_each_text_the_weight_of_what_it_shows(
     # A budget of tokens has each process weigh what it reads: from the bytes of a text
     # shown as it is stored, from the text itself where it is shown otherwise (Latin-1
     # shown as UTF-8 with U+FFFD); the helper sends the weight with the text.
-    from readmany.commands import walker
-    from readmany.commands.walker import GlobRequest, candidate_reader
+    from readmany.commands.glob_request import GlobRequest, candidate_reader
     from readmany.faces import Face
-    from readmany.read.matched import TextFile
+    from readmany.read import transfer
+    from readmany.read.glob_file import TextFile
     from readmany.select.candidates import Candidate
     from readmany.tokens import text_weight
 
@@ -900,7 +909,7 @@ def test_a_reader_that_weighs_gives_each_text_the_weight_of_what_it_shows(
         result = reader(Candidate(name, str(tmp_path / name), True), name)
         assert isinstance(result, TextFile)
         assert result.weight == pytest.approx(text_weight(result.text.body), rel=1e-9)
-        sent = walker._unpack_result(walker._pack_result(result))
+        sent = transfer.unpack_result(transfer.pack_result(result))
         assert sent == result
     unweighed = candidate_reader(GlobRequest(patterns=("**",), root=str(tmp_path)))
     assert not unweighed.weigh
@@ -933,7 +942,7 @@ def test_a_cut_by_tokens_searches_a_long_file_only_as_far_as_the_room_reaches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from readmany.commands import glob_plan
-    from readmany.commands.walker import GlobRequest
+    from readmany.commands.glob_request import GlobRequest
     from readmany.emit.sink import Sink
     from readmany.faces import Face
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from helpers import run_readmany
 
-import readmany.read.matched as matched_module
+import readmany.read.glob_file as matched_module
 from readmany.commands.glob import GlobRequest, run_glob
 from readmany.emit.sink import Sink
 from readmany.frame.formats import GlobFraming
 from readmany.frame.separator import frame_separator
-from readmany.read.matched import read_matched as read_matched_for_real
+from readmany.read.glob_file import read_matched as read_matched_for_real
 from readmany.tokens import text_weight
 
 

@@ -1,4 +1,4 @@
-"""readmany.hashline: tags, anchors, decoding, splitting and the streaming scan."""
+"""readmany.read.hashline: tags, anchors, decoding, splitting and the streaming scan."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from readmany.hashline import (
+from readmany.limits import HASHLINE_MAX_BYTES, HASHLINE_MAX_LINES
+from readmany.read.hashline import (
     ANCHOR_WHITESPACE,
     COMPACT_UNITS,
-    MAX_BYTES,
-    MAX_LINES,
     LongLine,
     anchor_input,
     anchor_of_hash,
@@ -323,7 +322,7 @@ def test_scan_keeps_a_long_line_as_head_and_anchor() -> None:
 
 
 def test_scan_line_just_at_the_byte_limit_is_kept_whole() -> None:
-    line = "x" * MAX_BYTES
+    line = "x" * HASHLINE_MAX_BYTES
     assert scan_file([line.encode()]).rows == (line,)
     assert isinstance(scan_file([line.encode() + b"x"]).rows[0], LongLine)
 
@@ -332,7 +331,7 @@ def test_scan_keeps_at_most_max_lines_rows() -> None:
     data = b"x\n" * 5000
     scan = scan_file([data], 10)
     assert scan.total_lines == 5001
-    assert len(scan.rows) == MAX_LINES
+    assert len(scan.rows) == HASHLINE_MAX_LINES
 
 
 def test_scan_stops_keeping_once_rows_exceed_the_byte_limit() -> None:

@@ -13,7 +13,7 @@ from helpers import run_readmany, run_unprivileged, unprivileged_prefix
 
 from readmany.commands.hashline import HashlineRequest, run_hashline
 from readmany.emit.sink import Sink
-from readmany.hashline import file_tag, line_anchor
+from readmany.read.hashline import file_tag, line_anchor
 from readmany.tokens import text_weight
 
 PNG = (

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from helpers import run_readmany, run_unprivileged, unprivileged_prefix
 
-from readmany.hashline import decode_lines, file_tag, line_anchor
+from readmany.read.hashline import decode_lines, file_tag, line_anchor
 
 GOLDEN = Path(__file__).parent / "conformance" / "hashline" / "golden"
 VECTORS = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(GOLDEN.glob("*.json"))]

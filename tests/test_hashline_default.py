@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import readmany_command, run_readmany, run_unprivileged, unprivileged_prefix
 
-from readmany.hashline import file_tag, line_anchor
+from readmany.read.hashline import file_tag, line_anchor
 
 FIVE_THOUSAND = "".join(f"{n}\n" for n in range(1, 5001))
 

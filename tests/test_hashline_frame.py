@@ -14,7 +14,7 @@ from readmany.frame.hashline import (
     header_row,
     window_bounds,
 )
-from readmany.hashline import HashlineError, LongLine, decode_lines, line_anchor, scan_file
+from readmany.read.hashline import HashlineError, LongLine, decode_lines, line_anchor, scan_file
 
 TAG = "47DEQpj8"
 HEADER = f"@file f.txt#{TAG}"

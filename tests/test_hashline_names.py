@@ -14,7 +14,7 @@ import pytest
 from helpers import readmany_command, run_readmany
 
 from readmany.frame.notices import shell_word
-from readmany.hashline import file_tag, line_anchor
+from readmany.read.hashline import file_tag, line_anchor
 
 FORGED_ROW = "p\u20281#abc|evil.txt"
 HOSTILE = [

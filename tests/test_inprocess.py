@@ -17,7 +17,7 @@ from helpers import make, run_installed, run_readmany
 from inprocess import run_in_process
 
 import readmany.__main__
-from readmany.read.matched import CandidateReader
+from readmany.read.glob_file import CandidateReader
 from readmany.select.candidates import Candidate
 from readmany.select.walk import SelectRequest, iter_selection
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import run_readmany
 
-from readmany.hashline import file_tag, line_anchor
+from readmany.read.hashline import file_tag, line_anchor
 
 KEY = "aws_key = AKIAIOSFODNN7EXAMPLE\n"
 PLAIN = "nothing to see\n"

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readmany.read import tool
+from readmany.read import line_range
 from readmany.read.images import sniff_image
-from readmany.read.tool import format_size, js_number, read_tool, truncate_head
+from readmany.read.line_range import format_size, js_number, read_tool, truncate_head
 
 
 def write(tmp_path: Path, name: str, data: bytes | str) -> str:
@@ -192,8 +192,8 @@ def test_streamed_read_equals_whole_read(
 ) -> None:  # fmt: skip
     (tmp_path / "f").write_bytes(data)
     whole = read_tool("f", offset, limit, str(tmp_path))
-    monkeypatch.setattr(tool, "WHOLE_FILE_LIMIT", -1)
-    monkeypatch.setattr(tool, "CHUNK", 3)
+    monkeypatch.setattr(line_range, "WHOLE_FILE_LIMIT", -1)
+    monkeypatch.setattr(line_range, "CHUNK", 3)
     streamed = read_tool("f", offset, limit, str(tmp_path))
     monkeypatch.undo()
     assert streamed == whole
@@ -207,8 +207,8 @@ def test_streamed_caps_equal_whole_read(
     lines[1700] = "z" * 70000
     (tmp_path / "f").write_bytes("\n".join(lines).encode("utf-8", "surrogateescape"))
     whole = read_tool("f", offset, limit, str(tmp_path))
-    monkeypatch.setattr(tool, "WHOLE_FILE_LIMIT", -1)
-    monkeypatch.setattr(tool, "CHUNK", 1000)
+    monkeypatch.setattr(line_range, "WHOLE_FILE_LIMIT", -1)
+    monkeypatch.setattr(line_range, "CHUNK", 1000)
     assert read_tool("f", offset, limit, str(tmp_path)) == whole
 
 

@@ -23,7 +23,6 @@ from readmany.select.candidates import REASON_IGNORED
 from readmany.select.ignore import (
     MAX_GLOB_PATTERNS,
     MAX_IGNORE_FILE_BYTES,
-    REASON_NOT_REGULAR,
     REASON_TOO_LARGE,
     REASON_TOO_MANY_GLOBS,
     IgnoreFileProblem,
@@ -32,6 +31,7 @@ from readmany.select.ignore import (
     find_git_top,
     parse_rules,
 )
+from readmany.select.smallfile import REASON_NOT_REGULAR
 from readmany.select.walk import SelectRequest
 
 

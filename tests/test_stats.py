@@ -9,18 +9,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readmany.emit.stats import (
-    STATS_SAMPLE_BYTES,
-    Measure,
     StatsEntry,
     build_stats,
     mark,
-    measure,
-    measure_chunks,
-    measure_for_stats,
     stats_json,
     stats_text,
 )
 from readmany.frame.paths import header_path
+from readmany.read.measure import (
+    STATS_SAMPLE_BYTES,
+    Measure,
+    measure,
+    measure_chunks,
+    measure_for_stats,
+)
 from readmany.tokens import estimate_tokens_for
 
 ENTRIES = [

@@ -7,6 +7,8 @@ import gc
 import subprocess
 from pathlib import Path
 
+from readmany.commands.glob_request import walk_rules
+from readmany.faces import Face
 from readmany.select.candidates import Candidate, Skip
 from readmany.select.ignore import IgnoreSource
 from readmany.select.walk import SelectRequest, iter_selection
@@ -38,7 +40,7 @@ def test_the_walk_drops_a_directorys_rules_when_it_leaves_it(tmp_path: Path) -> 
     root = tree(tmp_path / "repo")
     gc.collect()
     before = live_sources()
-    _, events = iter_selection(SelectRequest(str(root), ("**",), compat=False))
+    _, events = iter_selection(SelectRequest(str(root), ("**",), rules=walk_rules(Face.people())))
     most = 0
     found: list[str] = []
     skipped: list[str] = []

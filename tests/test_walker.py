@@ -14,7 +14,9 @@ import pytest
 from helpers import readmany_command, run_readmany
 
 import readmany.commands.glob as glob_command
-import readmany.commands.walker as walker
+import readmany.commands.glob_request as glob_request
+import readmany.read.transfer as transfer
+import readmany.select.lookahead as lookahead
 from readmany.commands.glob import GlobRequest, run_glob
 from readmany.emit.sink import Sink
 from readmany.errors import UsageError
@@ -92,7 +94,7 @@ def _summary(outcome: Any) -> tuple[Any, ...]:
 
 
 # How the work is split: never read ahead, always read ahead, as it comes.
-SPLITS = {"never": 10**9, "always": -1, "adaptive": walker._LAG}
+SPLITS = {"never": 10**9, "always": -1, "adaptive": lookahead._LAG}
 
 
 @pytest.mark.parametrize("split", sorted(SPLITS))
@@ -111,8 +113,8 @@ def test_the_helper_gives_the_output_of_one_process(
     monkeypatch.setenv("READMANY_PROCESSES", "1")
     alone = _run(varied, **how)
     monkeypatch.setenv("READMANY_PROCESSES", "2")
-    monkeypatch.setattr(walker, "_LAG", SPLITS[split])  # the helper is forked with it
-    monkeypatch.setattr(walker, "_BATCH", 5)
+    monkeypatch.setattr(lookahead, "_LAG", SPLITS[split])  # the helper is forked with it
+    monkeypatch.setattr(lookahead, "_EVENTS_A_MESSAGE", 5)
     helped = _run(varied, **how)
     assert helped[0] == alone[0]
     assert _summary(helped[1]) == _summary(alone[1])
@@ -147,8 +149,8 @@ def test_the_helper_measures_and_reads_ahead_for_a_plan_as_one_process_does(
     monkeypatch.setenv("READMANY_PROCESSES", "1")
     alone = run()
     monkeypatch.setenv("READMANY_PROCESSES", "2")
-    monkeypatch.setattr(walker, "_LAG", SPLITS[split])
-    monkeypatch.setattr(walker, "_BATCH", 5)
+    monkeypatch.setattr(lookahead, "_LAG", SPLITS[split])
+    monkeypatch.setattr(lookahead, "_EVENTS_A_MESSAGE", 5)
     helped = run()
     assert helped[0] == alone[0]
     assert _summary(helped[1]) == _summary(alone[1])
@@ -164,47 +166,47 @@ def test_a_helper_forked_during_the_walk_gives_the_output_of_one_process(
     monkeypatch.setenv("READMANY_PROCESSES", "1")
     alone = _run(varied, json_mode=False, listed=listed)
     monkeypatch.delenv("READMANY_PROCESSES")
-    monkeypatch.setattr(walker, "_use_helper", lambda: 1)  # as on a machine of two CPUs
-    monkeypatch.setattr(walker, "_HEAD", head)
-    monkeypatch.setattr(walker, "_BATCH", 2)
-    forked: list[walker.Selection] = []
-    real_open = walker.open_selection
+    monkeypatch.setattr(lookahead, "_use_helper", lambda: 1)  # as on a machine of two CPUs
+    monkeypatch.setattr(lookahead, "_HEAD", head)
+    monkeypatch.setattr(lookahead, "_EVENTS_A_MESSAGE", 2)
+    forked: list[lookahead.Selection] = []
+    real_open = glob_request.open_selection
 
-    def recording(request: GlobRequest) -> walker.Selection:
+    def recording(request: GlobRequest) -> lookahead.Selection:
         forked.append(real_open(request))
         return forked[-1]
 
     monkeypatch.setattr(glob_command, "open_selection", recording)
     helped = _run(varied, json_mode=False, listed=listed)
-    assert isinstance(forked[0], walker.Helper)  # the walk went on in the helper
+    assert isinstance(forked[0], lookahead.Helper)  # the walk went on in the helper
     assert helped[0] == alone[0]
     assert _summary(helped[1]) == _summary(alone[1])
 
 
 def test_a_short_walk_stays_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for index in range(walker._HEAD - 1):
+    for index in range(lookahead._HEAD - 1):
         (tmp_path / f"f{index:03d}.txt").write_text(f"{index}\n")
     monkeypatch.delenv("READMANY_PROCESSES", raising=False)
-    monkeypatch.setattr(walker, "_use_helper", lambda: 1)
+    monkeypatch.setattr(lookahead, "_use_helper", lambda: 1)
     request = GlobRequest(patterns=("**",), root=str(tmp_path))
-    with walker.open_selection(request) as selection:
-        assert isinstance(selection, walker.InProcess)
-        assert len(list(selection)) == walker._HEAD - 1
+    with glob_request.open_selection(request) as selection:
+        assert isinstance(selection, lookahead.InProcess)
+        assert len(list(selection)) == lookahead._HEAD - 1
     (tmp_path / "one-more.txt").write_text("x\n")
-    with walker.open_selection(request) as selection:
-        assert isinstance(selection, walker.Helper)
-        assert len(list(selection)) == walker._HEAD
+    with glob_request.open_selection(request) as selection:
+        assert isinstance(selection, lookahead.Helper)
+        assert len(list(selection)) == lookahead._HEAD
 
 
 def test_two_processes_are_used_where_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     request = GlobRequest(patterns=("*.nothing",))
     monkeypatch.setenv("READMANY_PROCESSES", "2")
-    with walker.open_selection(request) as selection:
-        assert isinstance(selection, walker.Helper)
+    with glob_request.open_selection(request) as selection:
+        assert isinstance(selection, lookahead.Helper)
         assert list(selection) == []
     monkeypatch.setenv("READMANY_PROCESSES", "1")
-    with walker.open_selection(request) as selection:
-        assert isinstance(selection, walker.InProcess)
+    with glob_request.open_selection(request) as selection:
+        assert isinstance(selection, lookahead.InProcess)
 
 
 def test_a_large_read_ahead_is_sent_in_bounded_messages(
@@ -213,31 +215,31 @@ def test_a_large_read_ahead_is_sent_in_bounded_messages(
     for index in range(12):
         (tmp_path / f"f{index:02d}.txt").write_bytes((b"z" * 49 + b"\n") * 1999)  # 100 KB
     sizes: list[int] = []
-    real_loads = walker._unpack_result
+    real_loads = transfer.unpack_result
 
     def counting(packed: tuple[Any, ...]) -> Any:
         sizes.append(len(packed[2]))
         return real_loads(packed)
 
     monkeypatch.setenv("READMANY_PROCESSES", "2")
-    monkeypatch.setattr(walker, "_LAG", -1)
-    monkeypatch.setattr(walker, "_unpack_result", counting)
+    monkeypatch.setattr(lookahead, "_LAG", -1)
+    monkeypatch.setattr(transfer, "unpack_result", counting)
     messages: list[int] = []
-    real_receive = walker.Helper._receive
+    real_receive = lookahead.Helper._receive
 
-    def receive(self: walker.Helper) -> Any:
+    def receive(self: lookahead.Helper) -> Any:
         message = real_receive(self)
         if message[0] == "items":
-            read = [walker._result_size(item[1]) for item in message[1] if len(item) > 1]
+            read = [transfer.packed_size(item[1]) for item in message[1] if len(item) > 1]
             messages.append(sum(read))
         return message
 
-    monkeypatch.setattr(walker.Helper, "_receive", receive)
+    monkeypatch.setattr(lookahead.Helper, "_receive", receive)
     _, outcome = _run(tmp_path, json_mode=False)
     assert outcome.stats.counts["read"] == 12
     assert len(sizes) == 12  # every file was read by the helper
     assert len(messages) >= 3
-    assert max(messages) <= walker._MESSAGE_BYTES + max(sizes)
+    assert max(messages) <= lookahead._MESSAGE_BYTES + max(sizes)
 
 
 def test_a_bad_pattern_is_a_usage_error_from_either_process(
@@ -273,7 +275,7 @@ def test_an_error_in_the_helper_is_raised_here(
         raise ValueError("boom")
 
     monkeypatch.setenv("READMANY_PROCESSES", "2")
-    monkeypatch.setattr(walker, "_walk", failing)
+    monkeypatch.setattr(lookahead, "_walk", failing)
     with pytest.raises(RuntimeError, match="in the walking process: ValueError: boom"):
         _run_patterns(tmp_path, "**")
 
@@ -286,7 +288,7 @@ def test_a_helper_that_dies_is_reported_not_waited_for(
         os.kill(os.getpid(), signal.SIGKILL)
 
     monkeypatch.setenv("READMANY_PROCESSES", "2")
-    monkeypatch.setattr(walker, "_walk", dying)
+    monkeypatch.setattr(lookahead, "_walk", dying)
     with pytest.raises(RuntimeError, match=r"ended without finishing \(killed by signal 9\)"):
         _run_patterns(tmp_path, "**")
 
@@ -383,8 +385,8 @@ def test_without_a_process_or_a_pipe_the_walk_runs_here(
     monkeypatch.setenv("READMANY_PROCESSES", "2")
     monkeypatch.setattr(os, failing, refuse)
     request = GlobRequest(patterns=("*.txt",), root=str(varied))
-    with walker.open_selection(request) as selection:
-        assert isinstance(selection, walker.InProcess)
+    with glob_request.open_selection(request) as selection:
+        assert isinstance(selection, lookahead.InProcess)
     text, outcome = _run(varied, json_mode=False)
     assert text == alone[0]
     assert _summary(outcome) == _summary(alone[1])
@@ -393,10 +395,11 @@ def test_without_a_process_or_a_pipe_the_walk_runs_here(
 def test_files_named_exactly_are_read_without_a_helper(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from readmany.commands.walker import GlobRequest, InProcess, open_selection
+    from readmany.commands.glob_request import GlobRequest, open_selection
+    from readmany.select.lookahead import InProcess
 
     monkeypatch.delenv("READMANY_PROCESSES", raising=False)
-    monkeypatch.setattr(walker, "_use_helper", lambda: 1)  # as on a machine of two CPUs
+    monkeypatch.setattr(lookahead, "_use_helper", lambda: 1)  # as on a machine of two CPUs
     (tmp_path / "a.txt").write_text("a\n")
     named = GlobRequest(patterns=("a.txt",), root=str(tmp_path))
     with open_selection(named) as selection:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from readmany.__main__ import main
-from readmany.hashline import file_tag, line_anchor
+from readmany.read.hashline import file_tag, line_anchor
 
 TRIES = 500
 _LIFETIME = 120  # seconds: the swapper's own limit, should this process die first

@@ -14,13 +14,7 @@ import os
 import re
 
 from readmany.commands import secrets_mode
-from readmany.commands.walker import (
-    GlobRequest,
-    Selection,
-    candidate_reader,
-    open_selection,
-    shown_path,
-)
+from readmany.commands.glob_request import GlobRequest, candidate_reader, open_selection
 from readmany.emit.messages import error_line
 from readmany.emit.outcome import FileStat, Outcome, Tally
 from readmany.emit.render import Presentation, present
@@ -32,7 +26,8 @@ from readmany.frame.formats import FORMATS, GlobFraming, framing_for
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
 from readmany.read.classify import credentials_name
-from readmany.read.matched import AssetFile, Failed, Measured, Skipped, TextFile
+from readmany.read.glob_file import AssetFile, Failed, Skipped, TextFile
+from readmany.read.glob_file import MeasuredFile as Measured
 from readmany.read.safe import refuse_root
 from readmany.select.boundary import is_secret_name
 from readmany.select.candidates import (
@@ -49,7 +44,9 @@ from readmany.select.candidates import (
     REASON_OUTSIDE,
     REASON_SECRET_FILE,
     Skip,
+    shown_path,
 )
+from readmany.select.lookahead import Selection
 from readmany.units import parse_size
 
 TYPE_CHECKING = False
@@ -304,7 +301,10 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         selection.when_waiting(sink.flush)
         compat = request.face.compat
         framing = framing_for(
-            request.format, line_numbers=request.line_numbers, reserved=reserved_label(request)
+            request.format,
+            line_numbers=request.line_numbers,
+            reserved=reserved_label(request),
+            guard=request.face.guard_sections,
         )
         joint = framing.joint
         report = Report(
@@ -368,7 +368,7 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         report.diff = diff
     any_section = index > 0 or report.any_shown
     if compat:
-        sink.write(frame_end(any_section, compat=True))
+        sink.write(frame_end(any_section))
     else:
         if any_section and not index:  # attachments alone (--json)
             sink.write(framing.start(None))

@@ -53,13 +53,7 @@ from readmany.commands.glob import (
     text_block_measure,
     text_block_tokens,
 )
-from readmany.commands.walker import (
-    GlobRequest,
-    Selection,
-    candidate_reader,
-    open_selection,
-    shown_path,
-)
+from readmany.commands.glob_request import GlobRequest, candidate_reader, open_selection
 from readmany.emit.outcome import Outcome
 from readmany.emit.sink import Sink
 from readmany.frame import notices, weigh
@@ -77,10 +71,10 @@ from readmany.pack import (
     pack_blocks,
 )
 from readmany.read.classify import ASSET_KINDS, credentials_name
-from readmany.read.matched import AssetFile, Failed, Skipped, TextFile
-from readmany.read.matched import Measured as MeasuredFile
+from readmany.read.glob_file import AssetFile, Failed, MeasuredFile, Skipped, TextFile
 from readmany.record import NamedTuple
-from readmany.select.candidates import Candidate, Skip
+from readmany.select.candidates import Candidate, Skip, shown_path
+from readmany.select.lookahead import Selection
 from readmany.units import utf8_len
 
 TYPE_CHECKING = False
@@ -88,7 +82,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.emit.stats import StatsTree
-    from readmany.read.matched import CandidateReader, Cost, MatchedRead
+    from readmany.read.glob_file import CandidateReader, MatchedRead
+    from readmany.read.measure import Cost
     from readmany.read.text import TextRead
 
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
@@ -210,7 +205,10 @@ class _Run:
         self.sink = sink
         self.report = report
         self.framing = framing_for(
-            request.format, line_numbers=request.line_numbers, reserved=reserved_label(request)
+            request.format,
+            line_numbers=request.line_numbers,
+            reserved=reserved_label(request),
+            guard=request.face.guard_sections,
         )
         self.reader = candidate_reader(request)
         self.source = _Source(request, selection, self.reader)
@@ -259,7 +257,8 @@ class _Run:
         tree = not sizes and not stats
         measure = None
         if stats or tree:
-            from readmany.emit.stats import StatsTree, measure_for_stats
+            from readmany.emit.stats import StatsTree
+            from readmany.read.measure import measure_for_stats
 
             measure = measure_for_stats if stats else _unmeasured
             if stats:
@@ -376,7 +375,7 @@ class _Run:
         if isinstance(result, TextFile) and result.cost is not None:
             return MeasuredFile(result.kind, *result.cost)
         if not self.request.staged:
-            from readmany.emit.stats import measure_for_stats
+            from readmany.read.measure import measure_for_stats
 
             measured = self.reader.measure(event, path, measure_for_stats)
             if isinstance(measured, MeasuredFile):
@@ -1006,14 +1005,14 @@ class _Block:
 
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
     """No measure (`--tree` alone): the file's size, nothing read."""
-    from readmany.emit.stats import Measure
+    from readmany.read.measure import Measure
 
     return Measure(size, 0, 0)
 
 
 def _text_cost(result: TextFile) -> Cost:
     """What a text from git's index costs, measured from it as read."""
-    from readmany.emit.stats import measure_for_stats
+    from readmany.read.measure import measure_for_stats
 
     data = result.text.body.encode("utf-8", "surrogateescape")
     return measure_for_stats([data], len(data))
@@ -1021,7 +1020,7 @@ def _text_cost(result: TextFile) -> Cost:
 
 def _asset_cost(result: AssetFile) -> Cost:
     """What an asset from git's index costs: its size, and the tokens of its base64."""
-    from readmany.emit.stats import Measure
+    from readmany.read.measure import Measure
     from readmany.tokens import token_weight
 
     tokens = max(1, round(token_weight(result.data.encode("ascii")))) if result.data else 0

@@ -24,20 +24,11 @@ from readmany.faces import Face
 from readmany.frame import notices
 from readmany.frame.hashline import frame_rows
 from readmany.invoke import Options
-from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, UNSIZED_READ_BYTES
+from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, READ_MAX_BYTES, UNSIZED_READ_BYTES
 from readmany.read import images
 from readmany.read.classify import credentials_name
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
-from readmany.read.safe import (
-    OpenFailure,
-    chunks,
-    open_regular,
-    read_all,
-    read_prefix,
-    settle_size,
-)
-from readmany.read.tool import (
-    MAX_BYTES,
+from readmany.read.line_range import (
     WHOLE_FILE_LIMIT,
     ReadStyle,
     ToolRead,
@@ -45,6 +36,14 @@ from readmany.read.tool import (
     format_size,
     read_tool,
     resolve_path,
+)
+from readmany.read.safe import (
+    OpenFailure,
+    chunks,
+    open_regular,
+    read_all,
+    read_prefix,
+    settle_size,
 )
 from readmany.record import NamedTuple
 from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
@@ -138,7 +137,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             warning = _secrets_check(request.path, request.secrets, fd, st.st_size)
             if warning is not None and request.secrets == "skip":
                 return _failure(warning)
-        is_image = images.sniff_image(read_prefix(fd, images.SNIFF_BYTES)) is not None
+        is_image = images.sniff_image(read_prefix(fd, images.IMAGE_SNIFF_BYTES)) is not None
         writable = os.access(absolute, os.W_OK)
         if is_image or not writable:
             shown = _plain_read(request, absolute, cwd, fd, st.st_size, writable)
@@ -276,7 +275,7 @@ def _plain_text_for_people(request: HashlineRequest, result: ToolRead) -> str:
         show = f"sed -n {first}p {notices.shell_word(name)}"
         notice = (
             f"[Line {first} is {format_size(result.first_line_bytes)}, more than one read "
-            f"shows ({format_size(MAX_BYTES)}). Show it with: {show}"
+            f"shows ({format_size(READ_MAX_BYTES)}). Show it with: {show}"
         )
         if first < total:
             next_command = notices.hashline_command(request.path, first + 1, request.limit)

@@ -30,7 +30,7 @@ from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES
 from readmany.pack import Entry, Packing, pack_blocks
-from readmany.read.tool import (
+from readmany.read.line_range import (
     Number,
     ReadStyle,
     ToolRead,

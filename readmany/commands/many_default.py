@@ -37,7 +37,7 @@ from readmany.pack import (
     pack_blocks,
 )
 from readmany.read.classify import credentials_name
-from readmany.read.tool import (
+from readmany.read.line_range import (
     ReadStyle,
     ToolRead,
     format_size,

@@ -10,7 +10,7 @@ from readmany.emit.sink import Sink
 from readmany.faces import Face
 from readmany.frame import weigh
 from readmany.pack import SEPARATOR, Budget
-from readmany.read.tool import Number, ToolRead
+from readmany.read.line_range import Number, ToolRead
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False

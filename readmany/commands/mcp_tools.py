@@ -39,7 +39,7 @@ from readmany.faces import Face
 from readmany.limits import MANY_MAX_FILES, READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import UNCOUNTED, Budget
 from readmany.read.classify import credentials_name
-from readmany.read.tool import resolve_path
+from readmany.read.line_range import resolve_path
 from readmany.select.boundary import (
     blocked,
     inside,
@@ -280,7 +280,7 @@ class Tools:
         use_default_excludes: bool,
         filtering: FileFiltering | None,
     ) -> Any:
-        from readmany.commands.walker import GlobRequest
+        from readmany.commands.glob_request import GlobRequest
 
         patterns = (*(paths or ()), *(include or ()))
         if not patterns:
@@ -393,8 +393,8 @@ class Tools:
         edits: list[dict[str, Any]],
         dryRun: bool = False,
     ) -> CallToolResult:
-        from readmany.commands.edit import EditRun, run_edit
-        from readmany.read.edit import EditError, parse_request
+        from readmany.edit.anchored import EditError, parse_request
+        from readmany.edit.files import EditRun, run_edit
 
         try:
             root = self.roots.root_of(path, rewrite=False)

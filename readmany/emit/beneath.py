@@ -16,17 +16,18 @@ import errno
 import os
 import stat
 
+from readmany.read.safe import NOFOLLOW
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # A directory only passed through is opened O_PATH: it needs search permission alone.
-_PASS_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC
+_PASS_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | NOFOLLOW | _CLOEXEC
 # The directory written in is opened for reading where it may be, so it can be fsync'd.
-_HOLD_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC
-_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+_HOLD_FLAGS = os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW | _CLOEXEC
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | _CLOEXEC
 _TEMP_TRIES = 100
 TEMP_NAME_CHARS = 100
 """Of a file's name, in its temporary file's name: the rest must fit NAME_MAX (255)."""
@@ -142,9 +143,9 @@ class Directories:
 
     def __init__(self, root: str) -> None:
         try:
-            self.root_fd = os.open(root, _HOLD_FLAGS & ~_NOFOLLOW)
+            self.root_fd = os.open(root, _HOLD_FLAGS & ~NOFOLLOW)
         except PermissionError:
-            self.root_fd = os.open(root, _PASS_FLAGS & ~_NOFOLLOW)
+            self.root_fd = os.open(root, _PASS_FLAGS & ~NOFOLLOW)
         self._held: dict[tuple[str, ...], int] = {}
 
     def open(self, parts: Sequence[str]) -> int:

@@ -12,14 +12,13 @@ from collections.abc import Callable, Sequence
 
 from readmany.frame import weigh
 from readmany.record import NamedTuple
-from readmany.units import encode_output, utf8_len
+from readmany.units import SURROGATE, encode_output, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
 # Compiled on first use (by re's own cache): most runs never meet a surrogate.
-_SURROGATE = "[\ud800-\udfff]"
 _SLICE = 1 << 20  # characters of a long text encoded at a time
 
 
@@ -170,4 +169,4 @@ def _escape_surrogates(encoded: str) -> str:
     """Lone surrogates (undecodable file names) as `\\uXXXX`, keeping the JSON valid UTF-8."""
     if encoded.isascii():
         return encoded
-    return re.sub(_SURROGATE, lambda m: f"\\u{ord(m.group()):04x}", encoded)
+    return re.sub(SURROGATE, lambda m: f"\\u{ord(m.group()):04x}", encoded)

@@ -82,7 +82,7 @@ def _usage(path: str, problem: str) -> UsageError:
     return UsageError(f"-o {path}: {problem}")
 
 
-class Plan:
+class OutputPlan:
     """What writing `-o path` will do, decided by `check_output` before any work.
 
     `final` is the file written (a link's target, resolved); `in_place` says it is a FIFO
@@ -100,7 +100,7 @@ class Plan:
         )
 
 
-def check_output(path: str) -> Plan:
+def check_output(path: str) -> OutputPlan:
     """Check an `-o` argument; raise `UsageError` (one line) for one that cannot be written."""
     if not path:
         raise UsageError("-o: the file name is empty: give a file name, or leave out -o")
@@ -132,14 +132,14 @@ def check_output(path: str) -> Plan:
         parent = os.path.dirname(path) or "."
         if not os.path.isdir(parent):
             raise _usage(path, f"no such directory: {parent}")
-        return Plan(path, final, None)
+        return OutputPlan(path, final, None)
     if stat.S_ISDIR(existing.st_mode) or path.endswith("/"):
         raise _usage(path, "is a directory: give a file name")
     if stat.S_ISSOCK(existing.st_mode):
         raise _usage(path, "is a socket: readmany writes files, FIFOs and devices")
     if stat.S_ISBLK(existing.st_mode):
         raise _usage(path, "is a block device (a disk): readmany writes files, FIFOs and devices")
-    return Plan(path, final, existing)
+    return OutputPlan(path, final, existing)
 
 
 def _system_link(path: str) -> bool:
@@ -214,7 +214,7 @@ class OutputTarget:
     the selection can leave them out.
     """
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: OutputPlan) -> None:
         self.plan = plan
         self.path = plan.path
         self.temp_path: str | None = None
@@ -398,7 +398,7 @@ def open_output(path: str) -> OutputTarget:
     return OutputTarget(check_output(path))
 
 
-def refuse_as_input(target: OutputTarget | Plan, paths: Iterable[str]) -> str | None:
+def refuse_as_input(target: OutputTarget | OutputPlan, paths: Iterable[str]) -> str | None:
     """A one-line refusal when one of the named input `paths` is the `-o` file itself.
 
     The same file is the same (device, inode), whatever the spelling or links.

@@ -26,9 +26,12 @@ from readmany.frame import weigh
 from readmany.frame.numbering import number_lines
 from readmany.frame.separator import (
     END_OF_CONTENT,
+    PLAIN_DASHES,
     SECTION_TAIL,
     TRUNCATION_WARNING,
     frame_separator,
+    section_close,
+    section_dashes,
     section_head,
 )
 from readmany.units import utf8_len
@@ -43,9 +46,12 @@ class GlobFraming:
     joint = ""  # between two blocks
     measured_built = False  # whether `measure` builds the block (else it adds up its parts)
 
-    def __init__(self, *, line_numbers: bool = False, reserved: str | None = None) -> None:
+    def __init__(
+        self, *, line_numbers: bool = False, reserved: str | None = None, guard: bool = False
+    ) -> None:
         self.line_numbers = line_numbers
         self.reserved = reserved
+        self.guard = guard  # text: a body that reads as holding a header is guarded
 
     def quotes(self, path: str, label: bool = False) -> bool:
         """Whether a file's `path` is written quoted: it is the reserved label."""
@@ -70,7 +76,8 @@ class GlobFraming:
         `label`: `path` is a section's label, not a file's (`reserved`)."""
         if self.line_numbers if line_numbers is None else line_numbers:
             body = number_lines(body)
-        return frame_separator(path, body, truncated, note, quote=self.quotes(path, label))
+        quote = self.quotes(path, label)
+        return frame_separator(path, body, truncated, note, quote=quote, guard=self.guard)
 
     def measure(
         self,
@@ -88,7 +95,7 @@ class GlobFraming:
         building it, its frame built once for both. Without `lines`, the newlines are not
         counted (0): no budget of lines needs them; without `tokens`, tokens are 0 (else
         `tokens(...)`, `weight_of_body` as there)."""
-        if self.line_numbers or self.measured_built:
+        if self.line_numbers or self.measured_built or self._dashes(body, note) != PLAIN_DASHES:
             block = self.block(path, body, index, truncated=truncated, note=note)
             weight = 0.0
             if tokens:
@@ -129,14 +136,24 @@ class GlobFraming:
         what is left of it, weighed on up to `tokens.SAMPLE_BYTES` of it (a file's estimate
         from 512 bytes is off by 8% on average, as much as it takes of the budget)."""
         numbered = self.line_numbers if line_numbers is None else line_numbers
-        frame = self.block(
-            path, "", index, truncated=truncated, note=note, line_numbers=numbered, label=label
-        )
         if numbered:
             body = number_lines(body)
-        elif weight_of_body >= 0:
+        dashes = self._dashes(body, note)
+        if dashes == PLAIN_DASHES:
+            frame = self.block(
+                path, "", index, truncated=truncated, note=note, line_numbers=numbered, label=label
+            )
+        else:  # a guarded section's frame: its dashes and its closing line
+            quote = self.quotes(path, label)
+            frame = section_head(path, truncated, quote=quote, dashes=dashes)
+            frame += note + section_close(path, quote=quote, dashes=dashes)
+        if weight_of_body >= 0 and not numbered:
             return weigh(frame) + weight_of_body
         return weigh(frame) + weigh(body, whole=cut)
+
+    def _dashes(self, body: str, note: str) -> int:
+        """The dashes of a text section holding `body` and `note` (`section_dashes`)."""
+        return section_dashes(body + note) if self.guard else PLAIN_DASHES
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         """An asset's block: its bytes as a `data:` URL."""
@@ -247,8 +264,11 @@ def measured(text: str, *, lines: bool = True) -> tuple[int, int]:
 
 
 def framing_for(
-    name: str, *, line_numbers: bool = False, reserved: str | None = None
+    name: str, *, line_numbers: bool = False, reserved: str | None = None, guard: bool = False
 ) -> GlobFraming:
-    """The framing called `name` (one of `FORMATS`); `reserved`: as the class says."""
-    kinds = {"text": GlobFraming, "markdown": MarkdownFraming, "xml": XmlFraming}
+    """The framing called `name` (one of `FORMATS`); `reserved`: as the class says;
+    `guard`: text sections are guarded (`frame.separator`; markdown and xml always are)."""
+    if name == "text":
+        return GlobFraming(line_numbers=line_numbers, reserved=reserved, guard=guard)
+    kinds = {"markdown": MarkdownFraming, "xml": XmlFraming}
     return kinds[name](line_numbers=line_numbers, reserved=reserved)

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 
 from readmany.frame import notices
 from readmany.frame.paths import header_path
+from readmany.limits import HASHLINE_MAX_BYTES, HASHLINE_MAX_LINES
 from readmany.read.hashline import (
     COMPACT_UNITS,
-    MAX_BYTES,
-    MAX_LINES,
     HashlineError,
     LongLine,
     Row,
@@ -27,7 +26,7 @@ from readmany.units import utf8_len
 
 TRUNCATION_MARK = "... [truncated]"
 INVALID_HEADER_PATH = "Invalid file header path. Expected one non-empty path without line breaks."
-_BYTE_LIMIT = f"{MAX_BYTES / 1024:.1f}KB"
+_BYTE_LIMIT = f"{HASHLINE_MAX_BYTES / 1024:.1f}KB"
 _ROW_PUNCTUATION = len("#abc|")
 
 
@@ -79,11 +78,11 @@ def frame_hashline(
     Raises HashlineError for an offset past the last line or an unusable header path.
     """
     start = (offset or 1) - 1
-    # More rows than MAX_LINES can never be shown; the window needs only their count.
+    # More rows than HASHLINE_MAX_LINES can never be shown; the window needs only their count.
     return frame_rows(
         path,
         tag,
-        lines[start : start + MAX_LINES],
+        lines[start : start + HASHLINE_MAX_LINES],
         len(lines),
         offset=offset,
         limit=limit,
@@ -105,15 +104,15 @@ def frame_rows(
     """Frame the lines from `offset` on, of a file of `total_lines` lines.
 
     `rows` may stop early where the rows it holds already exceed what one read can show
-    (`MAX_LINES` rows or `MAX_BYTES` bytes): later rows could never be shown. With
+    (`HASHLINE_MAX_LINES` rows or `HASHLINE_MAX_BYTES` bytes): later rows could never be shown. With
     `command_path`, notices name the command that continues, for that path.
     `refuse_line_breaks=False` writes a name with a line break quoted, as other headers do.
     """
     start, end = window_bounds(total_lines, offset, limit)
     header = header_row(path, tag, refuse_line_breaks=refuse_line_breaks)
     header_bytes = utf8_len(header)
-    room = MAX_BYTES - (header_bytes + 1)
-    wanted = min(end - start, MAX_LINES)
+    room = HASHLINE_MAX_BYTES - (header_bytes + 1)
+    wanted = min(end - start, HASHLINE_MAX_LINES)
 
     # Step A: size every row that could be shown, compacting the ones over the byte limit.
     texts: list[tuple[int, Row, bool]] = []  # line number, row, compact
@@ -130,10 +129,10 @@ def frame_rows(
         sizes.append(punctuation + full)
 
     # Step B: head truncation of header + rows, by whole lines.
-    within_bytes = sum(sizes) + len(sizes) - 1 <= MAX_BYTES
+    within_bytes = sum(sizes) + len(sizes) - 1 <= HASHLINE_MAX_BYTES
     if len(texts) < wanted and within_bytes:
         raise ValueError(f"rows from line {start + 1} end before what a read can show")
-    fits = 1 + (end - start) <= MAX_LINES and within_bytes
+    fits = 1 + (end - start) <= HASHLINE_MAX_LINES and within_bytes
     kept = len(sizes)
     truncated_by: str | None = None
     if not fits:
@@ -216,14 +215,14 @@ def _framed_for_people(
 
 
 def _head_lines(sizes: list[int]) -> tuple[int, str]:
-    """How many whole lines fit in MAX_LINES / MAX_BYTES, and which limit stopped them."""
+    """How many whole lines fit in the hashline limits, and which limit stopped them."""
     used = 0
-    for index, size in enumerate(sizes[:MAX_LINES]):
+    for index, size in enumerate(sizes[:HASHLINE_MAX_LINES]):
         cost = size + (1 if index else 0)
-        if used + cost > MAX_BYTES:
+        if used + cost > HASHLINE_MAX_BYTES:
             return index, "bytes"
         used += cost
-    return min(len(sizes), MAX_LINES), "lines"
+    return min(len(sizes), HASHLINE_MAX_LINES), "lines"
 
 
 def _row_text(number: int, row: Row, compact: bool) -> str:

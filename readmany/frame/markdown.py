@@ -142,7 +142,7 @@ def render_markdown(
     return BLOCK_SEPARATOR.join(blocks)
 
 
-class _Reader:
+class _MarkdownReader:
     """Reads what `render_markdown` wrote; ValueError where the text departs from it."""
 
     def __init__(self, text: str) -> None:
@@ -214,7 +214,7 @@ def _unquote(shown: str) -> str:
 
 
 def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
-    reader = _Reader(text)
+    reader = _MarkdownReader(text)
     tree = None
     if text.startswith(TREE_HEADING + "\n\n"):
         reader.expect(TREE_HEADING + "\n\n")

@@ -3,9 +3,28 @@
 A section is `--- <path> ---`, a blank line, the truncation warning and a blank line
 when the text was cut, the body, and a blank line. After the last section comes the end
 marker; when there is no section at all, the text is only the "no files" sentence.
+
+A guarded section (the default face; the reference writes every body raw) cannot be
+forged by what its body holds. A body with a line that reads as a header or the end
+marker (dashes, a space, anything, a space, dashes) is headed with more dashes than any
+such line has, at least four, and is closed by a line of its own with as many:
+
+    ---- notes.txt ----
+
+    a line that says --- fake.txt --- stays in its file:
+    --- fake.txt ---
+
+    ---- End of notes.txt ----
+
+So a reader that takes the first line of a section for its header knows where it ends:
+a plain section at the blank line before the next line that reads as a header, a guarded
+one at its closing line, which no line of its body can equal. A body without such a line
+is framed exactly as the reference frames it.
 """
 
 from __future__ import annotations
+
+import re
 
 from readmany.frame.paths import header_path, quoted
 
@@ -21,11 +40,42 @@ NO_FILES = "No files matching the criteria were found or all were skipped."
 END_WORDS = END_OF_CONTENT.strip().removeprefix("--- ").removesuffix(" ---")
 
 
-def section_head(path: str, truncated: bool = False, *, quote: bool = False) -> str:
+PLAIN_DASHES = 3
+"""The dashes of a header: `--- path ---`."""
+GUARD_DASHES = 4
+"""The fewest dashes of a guarded section's header and closing line."""
+
+# A line a reader could take for a header or the end marker, stripped of blanks.
+_HEADER_LIKE = re.compile(r"(-{3,}) (?:.* )?(-{3,})")
+
+
+def _shown(path: str, quote: bool) -> str:
+    return quoted(path) if quote or path == END_WORDS else header_path(path)
+
+
+def section_dashes(body: str) -> int:
+    """The dashes of the header of a guarded section holding `body`: `PLAIN_DASHES` when
+    no line of it reads as a header, else one more than the most any such line has, and
+    at least `GUARD_DASHES`. Lines are taken as `\\n` and as `str.splitlines` ends them."""
+    if "--- " not in body:  # every line that reads as a header holds it
+        return PLAIN_DASHES
+    most = 0
+    for lines in (body.split("\n"), body.splitlines()):
+        for line in lines:
+            found = _HEADER_LIKE.fullmatch(line.strip())
+            if found is not None:
+                most = max(most, len(found.group(1)), len(found.group(2)))
+    return max(GUARD_DASHES, most + 1) if most else PLAIN_DASHES
+
+
+def section_head(
+    path: str, truncated: bool = False, *, quote: bool = False, dashes: int = PLAIN_DASHES
+) -> str:
     """Everything of a section before its body; `quote`: the path as a JSON string
-    whatever it holds (a file named as another section is headed)."""
-    shown = quoted(path) if quote or path == END_WORDS else header_path(path)
-    head = f"--- {shown} ---\n\n"
+    whatever it holds (a file named as another section is headed); `dashes`: as
+    `section_dashes` chose."""
+    run = "-" * dashes
+    head = f"{run} {_shown(path, quote)} {run}\n\n"
     if truncated:
         head += TRUNCATION_WARNING + "\n\n"
     return head
@@ -34,11 +84,35 @@ def section_head(path: str, truncated: bool = False, *, quote: bool = False) -> 
 SECTION_TAIL = "\n\n"
 
 
+def section_close(path: str, *, quote: bool = False, dashes: int = PLAIN_DASHES) -> str:
+    """What follows a section's body: a blank line, after a guarded section's closing
+    line (`dashes` more than `PLAIN_DASHES`)."""
+    if dashes == PLAIN_DASHES:
+        return SECTION_TAIL
+    run = "-" * dashes
+    return f"\n{run} End of {_shown(path, quote)} {run}{SECTION_TAIL}"
+
+
 def frame_separator(
-    path: str, body: str, truncated: bool = False, notice: str = "", *, quote: bool = False
+    path: str,
+    body: str,
+    truncated: bool = False,
+    notice: str = "",
+    *,
+    quote: bool = False,
+    guard: bool = False,
 ) -> str:
-    """One file's section; `notice` (one line) follows a body cut at a line's end."""
-    return "".join((section_head(path, truncated, quote=quote), body, notice, SECTION_TAIL))
+    """One file's section; `notice` (one line) follows a body cut at a line's end;
+    `guard`: a body that holds a line reading as a header is guarded (module doc)."""
+    dashes = section_dashes(body + notice) if guard else PLAIN_DASHES
+    return "".join(
+        (
+            section_head(path, truncated, quote=quote, dashes=dashes),
+            body,
+            notice,
+            section_close(path, quote=quote, dashes=dashes),
+        )
+    )
 
 
 def frame_data_url(path: str, mime_type: str, data: str) -> str:
@@ -46,9 +120,7 @@ def frame_data_url(path: str, mime_type: str, data: str) -> str:
     return frame_separator(path, f"data:{mime_type};base64,{data}")
 
 
-def frame_end(any_section: bool, *, compat: bool = True) -> str:
+def frame_end(any_section: bool) -> str:
     """What follows the sections: the end marker; with no section, the reference's
-    "no files" sentence (`compat`) or nothing at all."""
-    if any_section:
-        return END_OF_CONTENT
-    return NO_FILES if compat else ""
+    "no files" sentence."""
+    return END_OF_CONTENT if any_section else NO_FILES

@@ -43,7 +43,7 @@ CARRIAGE_RETURN = "&#13;"
 CHAR_ELEMENT = '<char code="{:X}"/>'
 
 # XML 1.0 `Char` excludes these; `\r` is allowed but a parser normalises it away.
-_SPECIAL = "[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]"  # compiled on first use
+_XML_SPECIAL = "[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]"  # compiled on first use
 _NOT_IN_PATH = "[\ud800-\udfff\ufffe\uffff]"
 
 
@@ -51,11 +51,16 @@ def encode_text(text: str) -> str:
     """`text` as XML character data that an XML parser reads back exactly."""
     import re
 
-    if "<" not in text and "&" not in text and "]]>" not in text and not re.search(_SPECIAL, text):
+    if (
+        "<" not in text
+        and "&" not in text
+        and "]]>" not in text
+        and not re.search(_XML_SPECIAL, text)
+    ):
         return text  # the common case: nothing to escape
     parts = []
     at = 0
-    for special in re.finditer(_SPECIAL, text):
+    for special in re.finditer(_XML_SPECIAL, text):
         parts.append(_encode_run(text[at : special.start()]))
         char = special.group()
         parts.append(CARRIAGE_RETURN if char == "\r" else CHAR_ELEMENT.format(ord(char)))
@@ -132,7 +137,7 @@ def render_xml(
     return xml_open(tree) + "".join(documents) + CLOSE
 
 
-class _Reader:
+class _XmlReader:
     """Reads what `render_xml` wrote; ValueError where the text departs from it."""
 
     def __init__(self, text: str) -> None:
@@ -193,7 +198,7 @@ def _unescape(text: str) -> str:
 
 
 def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
-    reader = _Reader(text[:-1] if text.endswith("\n") else text)
+    reader = _XmlReader(text[:-1] if text.endswith("\n") else text)
     reader.expect(OPEN)
     tree = None
     if reader.next_is("<directory_tree>"):

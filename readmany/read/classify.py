@@ -19,7 +19,7 @@ else:
     Kind = str  # the same strings, without importing typing
 ASSET_KINDS: frozenset[Kind] = frozenset(("image", "pdf", "audio", "video"))
 
-SNIFF_BYTES = 8000  # git's window for telling binary from text
+BINARY_SNIFF_BYTES = 8000  # git's window for telling binary from text
 
 # Files whose text decides whether they are secret (`read.secrets.holds_credentials`):
 # names a file ends with, for `str.endswith`.
@@ -184,7 +184,7 @@ _TEXT_BOMS = (
     b"\x84\x31\x95\x33",  # GB18030
 )
 # Control characters that do not occur in text: all but tab, LF, VT, FF, CR and ESC.
-_CONTROL = bytes((*range(0x01, 0x07), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F))
+_CONTROL_BYTES = bytes((*range(0x01, 0x07), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F))
 
 
 def extension(name: str) -> str:
@@ -239,7 +239,7 @@ def _decided_by(ext: str) -> Kind | None:
 
 
 def classify(name: str, head: bytes) -> Kind:
-    """The kind of a file named `name` whose first bytes (up to SNIFF_BYTES) are `head`."""
+    """The kind of a file named `name` whose first bytes (up to BINARY_SNIFF_BYTES) are `head`."""
     return kind_by_name(name) or kind_by_content(name, head)
 
 
@@ -263,12 +263,12 @@ def is_binary(head: bytes) -> bool:
     A Unicode byte-order mark makes it text (UTF-16 and UTF-32 text holds NUL bytes);
     bytes 0x80 and above never count, so text in a legacy 8-bit encoding is text.
     """
-    window = head[:SNIFF_BYTES]
+    window = head[:BINARY_SNIFF_BYTES]
     if not window or window.startswith(_TEXT_BOMS):
         return False
     if window.startswith(b"%PDF-") or b"\0" in window:
         return True
-    controls = len(window) - len(window.translate(None, _CONTROL))
+    controls = len(window) - len(window.translate(None, _CONTROL_BYTES))
     return controls * 10 > len(window)
 
 

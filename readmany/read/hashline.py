@@ -34,10 +34,8 @@ FNV_OFFSET_BASIS = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
 ANCHOR_VALUES = 26**3
 
-MAX_LINES = HASHLINE_MAX_LINES
-"""Lines of one read, the header row included."""
-MAX_BYTES = HASHLINE_MAX_BYTES
-"""UTF-8 bytes of one read."""
+# One read holds `limits.HASHLINE_MAX_LINES` lines (the header row included) and
+# `limits.HASHLINE_MAX_BYTES` UTF-8 bytes at most.
 COMPACT_UNITS = 500
 """UTF-16 code units kept of a row too long for the byte limit."""
 
@@ -145,7 +143,7 @@ def decode_lines(data: bytes) -> list[str]:
 
 
 class LongLine(NamedTuple):
-    """A line longer than `MAX_BYTES`: it is always shown compactly, so only its start,
+    """A line longer than `HASHLINE_MAX_BYTES`: it is always shown compactly, so only its start,
     its anchor (of the whole line) and its size are kept."""
 
     head: str  # the first COMPACT_UNITS code points, at least COMPACT_UNITS UTF-16 units
@@ -160,8 +158,8 @@ class FileScan(NamedTuple):
     """One pass over a file: its tag, its line counts and the lines from `start` on.
 
     `rows` holds the lines from index `start` (0-based), up to `limit` of them, but only as
-    many as a read could show: keeping stops once the kept rows number `MAX_LINES` or
-    would take more than `MAX_BYTES` bytes of output, since no later row could be shown.
+    many as a read could show: keeping stops once the kept rows number `HASHLINE_MAX_LINES` or
+    would take more than `HASHLINE_MAX_BYTES` bytes of output, since no later row could be shown.
     `raw_lines` counts LF-separated pieces of the undecoded bytes (CR not a break).
     When `valid_utf8` is false, `rows` and `total_lines` are empty / 0.
     """
@@ -204,7 +202,7 @@ def scan_file(chunks: Iterable[bytes], start: int = 0, limit: int | None = None)
 
 
 class _LineBuffer:
-    """One line arriving in pieces; past `MAX_BYTES` only its head and hash are kept."""
+    """One line arriving in pieces; past `HASHLINE_MAX_BYTES` only its head and hash are kept."""
 
     def __init__(self) -> None:
         self._parts: list[str] = []
@@ -220,7 +218,7 @@ class _LineBuffer:
             self._hash = fnv1a_64(anchor_input(text), self._hash)
             return
         self._parts.append(text)
-        if self._size > MAX_BYTES:
+        if self._size > HASHLINE_MAX_BYTES:
             whole = "".join(self._parts)
             self._parts = []
             self._head = whole[:COMPACT_UNITS]
@@ -265,7 +263,7 @@ class _LineCollector:
             self._index += breaks
             return
         # Split only as far as a line could still be kept; later breaks are only counted.
-        wanted = max(self._start - self._index, 0) + MAX_LINES - len(self._rows)
+        wanted = max(self._start - self._index, 0) + HASHLINE_MAX_LINES - len(self._rows)
         if self._stop is not None:
             wanted = min(wanted, self._stop - self._index)
         pieces = text.split("\n", wanted)
@@ -302,7 +300,7 @@ class _LineCollector:
         # COMPACT_UNITS UTF-16 units, each at least one byte.
         size = row.utf8_len if isinstance(row, LongLine) else len(row.encode("utf-8"))
         self._cost += min(size, COMPACT_UNITS)
-        if len(self._rows) >= MAX_LINES or self._cost > MAX_BYTES:
+        if len(self._rows) >= HASHLINE_MAX_LINES or self._cost > HASHLINE_MAX_BYTES:
             self._keeping = False
 
     def finish(self) -> tuple[int, tuple[Row, ...]]:

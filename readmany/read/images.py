@@ -10,7 +10,7 @@ import struct
 
 from readmany.limits import IMAGE_MAX_SIDE
 
-SNIFF_BYTES = 4100
+IMAGE_SNIFF_BYTES = 4100
 MAX_SIDE = IMAGE_MAX_SIDE
 
 

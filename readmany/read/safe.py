@@ -174,12 +174,12 @@ _REFUSALS = {
     EOUTSIDE: "refused: it leads outside the root",
     ECHANGED: "refused: it changed after it was listed",
 }
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_FILE_FLAGS = _OPEN_FLAGS | _NOFOLLOW
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # 0 where the system has none
+_FILE_FLAGS = _OPEN_FLAGS | NOFOLLOW
 # O_PATH: a directory is only passed through, never read, so it needs no read permission
 # beyond search and costs less to open.
 _DIR_FLAGS = (
-    getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 )
 _MAX_LINKS = 40  # as the kernel's own limit for one path
 _CACHED_DIRECTORIES = 32
@@ -199,7 +199,7 @@ class Boundary:
 
     def __init__(self, root: str) -> None:
         try:
-            self._root_fd = os.open(root, _DIR_FLAGS & ~_NOFOLLOW)
+            self._root_fd = os.open(root, _DIR_FLAGS & ~NOFOLLOW)
         except OSError as exc:
             raise OpenFailure(_errno_name(exc), root) from None
         self.root = root

@@ -16,8 +16,6 @@ from readmany.limits import GLOB_MAX_LINE_UNITS, GLOB_MAX_LINES
 from readmany.read.safe import chunks
 from readmany.record import NamedTuple
 
-MAX_LINES = GLOB_MAX_LINES
-MAX_LINE_UNITS = GLOB_MAX_LINE_UNITS
 LINE_CUT_SUFFIX = "... [truncated]"
 
 
@@ -83,7 +81,7 @@ class _Decoder:
         return ""  # a trailing incomplete UTF-16/32 unit is dropped
 
 
-def cut_line(line: str, max_units: int = MAX_LINE_UNITS) -> str | None:
+def cut_line(line: str, max_units: int = GLOB_MAX_LINE_UNITS) -> str | None:
     """`line` cut to `max_units` UTF-16 code units plus the suffix, or None if it fits."""
     if len(line) * 2 <= max_units:
         return None
@@ -194,7 +192,7 @@ class _Lines:
 
 
 def read_text(
-    fd: int, size: int, *, max_lines: int = MAX_LINES, max_units: int = MAX_LINE_UNITS
+    fd: int, size: int, *, max_lines: int = GLOB_MAX_LINES, max_units: int = GLOB_MAX_LINE_UNITS
 ) -> TextRead:
     """Read the first `size` bytes of an open file (its size when opened) as text."""
     lines = _Lines(max_lines, max_units)
@@ -216,7 +214,7 @@ def read_text(
     return TextRead(body, lines.full or lines.cut, lossy)
 
 
-_SAFE_CHARACTERS = MAX_LINE_UNITS // 2  # so many characters can never pass the limit
+_SAFE_CHARACTERS = GLOB_MAX_LINE_UNITS // 2  # so many characters can never pass the limit
 # A run this long with no line break: first at the start, then after any `\n` (a search
 # for a pattern that starts with a literal character jumps from one `\n` to the next).
 _LONG_RUN = f"[^\n]{{{_SAFE_CHARACTERS + 1}}}"
@@ -258,14 +256,16 @@ def text_of_bytes(data: bytes) -> TextRead:
         else:
             if "\r" in text:
                 text = text.replace("\r\n", "\n")
-            if len(text) < MAX_LINES:
+            if len(text) < GLOB_MAX_LINES:
                 within = True  # too short to hold that many line breaks
             else:
                 breaks = text.count("\n")
-                within = breaks < MAX_LINES or (breaks == MAX_LINES and text.endswith("\n"))
+                within = breaks < GLOB_MAX_LINES or (
+                    breaks == GLOB_MAX_LINES and text.endswith("\n")
+                )
             if within and not _may_have_long_line(text):
                 return TextRead(text)
-    lines = _Lines(MAX_LINES, MAX_LINE_UNITS)
+    lines = _Lines(GLOB_MAX_LINES, GLOB_MAX_LINE_UNITS)
     decoder = _Decoder(codec)
     lines.feed(decoder.decode(data[skip:]))
     if not lines.full:

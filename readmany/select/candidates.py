@@ -1,10 +1,13 @@
-"""What the select stage yields: a file to read, or a matched path skipped with its reason.
+"""What the select stage yields: a file to read, or a matched path skipped with its reason;
+and how a path of the stream is shown (`--absolute`).
 
 Kept apart from the walk so that a process that only consumes the stream (the main
 process, when the walk runs in a helper) need not import the walk.
 """
 
 from __future__ import annotations
+
+import os
 
 from readmany.record import NamedTuple
 
@@ -48,3 +51,11 @@ class Skip(NamedTuple):
 
 
 Event = Candidate | Skip
+
+
+def shown_path(root: str, rel: str, absolute: bool) -> str:
+    """How a root-relative path is written: as it is, or absolute with `--absolute`."""
+    if not absolute:
+        return rel
+    path = os.path.normpath(os.path.join(root, rel))
+    return path + "/" if rel.endswith("/") else path

@@ -13,8 +13,10 @@ repository's configuration names runs, and the caller's `GIT_DIR`, `GIT_WORK_TRE
 `GIT_INDEX_FILE` are kept (a pre-commit hook run by `git commit -a` must read the
 temporary index about to be committed). `GIT_OPTIONAL_LOCKS=0`: a listing never takes the
 index lock to save refreshed stat data, so it cannot collide with the commit that runs the
-hook. The repository must be the work tree's own (`_foreign_git_dir`). The diff of
-`--with-diff` is made from the index and objects alone (`diff_text`).
+hook. The repository must be the work tree's own (`_foreign_git_dir`). This module lists
+files and reads no file's contents: the staged bytes, the work-tree side of a diff and
+the diff of `--with-diff` are read by `read/gitcontent.py`, with the runner kept here
+(`Git`).
 
 The root may be a subdirectory of the work tree: git runs in it, and `--relative` (diff)
 or the current directory (ls-files) limits every listing to it, with paths relative to
@@ -42,12 +44,6 @@ from readmany.select.candidates import (
 from readmany.select.gitcommand import DIFF_PROGRAMS_OFF, environment, git_argv
 from readmany.select.walk import sort_key
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import subprocess
-
-    from readmany.read.safe import Boundary, OpenFailure
-
 REASON_SUBMODULE = "submodule"
 REASON_NESTED_REPOSITORY = "nested repository"
 # The index holds a link's target path, not a file: following it would read another
@@ -58,23 +54,8 @@ REASON_UNMERGED = "unmerged"
 
 STATUS_UNTRACKED = "?"
 
-_MODE_LINK = 0o120000
-_MODE_GITLINK = 0o160000
-
-_CHUNK = 1 << 20
-
-_DIFF_OUTPUT = (
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    "--submodule=short",
-    "-O/dev/null",  # the default order, whatever diff.orderFile says
-    "-M",
-    "--relative",
-)
-_ARGV_BUDGET = 24_000 if os.name == "nt" else 100_000  # bytes of paths per git call
+MODE_LINK = 0o120000
+MODE_GITLINK = 0o160000
 
 
 class GitEntry(NamedTuple):
@@ -126,7 +107,7 @@ class GitSelection(NamedTuple):
         paths = [entry.rel for entry in self.entries]
         paths += [entry.source for entry in self.entries if entry.source]
         paths += [skip.rel for skip in self.skipped if skip.reason != REASON_OUTSIDE]
-        return [path for path in dict.fromkeys(paths) if not _withheld(path)]
+        return [path for path in dict.fromkeys(paths) if not withheld(path)]
 
 
 def _event_key(event: Event) -> str:
@@ -136,30 +117,30 @@ def _event_key(event: Event) -> str:
 # --- running git --------------------------------------------------------------------------
 
 
-def _command(args: Sequence[str]) -> list[str]:
+def git_command(args: Sequence[str]) -> list[str]:
     return git_argv(args)
 
 
-class _GitFailed(Exception):
+class GitFailed(Exception):
     def __init__(self, returncode: int, stderr: bytes, stdout: bytes = b"") -> None:
         super().__init__(returncode)
         self.returncode = returncode
-        self.message = _first_line(stderr)
+        self.message = first_line(stderr)
         self.stdout = stdout
 
 
-def _first_line(stderr: bytes) -> str:
+def first_line(stderr: bytes) -> str:
     for line in stderr.decode("utf-8", "replace").splitlines():
         if line.strip():
             return line.strip().removeprefix("fatal: ").removeprefix("error: ")
     return "git failed"
 
 
-def _missing_git(option: str) -> UsageError:
+def missing_git(option: str) -> UsageError:
     return UsageError(f"{option} runs git, and no `git` command was found: install git")
 
 
-class _Git:
+class Git:
     """git asked about the repository at `root` for one option's work: every call with
     the same argv and environment (`gitcommand`), the configuration's filter drivers read
     once, and the repository (`repository`) asked once."""
@@ -178,7 +159,7 @@ class _Git:
         cwd: str | None = None,
         extra_env: Mapping[str, str] | None = None,
     ) -> bytes:
-        """git's stdout, run in the root (or `cwd`); `_GitFailed` when it fails."""
+        """git's stdout, run in the root (or `cwd`); `GitFailed` when it fails."""
         import subprocess
 
         if self._env is None:
@@ -186,16 +167,16 @@ class _Git:
         env = {**self._env, **extra_env} if extra_env else self._env
         try:
             done = subprocess.run(
-                _command(args), cwd=cwd or self.root, env=env, input=stdin, capture_output=True
+                git_command(args), cwd=cwd or self.root, env=env, input=stdin, capture_output=True
             )
         except FileNotFoundError:
-            raise _missing_git(self.option) from None
+            raise missing_git(self.option) from None
         except NotADirectoryError:  # the root, not git: the caller checked it
             raise UsageError(f"{self.option}: {self.root} is not a directory") from None
         except OSError as exc:  # a command line or environment too long for the system
             raise UsageError(f"{self.option}: git could not be run: {exc.strerror}") from None
         if done.returncode != 0:
-            raise _GitFailed(done.returncode, done.stderr, done.stdout)
+            raise GitFailed(done.returncode, done.stderr, done.stdout)
         return done.stdout
 
     def repository(self) -> Repository:
@@ -218,7 +199,7 @@ class _Git:
         unresolved = False
         try:
             out = self.run(args)
-        except _GitFailed as failed:
+        except GitFailed as failed:
             answered = known or failed.stdout.count(b"\n") >= _REPOSITORY_ANSWERS
             if failed.returncode == 1 and rev is not None and answered:
                 out, unresolved = failed.stdout, True  # --verify -q: the revision does not resolve
@@ -252,7 +233,7 @@ class _Git:
         return lines[0].strip() or None
 
 
-def _branch_names(git: _Git, most: int = 5) -> list[str]:
+def _branch_names(git: Git, most: int = 5) -> list[str]:
     """The local branches, the most recently committed first (at most `most`): what a
     revision that does not resolve could have meant (`master` for a `main` that is not)."""
     try:
@@ -264,7 +245,7 @@ def _branch_names(git: _Git, most: int = 5) -> list[str]:
                 "refs/heads",
             ]
         )
-    except _GitFailed:
+    except GitFailed:
         return []
     names = [
         line[1:] + (" (checked out)" if line.startswith("*") else "")
@@ -381,10 +362,13 @@ def _names_work_tree(git_dir: str, top: str) -> bool:
     names `top` in `core.worktree` (as git keeps a submodule's `.git/modules/NAME`)."""
     if git_dir.startswith(top.rstrip(os.sep) + os.sep):
         return True
-    from readmany.select.gitconfig import _read, config_values
+    from readmany.limits import CONFIG_MAX_BYTES
+    from readmany.select.gitconfig import config_values
+    from readmany.select.smallfile import read_regular
 
-    text = _read(os.path.join(git_dir, "config"))
-    named = [value for key, value in config_values(text or "") if key == "core.worktree"]
+    data = read_regular(os.path.join(git_dir, "config"), CONFIG_MAX_BYTES)
+    text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else ""
+    named = [value for key, value in config_values(text) if key == "core.worktree"]
     return (
         bool(named)
         and named[-1] is not None
@@ -457,12 +441,12 @@ def _borrowed(found: Repository, git_dir: str, common: str) -> str:
     return ""
 
 
-def _empty_tree(git: _Git) -> str:
+def empty_tree(git: Git) -> str:
     """The empty tree's id, in the repository's hash (SHA-1 or SHA-256)."""
     return git.run(["hash-object", "-t", "tree", "--stdin"]).decode("ascii").strip()
 
 
-def _resolve(git: _Git, rev: str) -> str:
+def resolve_revision(git: Git, rev: str) -> str:
     """The commit `rev` names (`BASE...`: the merge base of BASE and HEAD)."""
     if not rev or rev.startswith("-") or "\0" in rev or "\n" in rev:
         raise UsageError(f"--changed {rev!r}: not a revision (give a branch, tag or commit)")
@@ -490,7 +474,7 @@ def _resolve(git: _Git, rev: str) -> str:
         return commit
     try:
         merge_base = git.run(["merge-base", commit, "HEAD"])
-    except _GitFailed as failed:
+    except GitFailed as failed:
         reason = "no common commit" if failed.returncode == 1 else failed.message
         raise UsageError(f"--changed {rev}: no merge base of {base} and HEAD ({reason})") from None
     return merge_base.decode("ascii").strip()
@@ -501,10 +485,10 @@ def git_directory(where: str, option: str) -> str:
     names it (`.git` at the top of a work tree; an absolute path elsewhere, in a linked
     work tree and in a submodule), held to be the work tree's own as `--staged` holds it
     (`_foreign_git_dir`)."""
-    git = _Git(where, option)
+    git = Git(where, option)
     try:
         out = git.run(["rev-parse", "--git-dir"])
-    except _GitFailed as failed:
+    except GitFailed as failed:
         raise UsageError(
             f"{option} names the git directory, and {os.path.abspath(where)} is not in a "
             f"git repository ({failed.message})"
@@ -519,7 +503,7 @@ def git_directory(where: str, option: str) -> str:
 # --- listings -----------------------------------------------------------------------------
 
 
-class _Change(NamedTuple):
+class Change(NamedTuple):
     status: str  # the letter, without a score
     mode: int  # the new side's
     oid: str  # the new side's
@@ -527,7 +511,7 @@ class _Change(NamedTuple):
     source: str  # the old path of a rename or copy, else ""
 
 
-def _raw_changes(out: bytes) -> Iterator[_Change]:
+def raw_changes(out: bytes) -> Iterator[Change]:
     """Parse `--raw -z`: `:old_mode new_mode old_oid new_oid STATUS NUL path NUL [path NUL]`."""
     fields = out.split(b"\0")
     fsdecode = os.fsdecode
@@ -541,7 +525,7 @@ def _raw_changes(out: bytes) -> Iterator[_Change]:
         else:
             source, rel = "", fsdecode(fields[i + 1])
             i += 2
-        yield _Change(letter, int(new_mode, 8), new_oid.decode("ascii"), rel, source)
+        yield Change(letter, int(new_mode, 8), new_oid.decode("ascii"), rel, source)
 
 
 def _refused(rel: str) -> bool:
@@ -567,7 +551,7 @@ def _refused_parts(directory: str) -> bool:
     return any(blocked_name(part) for part in directory.split("/"))
 
 
-def _withheld(rel: str) -> bool:
+def withheld(rel: str) -> bool:
     """Whether a diff may not show `rel`: the boundary's paths and secret files, whose
     lines would leak through the diff as they would through the file."""
     return _refused(rel) or is_secret_name(rel) is not None
@@ -595,7 +579,7 @@ class _Collector:
             self.skipped[rel] = Skip(rel, REASON_SECRET_FILE)
             return
         path = self._root_slash + rel
-        if not oid and (mode in (0, _MODE_LINK)) and os.path.islink(path):
+        if not oid and (mode in (0, MODE_LINK)) and os.path.islink(path):
             # Read from the work tree through a link: the walk's boundary for links.
             refusal = self._link_refusal(path)
             if refusal is not None:
@@ -617,20 +601,20 @@ class _Collector:
         if rel not in self.entries:
             self.skipped[rel] = Skip(rel, REASON_OUTSIDE if _refused(rel) else reason)
 
-    def change(self, change: _Change, *, from_index: bool) -> None:
+    def change(self, change: Change, *, from_index: bool) -> None:
         if change.status == "D":
             # Whatever the path (a `.env` unstaged with `git rm --cached`), nothing of it
             # goes into the commit or the dump: a deletion, not a refusal.
             if change.rel not in self.entries:
                 self.skipped[change.rel] = Skip(change.rel, REASON_DELETED)
-        elif change.mode == _MODE_GITLINK:
+        elif change.mode == MODE_GITLINK:
             self.skip(change.rel, REASON_SUBMODULE)
         elif change.status == "U":
             if from_index:
                 self.skip(change.rel, REASON_UNMERGED)  # no single staged version
             else:
                 self.file(change.rel, change.status, change.mode)
-        elif from_index and change.mode == _MODE_LINK:
+        elif from_index and change.mode == MODE_LINK:
             self.skip(change.rel, REASON_SYMLINK)
         else:
             oid = change.oid if from_index else ""
@@ -646,7 +630,7 @@ def _entry_key(entry: GitEntry) -> str:
     return sort_key(entry.rel)
 
 
-def _absolute_root(root: str) -> str:
+def absolute_root(root: str) -> str:
     absolute = os.path.abspath(root)
     if not os.path.isdir(absolute):
         raise UsageError(f"root is not a directory: {root}")
@@ -659,15 +643,15 @@ def staged(root: str) -> GitSelection:
     Entries carry the staged blob's id: read their content with `index_blobs`. Deleted
     files, submodules, links in the index and unmerged paths are skipped with a reason.
     """
-    root = _absolute_root(root)
-    git = _Git(root, "--staged")
-    tree = git.open("HEAD^{tree}") or _empty_tree(git)
+    root = absolute_root(root)
+    git = Git(root, "--staged")
+    tree = git.open("HEAD^{tree}") or empty_tree(git)
     try:
-        out = git.run([*_INDEX_DIFF, tree])
-    except _GitFailed as failed:
+        out = git.run([*INDEX_DIFF, tree])
+    except GitFailed as failed:
         raise UsageError(f"--staged: git diff-index failed: {failed.message}") from None
     collected = _Collector(root)
-    for change in _raw_changes(out):
+    for change in raw_changes(out):
         collected.change(change, from_index=True)
     return collected.selection(from_index=True)
 
@@ -678,16 +662,16 @@ def changed(root: str, rev: str) -> GitSelection:
     and HEAD. Entries name work-tree files (no `oid`): read them from their `path`. A
     link is skipped as the walk skips it when its target is outside the root or refused
     (git lists no path below a link to a directory: only the last part can be a link)."""
-    root = _absolute_root(root)
-    git = _Git(root, "--changed")
-    commit = _resolve(git, rev)
+    root = absolute_root(root)
+    git = Git(root, "--changed")
+    commit = resolve_revision(git, rev)
     try:
-        diff = git.run([*_WORK_TREE_DIFF, commit])
+        diff = git.run([*WORK_TREE_DIFF, commit])
         untracked = git.run(["ls-files", "-z", "--others", "--exclude-standard"])
-    except _GitFailed as failed:
+    except GitFailed as failed:
         raise UsageError(f"--changed {rev}: git failed: {failed.message}") from None
     collected = _Collector(root)
-    for change in _raw_changes(diff):
+    for change in raw_changes(diff):
         collected.change(change, from_index=False)
     for name in untracked.split(b"\0"):
         if name.endswith(b"/"):  # a repository of its own, not added as a submodule
@@ -697,78 +681,9 @@ def changed(root: str, rev: str) -> GitSelection:
     return collected.selection(from_index=False)
 
 
-def diff_text(
-    root: str, *, staged: bool, rev: str | None = None, paths: Sequence[str] | None = None
-) -> str:
-    """The diff for `--with-diff`: what `git diff --cached` (`staged`) or `git diff REV`
-    shows, made by git from the index and objects alone, never from the work tree.
-
-    git reads a work-tree file by its path when it diffs it (and, for a file whose stat
-    matches the index, even in `git diff --cached`): a file or directory swapped for a
-    link meanwhile would put the bytes of whatever it names, `/etc/shadow`, into the diff.
-    So git runs in an empty temporary work tree (`_Sealed`). For `--changed`, the
-    work-tree side of each change is read here, as the files are read (beneath the root's
-    descriptor, no link followed), and given to git as blobs in a temporary index and
-    object directory beside the repository's, never in it; a file that cannot be read so
-    (a FIFO, a link put in a file's place) is left out of the diff with a line saying why.
-
-    `paths` (relative to the root, taken literally) limits it, e.g. to
-    `selection.diff_paths()` after the patterns filtered the selection; None means
-    every path under the root. Files the boundary refuses are left out either way.
-    Text that is not UTF-8 is decoded with replacement characters.
-    """
-    root = _absolute_root(root)
-    git = _Git(root, "--with-diff")
-    try:
-        if staged:
-            against = git.open("HEAD") or _empty_tree(git)
-            return _staged_diff(git, against, paths)
-        if rev is None:
-            raise ValueError("diff_text needs staged=True or a revision")
-        return _work_tree_diff(git, _resolve(git, rev), paths)
-    except _GitFailed as failed:
-        raise UsageError(f"--with-diff: git diff failed: {failed.message}") from None
-
-
-def _staged_diff(git: _Git, against: str, paths: Sequence[str] | None) -> str:
-    """`git diff --cached AGAINST`, git at the top of an empty work tree."""
-    whole = False
-    if paths is None:
-        listed = _raw_changes(git.run([*_INDEX_DIFF, against]))
-        paths = [p for c in listed for p in (c.rel, c.source) if p]
-        whole = not any(_withheld(path) for path in paths)
-    kept = sorted({os.fsencode(p) for p in paths if not _withheld(p)})
-    if not whole and not kept:
-        return ""
-    with _Sealed(git) as sealed:
-        return sealed.diff(against, None if whole else kept)
-
-
-def _work_tree_diff(git: _Git, commit: str, paths: Sequence[str] | None) -> str:
-    """`git diff COMMIT`, its work-tree side read here (`_Sealed.stage_work_tree`)."""
-    named = [] if paths is None else [p for p in paths if not _withheld(p)]
-    if paths is not None and not named:
-        return ""
-    changes = [
-        change
-        for change in _raw_changes(git.run([*_WORK_TREE_DIFF, commit, "--", *named]))
-        if not _withheld(change.rel)
-    ]
-    # Only what changed now, and not the boundary's files, whatever the caller asked for.
-    kept = sorted(
-        {os.fsencode(p) for c in changes for p in (c.rel, c.source) if p and not _withheld(p)}
-    )
-    if not kept:
-        return ""
-    with _Sealed(git) as sealed:
-        notes = sealed.stage_work_tree(commit, changes)
-        # The notes first: `--secrets` drops a left-out file's lines up to the next header.
-        return "".join(notes) + sealed.diff(commit, kept)
-
-
 # The work tree against a revision, as `changed` lists it (submodules by their commit
 # alone: a dirty one is not asked, which would run `git status` in it).
-_WORK_TREE_DIFF = (
+WORK_TREE_DIFF = (
     "diff",
     "--raw",
     "-z",
@@ -779,174 +694,7 @@ _WORK_TREE_DIFF = (
     "--relative",
 )
 # The index against a tree, as `staged` lists it.
-_INDEX_DIFF = ("diff-index", "--cached", "--raw", "-z", "--no-abbrev", "-M", "--relative")
-# `_DIFF_OUTPUT` where git runs at the top of an empty work tree: `--relative=PREFIX`.
-_SEALED_OUTPUT = tuple(option for option in _DIFF_OUTPUT if option != "--relative")
-
-
-class _Sealed:
-    """git run on the repository of `root` with an empty temporary work tree, so that
-    nothing it shows can come from the real one; for `--changed`, with a temporary index
-    and object directory too (the repository's objects as their alternate), which hold
-    the work-tree files read here. Removed on leaving (`with`)."""
-
-    def __init__(self, git: _Git) -> None:
-        import tempfile
-
-        self.git = git
-        self.root = git.root
-        self.repo = repo = git.repository()
-        self.place = tempfile.mkdtemp(prefix="readmany-diff-")
-        self.work_tree = os.path.join(self.place, "work")
-        os.mkdir(self.work_tree, 0o700)
-        self.env = {"GIT_INDEX_FILE": repo.index_file}  # absolute: git runs elsewhere
-        self.relative = [f"--relative={repo.prefix}"] if repo.prefix else []
-
-    def __enter__(self) -> _Sealed:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        import shutil
-
-        shutil.rmtree(self.place, ignore_errors=True)
-
-    def pathspecs(self, paths: Iterable[bytes]) -> list[str]:
-        """Root-relative paths as git sees them from the top of the work tree."""
-        return [self.repo.prefix + os.fsdecode(path) for path in paths]
-
-    def run(self, args: Sequence[str], stdin: bytes = b"") -> bytes:
-        where = [f"--git-dir={self.repo.git_dir}", f"--work-tree={self.work_tree}"]
-        return self.git.run([*where, *args], stdin, cwd=self.work_tree, extra_env=self.env)
-
-    def diff(self, against: str, paths: Sequence[bytes] | None) -> str:
-        """`git diff --cached AGAINST` of `paths` (None: every path), as text."""
-        base = ["diff", *_SEALED_OUTPUT, *self.relative, "--cached", against, "--"]
-        if paths is None:
-            return self.run(base).decode("utf-8", "replace")
-        return "".join(
-            self.run([*base, *self.pathspecs(chunk)]).decode("utf-8", "replace")
-            for chunk in _argv_chunks(paths)
-        )
-
-    def _own_index(self) -> str:
-        """A temporary index and object directory, the repository's objects as its
-        alternate: the object directory."""
-        objects = os.path.join(self.place, "objects")
-        os.mkdir(objects, 0o700)
-        alternates = [self.repo.objects]
-        if os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES"):
-            alternates.append(os.environ["GIT_ALTERNATE_OBJECT_DIRECTORIES"])
-        self.env = {
-            "GIT_INDEX_FILE": os.path.join(self.place, "index"),
-            "GIT_OBJECT_DIRECTORY": objects,
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(alternates),
-        }
-        return objects
-
-    def stage_work_tree(self, commit: str, changes: Iterable[_Change]) -> list[str]:
-        """A temporary index of `commit`'s tree (its `.gitattributes` say what is binary,
-        as for git's own diff) with each change's work-tree side, read beneath the root's
-        descriptor; a line for each file left out (the index holds it as `commit` does)."""
-        from readmany.read.safe import Boundary, OpenFailure
-
-        self._own_index()
-        self.run(["read-tree", commit])
-        zero = "0" * self.repo.hash_length
-        gone = b"0 " + zero.encode() + b"\t"
-        lines: list[bytes] = []
-        notes: list[str] = []
-        with Boundary(self.root) as boundary:
-            for change in changes:
-                top_path = os.fsencode(self.repo.prefix + change.rel)
-                if change.status == "D":
-                    lines.append(gone + top_path)
-                    continue
-                mode, oid = change.mode, change.oid
-                # Every side but a submodule's commit is read here: an id git lists for a
-                # work-tree file need not be in the repository (`git add -N`).
-                if mode != _MODE_GITLINK:
-                    try:
-                        mode, oid = self._work_tree_blob(boundary, change.rel, mode)
-                    except OpenFailure as failure:
-                        notes.append(_left_out_line(change.rel, failure))
-                        continue
-                if change.source and change.status == "R":
-                    lines.append(gone + os.fsencode(self.repo.prefix + change.source))
-                lines.append(b"%o %s\t%s" % (mode, oid.encode(), top_path))
-        if lines:
-            self.run(["update-index", "-z", "--index-info"], b"\0".join(lines) + b"\0")
-        return notes
-
-    def _work_tree_blob(self, boundary: Boundary, rel: str, mode: int) -> tuple[int, str]:
-        """The mode and blob id of the work-tree file `rel`, its blob written."""
-        from readmany.read.safe import ECHANGED, OpenFailure, chunks
-
-        try:
-            fd, info = boundary.open(rel)
-        except OpenFailure as failure:
-            if failure.code != ECHANGED:
-                raise
-            target = boundary.readlink(rel)  # a link: its target is what git stores
-            return _MODE_LINK, self._write_blob([os.fsencode(target)], len(os.fsencode(target)))
-        try:
-            blob_mode = 0o100755 if mode == 0o100755 else 0o100644
-            return blob_mode, self._write_blob(chunks(fd, info.st_size + 1), info.st_size, rel)
-        finally:
-            os.close(fd)
-
-    def _write_blob(self, parts: Iterable[bytes], size: int, rel: str = "") -> str:
-        """Write a loose object holding `parts` (`size` bytes) to the temporary objects."""
-        import hashlib
-        import zlib
-
-        from readmany.read.safe import ECHANGED, OpenFailure
-
-        header = b"blob %d\0" % size
-        digest = hashlib.sha256() if self.repo.hash_length == 64 else hashlib.sha1()
-        packer = zlib.compressobj(1)
-        objects = self.env["GIT_OBJECT_DIRECTORY"]
-        temporary = os.path.join(objects, "incoming")
-        written = 0
-        with open(temporary, "wb") as out:
-            digest.update(header)
-            out.write(packer.compress(header))
-            for part in parts:
-                written += len(part)
-                if written > size:
-                    break
-                digest.update(part)
-                out.write(packer.compress(part))
-            out.write(packer.flush())
-        if written != size:  # the file grew or shrank as it was read
-            os.unlink(temporary)
-            raise OpenFailure(ECHANGED, rel)
-        oid = digest.hexdigest()
-        directory = os.path.join(objects, oid[:2])
-        os.makedirs(directory, exist_ok=True)
-        os.replace(temporary, os.path.join(directory, oid[2:]))
-        return oid
-
-
-def _left_out_line(rel: str, failure: OpenFailure) -> str:
-    from readmany.frame.paths import header_path
-    from readmany.read.safe import refusal_text
-
-    reason = refusal_text(failure) or (
-        f"not a regular file ({failure.kind})" if failure.kind else f"not read ({failure.code})"
-    )
-    return f"[its changes are left out: {header_path(rel)}: {reason}]\n"
-
-
-def _argv_chunks(paths: Sequence[bytes]) -> Iterator[Sequence[bytes]]:
-    """`paths` (sorted as git sorts: bytes) in runs short enough for one command line."""
-    start, size = 0, 0
-    for i, path in enumerate(paths):
-        if size + len(path) + 1 > _ARGV_BUDGET and i > start:
-            yield paths[start:i]
-            start, size = i, 0
-        size += len(path) + 1
-    if start < len(paths):
-        yield paths[start:]
+INDEX_DIFF = ("diff-index", "--cached", "--raw", "-z", "--no-abbrev", "-M", "--relative")
 
 
 def is_tracked(root: str, path: str) -> bool:
@@ -961,7 +709,7 @@ def is_tracked(root: str, path: str) -> bool:
         return False
     try:
         done = subprocess.run(
-            _command(["ls-files", "-z", "--", name]),
+            git_command(["ls-files", "-z", "--", name]),
             cwd=directory,
             env=environment(directory),
             capture_output=True,
@@ -972,285 +720,52 @@ def is_tracked(root: str, path: str) -> bool:
     return done.returncode == 0 and done.stdout != b""
 
 
-# --- the staged content -------------------------------------------------------------------
-#
-# A staged file's bytes are the blob its id names. Most of the time the work tree holds
-# the very same bytes (always, under pre-commit, which sets unstaged changes aside), and
-# reading a file is several times cheaper than having git inflate a fresh loose object;
-# so a work-tree file is read, hashed as git hashes a blob, and used only when its id
-# is the staged one: the bytes are then the staged bytes, whatever links, filters
-# (autocrlf, LFS) or later edits did to the work tree. Every other blob (a partially
-# staged file, a filtered one, a file above `_WORK_TREE_LIMIT`) comes from one
-# `git cat-file --batch`, started at the first such blob and asked one blob at a time.
-
-_WORK_TREE_LIMIT = 4 << 20  # a verified copy is held whole: bounded per file
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)  # a FIFO put in the file's place must not block the open
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
+# --- the patterns over git's paths ------------------------------------------------------
 
 
-def _work_tree_copy(path: str, oid: str) -> bytes | None:
-    """The bytes at `path` if they are exactly the blob `oid`, else None."""
-    import stat
+def _git_patterns(patterns: Sequence[str], root: str) -> list[str]:
+    """The patterns as git's paths are matched: a directory means what is below it."""
+    found = []
+    for pattern in patterns:
+        directory = os.path.isdir(os.path.join(root, pattern))
+        found.append(pattern.rstrip("/") + "/**" if directory else pattern)
+    return found
 
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except (OSError, ValueError):
+
+def unmatched_patterns(patterns: Sequence[str], selection: GitSelection) -> list[str]:
+    """The patterns, as given, that match none of the paths git named (read or not)."""
+    if not patterns:
+        return []
+    from readmany.select.patterns import compile_paths
+
+    paths = [entry.rel for entry in selection.entries]
+    paths += [skip.rel.rstrip("/") for skip in selection.skipped]
+    unmatched = []
+    for given, pattern in zip(patterns, _git_patterns(patterns, selection.root), strict=True):
+        matcher = compile_paths([pattern])
+        if not any(matcher.match(path) for path in paths):
+            unmatched.append(given)
+    return unmatched
+
+
+def path_filter(
+    patterns: Sequence[str], root: str, output: str | None
+) -> Callable[[str], bool] | None:
+    """Which of git's paths to keep: those the patterns match (a directory means what is
+    below it), never the `-o` file (`output`, as given); None to keep them all."""
+    found = _git_patterns(patterns, root)
+    shown_output = None
+    if output:
+        shown_output = os.path.relpath(os.path.abspath(output), root).replace(os.sep, "/")
+    if not found and shown_output is None:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _WORK_TREE_LIMIT:
-            return None
-        parts = []
-        size = 0
-        while size <= _WORK_TREE_LIMIT:  # read to the end: the file may have grown
-            part = os.read(fd, max(info.st_size - size, 0) + 1)
-            if not part:
-                break
-            parts.append(part)
-            size += len(part)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    data = parts[0] if len(parts) == 1 else b"".join(parts)
-    if len(data) > _WORK_TREE_LIMIT or _blob_id(data, len(oid)) != oid:
-        return None
-    return data
+    matcher = None
+    if found:
+        from readmany.select.patterns import compile_paths
 
+        matcher = compile_paths(found)
 
-def _blob_id(data: bytes, length: int) -> str:
-    """git's object id of a blob holding `data` (SHA-1, or SHA-256 for 64 hex digits)."""
-    import hashlib
+    def keep(rel: str) -> bool:
+        return rel != shown_output and (matcher is None or matcher.match(rel))
 
-    digest = hashlib.sha256() if length == 64 else hashlib.sha1()
-    digest.update(b"blob %d\0" % len(data))
-    digest.update(data)
-    return digest.hexdigest()
-
-
-class IndexBlob:
-    """One staged file: its size first, its bytes on demand.
-
-    Only the blob the stream is at can be read; moving on drops what was not read (in
-    chunks, when it comes from git): a file too large to want is never held. `missing`
-    is the one per-file failure: the object is not in the repository (a broken or
-    partial clone). Asking for the size may read the file (up to 4 MiB) to verify it.
-    """
-
-    __slots__ = ("_batch", "_data", "_head", "_missing", "_size", "entry")
-
-    def __init__(self, entry: GitEntry, batch: IndexBlobs) -> None:
-        self.entry = entry
-        self._batch = batch
-        self._data: bytes | None = None  # the verified work-tree copy
-        self._size = -1  # not known yet
-        self._missing = False
-        self._head = b""  # bytes taken from the batch by `head`, not yet handed out
-
-    def _resolve(self) -> None:
-        """Find where the bytes come from: the work tree, verified, or the batch."""
-        self._batch.check(self)
-        if self._size >= 0 or self._missing:
-            return
-        data = _work_tree_copy(self.entry.path, self.entry.oid)
-        if data is not None:
-            self._data, self._size = data, len(data)
-            return
-        size = self._batch.request(self)
-        if size is None:
-            self._missing, self._size = True, 0
-        else:
-            self._size = size
-
-    @property
-    def size(self) -> int:
-        self._resolve()
-        return self._size
-
-    @property
-    def missing(self) -> bool:
-        self._resolve()
-        return self._missing
-
-    def head(self, count: int) -> bytes:
-        """The first `count` bytes (fewer in a shorter blob), leaving them to be read."""
-        self._resolve()
-        if self._data is not None:
-            return self._data[:count]
-        want = min(count, self._size) - len(self._head)
-        if want > 0:
-            self._head += self._batch.take(self, want)
-        return self._head[:count]
-
-    def read(self) -> bytes:
-        """The whole blob (once)."""
-        self._resolve()
-        if self._data is not None:
-            data, self._data = self._data, b""
-            return data
-        return b"".join(self.chunks(max(self._size, 1)))
-
-    def chunks(self, size: int = _CHUNK) -> Iterator[bytes]:
-        """The blob in pieces of at most `size` bytes (once)."""
-        self._resolve()
-        if self._data is not None:
-            data, self._data = self._data, b""
-            view = memoryview(data)
-            for start in range(0, len(data), size):
-                yield bytes(view[start : start + size])
-            return
-        head, self._head = self._head, b""
-        batch = self._batch
-        for start in range(0, len(head), size):
-            yield head[start : start + size]
-        while batch.left(self):
-            yield batch.take(self, size)
-
-    def _drop(self) -> None:
-        self._data = None
-        self._head = b""
-
-
-class IndexBlobs:
-    """The staged content of a selection's entries, in its order. Iterate once; close
-    it (or use `with`) when stopping early, to end the batch."""
-
-    def __init__(self, selection: GitSelection) -> None:
-        if not selection.from_index:
-            raise ValueError("index_blobs reads a staged selection; a changed one is on disk")
-        self._root = selection.root
-        self._entries = selection.entries
-        self._process: subprocess.Popen[bytes] | None = None
-        self._current: IndexBlob | None = None
-        self._left = 0  # bytes of the current blob git has sent and nobody has read
-        self._sending = False  # git is sending a blob: its bytes, then a newline
-
-    def __enter__(self) -> IndexBlobs:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __iter__(self) -> Iterator[IndexBlob]:
-        try:
-            for entry in self._entries:
-                blob = self._current = IndexBlob(entry, self)
-                yield blob
-                self._current = None
-                blob._drop()
-                self._discard()
-            self._finish()
-        finally:
-            self.close()
-
-    def check(self, blob: IndexBlob) -> None:
-        if blob is not self._current:
-            raise RuntimeError(f"{blob.entry.rel}: the batch has moved past this blob")
-
-    def request(self, blob: IndexBlob) -> int | None:
-        """Ask git for `blob`: its size, or None when the object is missing."""
-        process = self._process or self._start()
-        assert process.stdin is not None and process.stdout is not None
-        oid = blob.entry.oid.encode("ascii")
-        try:
-            process.stdin.write(oid + b"\n")
-            process.stdin.flush()
-        except BrokenPipeError:
-            raise self._failure() from None
-        header = process.stdout.readline().split()
-        if len(header) == 2 and header[1] == b"missing":
-            return None
-        if len(header) != 3 or header[0] != oid:
-            raise self._failure()
-        self._left, self._sending = int(header[2]), True
-        return self._left
-
-    def left(self, blob: IndexBlob) -> int:
-        self.check(blob)
-        return self._left
-
-    def take(self, blob: IndexBlob, count: int) -> bytes:
-        """Up to `count` more bytes of `blob`, the one the stream is at."""
-        self.check(blob)
-        count = min(count, self._left)
-        data = self._read_exactly(count)
-        self._left -= count
-        return data
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        import subprocess
-
-        try:
-            self._process = subprocess.Popen(
-                _command(["cat-file", "--batch"]),
-                cwd=self._root,
-                env=environment(self._root),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except FileNotFoundError:
-            raise _missing_git("--staged") from None
-        return self._process
-
-    def _discard(self) -> None:
-        """Drop the rest of the blob git is sending, and the newline after it."""
-        if not self._sending:
-            return
-        while self._left:
-            count = min(_CHUNK, self._left)
-            self._read_exactly(count)
-            self._left -= count
-        if self._read_exactly(1) != b"\n":
-            raise self._failure()
-        self._sending = False
-
-    def _finish(self) -> None:
-        """End the batch, if one ran: git exits at the end of its input."""
-        process = self._process
-        if process is None:
-            return
-        assert process.stdin is not None
-        process.stdin.close()
-        if process.wait() != 0:
-            raise self._failure()
-
-    def _read_exactly(self, count: int) -> bytes:
-        assert self._process is not None and self._process.stdout is not None
-        data = self._process.stdout.read(count)
-        if len(data) != count:
-            raise self._failure()
-        return data
-
-    def _failure(self) -> UsageError:
-        """git stopped answering as `--batch` answers: say what it said."""
-        message = "it stopped answering"
-        process = self._process
-        if process is not None and process.stderr is not None:
-            if process.poll() is None:
-                process.kill()
-            process.wait()
-            message = _first_line(process.stderr.read())
-        return UsageError(f"--staged: git cat-file failed: {message}")
-
-    def close(self) -> None:
-        """Stop the batch (a no-op once it has ended)."""
-        process, self._process, self._current = self._process, None, None
-        if process is None:
-            return
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
-
-
-def index_blobs(selection: GitSelection) -> IndexBlobs:
-    """The staged content of `selection` (from `staged`), one `IndexBlob` an entry."""
-    return IndexBlobs(selection)
+    return keep

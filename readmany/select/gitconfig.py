@@ -21,6 +21,7 @@ import os
 
 from readmany.limits import CONFIG_MAX_BYTES
 from readmany.record import NamedTuple
+from readmany.select.smallfile import read_regular
 
 MAX_INCLUDE_DEPTH = 10  # git's own limit
 
@@ -70,13 +71,11 @@ def expand_path(value: str, base: str) -> str:
 
 
 def _read(path: str) -> str | None:
-    from readmany.select.ignore import _read_regular
-
     try:
         real = os.path.realpath(path)
     except (OSError, ValueError):
         return None
-    data = _read_regular(real, CONFIG_MAX_BYTES)
+    data = read_regular(real, CONFIG_MAX_BYTES)
     return data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else None
 
 

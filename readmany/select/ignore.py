@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Iterable, Sequence
 
 from readmany.record import NamedTuple
 from readmany.select.boundary import self_or_above
+from readmany.select.smallfile import TOO_LARGE, read_regular
 from readmany.select.wildmatch import (
     GLOBSTAR,
     GLOBSTAR_SLASH,
@@ -60,7 +60,6 @@ MAX_GLOB_PATTERNS = 1000
 
 REASON_TOO_LARGE = f"larger than {MAX_IGNORE_FILE_BYTES // 1024 // 1024} MiB"
 REASON_TOO_MANY_GLOBS = f"more than {MAX_GLOB_PATTERNS} patterns with wildcards"
-REASON_NOT_REGULAR = "not a regular file"
 
 _WILDCARD = re.compile(r"[*?\[\\]")
 
@@ -508,54 +507,16 @@ def _first_wild(tokens: Sequence[Token]) -> int:
     return len(tokens)
 
 
-def _read_regular(path: str, limit: int) -> bytes | str | None:
-    """The bytes of the regular file at `path` (at most `limit`), a reason it was not
-    read, or None when it is absent or unreadable.
-
-    Never follows a link and never waits on a FIFO or device: the type is checked
-    before opening and again on the opened descriptor.
-    """
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return REASON_NOT_REGULAR
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return REASON_NOT_REGULAR
-        if st.st_size > limit:
-            return REASON_TOO_LARGE
-        chunks = []
-        size = 0
-        want = st.st_size + 1  # one more byte tells a file that grew since
-        while size <= limit:
-            chunk = os.read(fd, min(want, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            want = 64 * 1024
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if size > limit:
-        return REASON_TOO_LARGE
-    return b"".join(chunks)
-
-
 def load_rules(path: str) -> tuple[tuple[IgnoreRule, ...], str | None]:
     """Rules of the ignore file at `path`, and why it was skipped (None when read or absent).
 
     Like git, a symbolic link in place of an ignore file is not followed.
     """
-    data = _read_regular(path, MAX_IGNORE_FILE_BYTES)
+    data = read_regular(path, MAX_IGNORE_FILE_BYTES)
     if data is None:
         return (), None
     if isinstance(data, str):
-        return (), data
+        return (), REASON_TOO_LARGE if data == TOO_LARGE else data
     text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")  # as git, a BOM
     return parse_rules(text.split("\n")), None
 
@@ -573,7 +534,7 @@ def find_git_top(root: str) -> str | None:
 
 
 def _first_line(path: str) -> str | None:
-    data = _read_regular(path, 64 * 1024)
+    data = read_regular(path, 64 * 1024)
     if not isinstance(data, bytes):
         return None
     return data.decode("utf-8", "surrogateescape").partition("\n")[0].strip()

@@ -56,6 +56,30 @@ from readmany.select.patterns import (
 )
 
 
+class WalkRules(NamedTuple):
+    """How the walk treats what is named and what it leaves out: the face's choice
+    (`faces.Face`), given as values. The defaults are the reference's rules."""
+
+    # `--stdin` paths kept in the order listed; else sorted in with the rest.
+    listed_order: bool = False
+    # Files named exactly (a literal pattern, a `--stdin` path) are read whatever the
+    # ignore files and default excludes say, a link's target too; only `--exclude`, the
+    # boundary and the kind leave them out. Else they are dropped like any other.
+    named_paths_bypass_ignore: bool = False
+    # Every path left out is reported with its reason (a pattern that matched nothing, a
+    # default exclude, a link to a directory or to nothing, an empty listed directory,
+    # a named file `--exclude` removed); else some are dropped silently.
+    report_left_out: bool = False
+    # A `--stdin` path asks for an asset (an image, a PDF) as a named one does.
+    listed_paths_request_assets: bool = True
+    # A listed link to a directory is walked into; else it is judged as a file.
+    walk_listed_directory_links: bool = True
+    # A pattern (or a listed directory) whose fixed directory is outside the root is
+    # walked, each file below reported as outside; else it is refused as one entry, the
+    # pattern itself, and never listed: no name from outside reaches the report.
+    list_outside_directories: bool = True
+
+
 class SelectRequest(NamedTuple):
     """What to select, relative to `root`."""
 
@@ -68,13 +92,10 @@ class SelectRequest(NamedTuple):
     use_gitignore: bool = True
     ignore_files: tuple[str, ...] = ()
     recursive: bool = True
-    # The reference's rules (`--compat`): `--stdin` paths sorted in with the rest, named
-    # files dropped by ignore files and default excludes like any other, silently.
-    # The default face keeps the listed order, reads what is named, reports the rest.
-    compat: bool = True
+    rules: WalkRules = WalkRules()
     outputs: tuple[str, ...] = ()  # the `-o` target (absolute, and real): never selected
-    # git's global excludes file (`core.excludesFile`) in a git tree; the reference
-    # (`--compat`) reads none.
+    # git's global excludes file (`core.excludesFile`) in a git tree (the reference's
+    # rules read none).
     global_excludes: bool = True
 
 
@@ -177,24 +198,24 @@ class _Selector:
         self.root = root
         self.recursive = request.recursive
         self.root_real = os.path.realpath(root)
-        self.compat = request.compat
+        self.rules = rules = request.rules
         self.includes = compile_includes(
             request.patterns,
             request.literal_paths,
             root,
             request.recursive,
-            keep_listed_order=not request.compat,
+            keep_listed_order=rules.listed_order,
         )
-        # Patterns that must still match something (the default face says which did not).
+        # Patterns that must still match something (reported: said which did not).
         self.unmatched: set[int] = set()
-        if not request.compat:
-            self.patterns = request.patterns
+        self.patterns = request.patterns
+        if rules.report_left_out:
             self.unmatched = set(range(len(request.patterns))) - self.includes.matched
-        # The default excludes are reported in the default face, so they stay apart there.
+        # Reported, or bypassed by a named path, the default excludes stay apart.
         self.defaults: Excludes | None = None
         if not request.use_default_excludes:
             self.excludes = Excludes(request.excludes, root)
-        elif request.compat:
+        elif not (rules.report_left_out or rules.named_paths_bypass_ignore):
             self.excludes = Excludes((*DEFAULT_EXCLUDES, *request.excludes), root)
         else:
             self.excludes = Excludes(request.excludes, root)
@@ -266,7 +287,8 @@ class _Selector:
                 if real.startswith(self._root_real_slash)
                 else "/".join(rel_parts(real, self.root_real))
             )
-            ignored_target = is_link and real_rel and (self.compat or not named)
+            bypass = named and self.rules.named_paths_bypass_ignore
+            ignored_target = is_link and real_rel and not bypass
             if ignored_target and self.ignores.is_path_ignored(real_rel, False):
                 return Skip(rel, REASON_IGNORED)
         if self._refused(rel) or (real_rel != rel and blocked(real_rel.split("/"))):
@@ -275,7 +297,7 @@ class _Selector:
             real_rel != rel and (is_secret_name(real_rel) or links_to_credentials(rel, real_rel))
         ):
             return Skip(rel, REASON_SECRET_FILE)
-        if is_link and not self.compat and real is not None:
+        if is_link and self.rules.report_left_out and real is not None:
             # Not a file, so not a failed read: a link to a directory, or to nothing.
             try:
                 if stat.S_ISDIR(os.stat(real).st_mode):
@@ -317,7 +339,7 @@ class _Selector:
         excluded = self._pruned_directory(parent) or self.excludes.file_excluded(
             rel, parents_checked=True
         )
-        if not self.compat:
+        if self.rules.named_paths_bypass_ignore:
             # Named means named: only `--exclude`, the boundary and the kind leave it out.
             if excluded:
                 return Skip(rel, REASON_EXCLUDED)
@@ -338,7 +360,7 @@ class _Selector:
         regular = regular and not is_link
         # Naming a file asks for it even as an asset; a `--stdin` list asks for no asset
         # (in the default face: a list is not a request to inline every image in it).
-        requested = self.compat or not listed
+        requested = self.rules.listed_paths_request_assets or not listed
         return self._accept_real(
             rel, path, real, is_link=is_link, regular=regular, named=True, requested=requested
         )
@@ -426,7 +448,7 @@ class _Selector:
             parts = rel_parts(path, self.root)
             segments = (*(Segment(p, exact=True) for p in parts), below_dir)
             return self._walk_events(self.root, [segments])
-        if not self.compat and self._outside(path):
+        if not self.rules.list_outside_directories and self._outside(path):
             return iter([Skip(self._relative(path), REASON_OUTSIDE)])  # never listed
         return self._walk_events(path, [(below_dir,)])
 
@@ -640,7 +662,7 @@ class _Selector:
         sources = [self._literal_events()] if self.includes.literals else []
         refused: dict[int, None] = {}
         for anchor, patterns in sorted(self.includes.walks.items()):
-            if not self.compat and self._outside(anchor):
+            if not self.rules.list_outside_directories and self._outside(anchor):
                 refused.update(dict.fromkeys(self.includes.owners[anchor]))
                 continue
             sources.append(self._walk_events(anchor, patterns, self.includes.owners[anchor]))
@@ -724,12 +746,13 @@ class _Selector:
             mode = stat_mode(path) if is_link else own_mode
             # A directory means the files below it; a link to one is an entry of its own
             # (git lists it so), not walked into by the default face: judged as a file.
-            if mode is not None and stat.S_ISDIR(mode) and (self.compat or not is_link):
+            walk_in = self.rules.walk_listed_directory_links or not is_link
+            if mode is not None and stat.S_ISDIR(mode) and walk_in:
                 found = False
                 for below in self._directory_walk(path):
                     found = True
                     yield below
-                if not found and not self.compat:  # listed, so said: a submodule not checked out
+                if not found and self.rules.report_left_out:  # a submodule not checked out
                     yield Skip(relative(path).rstrip("/") + "/", REASON_EMPTY_DIRECTORY)
                 continue
             regular = mode is not None and stat.S_ISREG(mode)

@@ -28,6 +28,7 @@ from readmany.read.hashline import (
     split_lines,
 )
 from readmany.record import NamedTuple
+from readmany.units import SURROGATE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -455,15 +456,12 @@ def _with_original_endings(
     return "".join(text + ending for text, ending in zip(texts, endings, strict=True))
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _js_utf8(text: str) -> bytes:
     """UTF-8 as the reference writes it: a lone surrogate (from JSON) becomes U+FFFD."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text).encode("utf-8")
+        return re.sub(SURROGATE, "\ufffd", text).encode("utf-8")
 
 
 # --- views of a result -------------------------------------------------------------------

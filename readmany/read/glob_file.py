@@ -22,7 +22,7 @@ from readmany.limits import (
 )
 from readmany.read.classify import (
     ASSET_KINDS,
-    SNIFF_BYTES,
+    BINARY_SNIFF_BYTES,
     Kind,
     is_binary,
     kinds_by_name,
@@ -47,23 +47,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
-    class Candidate(Protocol):
-        """A file the walk found, as the read needs it (the select stage's Candidate)."""
-
-        @property
-        def path(self) -> str: ...  # absolute
-
-        @property
-        def rel(self) -> str: ...
-
-        @property
-        def named(self) -> bool: ...  # named exactly, not matched by a glob
-
-        @property
-        def regular(self) -> bool: ...  # the directory listing said: a regular file
-
-        @property
-        def real(self) -> str | None: ...  # where links on the way lead, root-relative
+    from readmany.select.candidates import Candidate
 
     class Blob(Protocol):
         """A file's bytes held elsewhere (a staged blob): its size first, then its bytes."""
@@ -78,17 +62,7 @@ if TYPE_CHECKING:
 
         def read(self) -> bytes: ...
 
-    class Cost(Protocol):
-        """Bytes, lines and tokens of a file (`emit.stats.Measure`)."""
-
-        @property
-        def bytes(self) -> int: ...
-
-        @property
-        def lines(self) -> int: ...
-
-        @property
-        def tokens(self) -> int: ...
+    from readmany.read.measure import Cost
 
     MeasureChunks = Callable[[Iterator[bytes], int], Cost]
 
@@ -334,7 +308,7 @@ def _shown_kind(
     bytes, the asset gate, the size limit, binary content."""
     by_name, binary_kind = kinds
     size = source.size
-    kind = by_name or (binary_kind if is_binary(source.head(SNIFF_BYTES)) else "text")
+    kind = by_name or (binary_kind if is_binary(source.head(BINARY_SNIFF_BYTES)) else "text")
     if kind in ASSET_KINDS and not requested(name):
         return Skipped(REASON_VIDEO if kind == "video" else REASON_ASSET, "asset not requested")
     if size > limits.max_file_bytes:
@@ -353,9 +327,9 @@ def _shown_kind(
     return kind
 
 
-class Measured(NamedTuple):
+class MeasuredFile(NamedTuple):
     """What a file that would be shown costs, measured from its bytes without decoding:
-    bytes and lines as stored, estimated tokens (`emit.stats.measure_chunks`); an asset's
+    bytes and lines as stored, estimated tokens (`read.measure.measure_chunks`); an asset's
     tokens are those of its base64 text."""
 
     kind: Kind
@@ -395,9 +369,9 @@ def measure_matched(
     limits: MatchedLimits = _REFERENCE,
     boundary: Boundary | None = None,
     real: str | None = None,
-) -> Measured | Skipped | Failed:
+) -> MeasuredFile | Skipped | Failed:
     """`read_matched`'s decision, with the file measured instead of decoded (`--stats`):
-    `measure` is given the file's chunks and its size (`emit.stats.measure_chunks`).
+    `measure` is given the file's chunks and its size (`read.measure.measure_chunks`).
     `boundary` and `real` as `read_matched` takes them: nothing outside is opened."""
     opened = _gate_and_open(path, rel, shown, requested, limits, listed_regular, boundary, real)
     if isinstance(opened, (Skipped, Failed)):
@@ -409,9 +383,9 @@ def measure_matched(
         if isinstance(kind, Skipped):
             return kind
         if kind in ASSET_KINDS:
-            return Measured(kind, st.st_size, 0, _base64_tokens(fd, st.st_size))
+            return MeasuredFile(kind, st.st_size, 0, _base64_tokens(fd, st.st_size))
         cost = measure(source.chunks(), st.st_size)
-        return Measured(kind, cost.bytes, cost.lines, cost.tokens)
+        return MeasuredFile(kind, cost.bytes, cost.lines, cost.tokens)
     except OSError as exc:
         return _read_failed(exc, shown)
     finally:
@@ -504,7 +478,7 @@ class CandidateReader:
 
     def measure(
         self, candidate: Candidate, shown: str, measure: MeasureChunks
-    ) -> Measured | Skipped | Failed:
+    ) -> MeasuredFile | Skipped | Failed:
         """`measure_matched` of the candidate, by the same gate as a read."""
         gate = _named if candidate.named else self._requested
         return measure_matched(

@@ -1,4 +1,5 @@
-"""The read tool of coding agents (pi's `read`), byte-exact: offset/limit, caps, notices.
+"""A range of a file's lines, as the read tool of coding agents (pi's `read`) reads it,
+byte-exact: offset/limit, caps, notices.
 
 `read_tool` reproduces it for one path: 1-based `offset`, `limit`, a head truncation at
 2000 lines / 51200 bytes with its continuation notices, image detection by content, and
@@ -40,8 +41,6 @@ from readmany.read.safe import (
 from readmany.record import NamedTuple
 from readmany.units import utf8_len
 
-MAX_LINES = READ_MAX_LINES
-MAX_BYTES = READ_MAX_BYTES
 WHOLE_FILE_LIMIT = WHOLE_FILE_READ_BYTES
 
 _UNICODE_SPACES = dict.fromkeys([0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " ")
@@ -70,8 +69,8 @@ class Truncation(NamedTuple):
     output_lines: int
     output_bytes: int
     first_line_exceeds_limit: bool
-    max_lines: int = MAX_LINES
-    max_bytes: int = MAX_BYTES
+    max_lines: int = READ_MAX_LINES
+    max_bytes: int = READ_MAX_BYTES
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -119,8 +118,8 @@ class ReadStyle(NamedTuple):
     """How one read is done; the defaults are the reference's."""
 
     rewrite_paths: bool = True  # `@`, `~` and Unicode spaces rewritten as the tool does
-    max_lines: int = MAX_LINES
-    max_bytes: int = MAX_BYTES
+    max_lines: int = READ_MAX_LINES
+    max_bytes: int = READ_MAX_BYTES
     notices: bool = True  # the tool's notices in the text; else the text alone
     refuse_binary: bool = False  # a binary file (readmany.read.classify) is an error
     # With `count_trailing_empty=False`, the reference leaves uncounted an empty line that
@@ -204,9 +203,9 @@ def read_tool(
     """
     absolute = resolve_path(path, cwd, rewrite=style.rewrite_paths)
     if data is not None:
-        mime = images.sniff_image(data[: images.SNIFF_BYTES])
+        mime = images.sniff_image(data[: images.IMAGE_SNIFF_BYTES])
         if mime is not None:
-            return _image(data[: images.SNIFF_BYTES], mime, len(data))
+            return _image(data[: images.IMAGE_SNIFF_BYTES], mime, len(data))
         if style.refuse_binary and _binary(data):
             return _binary_file(len(data))
         return _read_text(data, path, offset, limit, count_trailing_empty, len(data), style)
@@ -218,10 +217,15 @@ def read_tool(
         )
     try:
         fd, st = settle_size(fd, st, UNSIZED_READ_BYTES)  # procfs, sysfs: read to the end
-        head = read_prefix(fd, _BINARY_SNIFF_BYTES if style.refuse_binary else images.SNIFF_BYTES)
-        mime = images.sniff_image(head[: images.SNIFF_BYTES])
+        if style.refuse_binary:  # as much as `is_binary` looks at
+            from readmany.read.classify import BINARY_SNIFF_BYTES
+
+            head = read_prefix(fd, BINARY_SNIFF_BYTES)
+        else:
+            head = read_prefix(fd, images.IMAGE_SNIFF_BYTES)
+        mime = images.sniff_image(head[: images.IMAGE_SNIFF_BYTES])
         if mime is not None:
-            return _image(head[: images.SNIFF_BYTES], mime, st.st_size)
+            return _image(head[: images.IMAGE_SNIFF_BYTES], mime, st.st_size)
         if style.refuse_binary and _binary(head):
             return _binary_file(st.st_size)
         if st.st_size <= WHOLE_FILE_LIMIT:
@@ -238,14 +242,11 @@ def read_tool(
         os.close(fd)
 
 
-_BINARY_SNIFF_BYTES = 8000  # at least classify.SNIFF_BYTES: what `is_binary` looks at
-
-
 def _binary(data: bytes) -> bool:
     """The rule `glob` skips binary files by (a NUL byte, many control characters)."""
-    from readmany.read.classify import SNIFF_BYTES, is_binary
+    from readmany.read.classify import BINARY_SNIFF_BYTES, is_binary
 
-    return is_binary(data[:SNIFF_BYTES])
+    return is_binary(data[:BINARY_SNIFF_BYTES])
 
 
 def _binary_file(size: int) -> ToolRead:
@@ -344,13 +345,15 @@ def _finish(
     if head.first_line_exceeds_limit:
         text = (
             f"[Line {js_number(shown_start)} is {format_size(first_line_bytes)}, exceeds "
-            f"{format_size(MAX_BYTES)} limit. Use bash: sed -n '{js_number(shown_start)}p' "
-            f"{path} | head -c {MAX_BYTES}]"
+            f"{format_size(READ_MAX_BYTES)} limit. Use bash: sed -n '{js_number(shown_start)}p' "
+            f"{path} | head -c {READ_MAX_BYTES}]"
         )
         return ToolRead(text=text, truncation=head, size=size, file_lines=total)
     if head.truncated:
         last = shown_start + head.output_lines - 1
-        limit_note = "" if head.truncated_by == "lines" else f" ({format_size(MAX_BYTES)} limit)"
+        limit_note = (
+            "" if head.truncated_by == "lines" else f" ({format_size(READ_MAX_BYTES)} limit)"
+        )
         text = (
             f"{head.content}\n\n[Showing lines {js_number(shown_start)}-{js_number(last)} "
             f"of {total}{limit_note}. Use offset={js_number(last + 1)} to continue.]"
@@ -367,7 +370,7 @@ def _finish(
 
 
 def truncate_head(
-    content: str, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES
+    content: str, max_lines: int = READ_MAX_LINES, max_bytes: int = READ_MAX_BYTES
 ) -> Truncation:
     """Keep whole lines from the top within `max_lines` and `max_bytes` (UTF-8)."""
     return _truncate_lines(content.split("\n"), True, max_lines, max_bytes)
@@ -376,8 +379,8 @@ def truncate_head(
 def _truncate_lines(
     lines: list[str],
     count_trailing_empty: bool,
-    max_lines: int = MAX_LINES,
-    max_bytes: int = MAX_BYTES,
+    max_lines: int = READ_MAX_LINES,
+    max_bytes: int = READ_MAX_BYTES,
 ) -> Truncation:
     sizes = [utf8_len(line) for line in lines]
     total_bytes = sum(sizes) + max(len(lines) - 1, 0)
@@ -474,7 +477,7 @@ def _count_newlines(fd: int, size: int) -> int:
 
 
 def _measured_lines(
-    fd: int, size: int, first: int, count: int, max_bytes: int = MAX_BYTES
+    fd: int, size: int, first: int, count: int, max_bytes: int = READ_MAX_BYTES
 ) -> Iterator[tuple[str | None, int]]:
     """Yield (text or None when too long to keep, UTF-8 length after decoding) per line.
 

@@ -1,0 +1,267 @@
+"""`readmany glob`'s request, and the wiring of its selection: the walk or git, the reads.
+
+`GlobRequest` is the command's flags as the CLI parsed them. From it come the select
+stage's request (`select_request`), the read of a matched file with the limits of the
+face (`candidate_reader`), and the selection (`open_selection`): the walk, a step ahead
+in a helper process where it pays (`select/lookahead.py`), given what to do to a file
+ahead of the main process and how a read result travels, or the files git names, read
+from the index when staged (`read/gitcontent.py`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+
+from readmany.faces import Face
+from readmany.invoke import StdinPaths
+from readmany.record import NamedTuple
+from readmany.select.candidates import shown_path
+from readmany.select.lookahead import Found, Selection, Source
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from readmany.read.glob_file import CandidateReader
+    from readmany.select.walk import SelectRequest, WalkRules
+
+# This module is imported before the fork and kept light: the stages are imported where
+# they are used, so that each process imports its own while the other does the same.
+
+
+class GlobRequest(NamedTuple):
+    """The flags of `readmany glob`, as the CLI parsed them."""
+
+    patterns: tuple[str, ...]  # positional patterns, then --include
+    excludes: tuple[str, ...] = ()
+    use_default_excludes: bool = True
+    use_gitignore: bool = True
+    ignore_files: tuple[str, ...] = ()  # extra ignore-file names; .readmanyignore is implied
+    recursive: bool = True
+    root: str = "."
+    absolute: bool = False
+    # From --stdin: exact paths, never globs; a list, or `StdinPaths` read as the walk goes.
+    literal_paths: Iterable[str] = ()
+    face: Face = Face.reference()
+    output: str | None = None  # the -o target: never read as input
+    staged: bool = False  # the files staged for the next commit, as staged (git's index)
+    changed: str | None = None  # the files that differ from this revision (the work tree)
+    with_diff: bool = False  # one more section: the diff itself
+    secrets: str = "off"  # --secrets: off, warn, skip or redact
+    hook_id: str | None = None  # --hook-id: run as this pre-commit hook (with --staged)
+    # -- context for a chat (the default face only) --
+    format: str = "text"  # --format: text, markdown or xml
+    line_numbers: bool = False  # -n
+    tree: bool = False  # --tree: a directory tree of the files shown, first
+    stats: bool = False  # --stats: what each file costs, instead of the files
+    max_bytes: int | None = None  # the budget, as given (None: not given)
+    max_lines: int | None = None
+    max_tokens: int | None = None
+    json: bool = False  # --json: its details say what each file takes, in tokens too
+
+    @property
+    def weighs(self) -> bool:
+        """Whether each text is weighed as it is read (`TextFile.weight`): for a budget of
+        tokens, or the tokens `--json` details give."""
+        return self.json or self.max_tokens is not None
+
+    @property
+    def by_git(self) -> bool:
+        """Whether git names the files (`--staged`, `--changed`), not a walk."""
+        return self.staged or self.changed is not None
+
+    @property
+    def budgeted(self) -> bool:
+        """Whether a budget was given."""
+        return (self.max_bytes, self.max_lines, self.max_tokens) != (None, None, None)
+
+
+def select_request(request: GlobRequest) -> SelectRequest:
+    from readmany.select.walk import SelectRequest
+
+    return SelectRequest(
+        root=request.root,
+        patterns=request.patterns,
+        literal_paths=request.literal_paths,
+        excludes=request.excludes,
+        use_default_excludes=request.use_default_excludes,
+        use_gitignore=request.use_gitignore,
+        ignore_files=request.ignore_files,
+        recursive=request.recursive,
+        rules=walk_rules(request.face),
+        outputs=output_paths(request.output),
+        global_excludes=request.face.global_excludes,
+    )
+
+
+def walk_rules(face: Face) -> WalkRules:
+    """How the walk of a face treats what is named and what it leaves out."""
+    from readmany.select.walk import WalkRules
+
+    return WalkRules(
+        listed_order=face.listed_order,
+        named_paths_bypass_ignore=face.named_paths_bypass_ignore,
+        report_left_out=face.report_left_out,
+        listed_paths_request_assets=face.listed_paths_request_assets,
+        walk_listed_directory_links=face.walk_listed_directory_links,
+        list_outside_directories=face.list_outside_directories,
+    )
+
+
+def output_paths(output: str | None) -> tuple[str, ...]:
+    """The `-o` target as the walk may meet it: absolute, and with links resolved."""
+    if not output:
+        return ()
+    absolute = os.path.abspath(output)
+    try:
+        real = os.path.realpath(absolute)
+    except OSError:  # a link on the way swapped while it was resolved (EINVAL): the
+        return (absolute,)  # write itself refuses it, or writes where it was checked
+    return tuple(dict.fromkeys((absolute, real)))
+
+
+def candidate_reader(request: GlobRequest) -> CandidateReader:
+    """The read of a matched file, with the limits of the request's face."""
+    from readmany.read.glob_file import CandidateReader, MatchedLimits
+    from readmany.select.patterns import RequestedAssets
+
+    face = request.face
+    limits = MatchedLimits(
+        max_lines=face.glob_max_lines,
+        max_line_units=face.glob_max_line_units,
+        max_file_bytes=face.glob_max_file_bytes,
+        exact=face.glob_exact_text,
+        sniff_typescript=face.glob_sniff_typescript,
+        max_svg_bytes=face.glob_max_svg_bytes,
+    )
+    requested = RequestedAssets(request.patterns)
+    reader = CandidateReader(requested, limits, os.path.abspath(request.root))
+    # Each process weighs what it reads, where the tokens are wanted; and for `--stats`
+    # with a budget, measures it as it reads it.
+    reader.weigh = request.weighs
+    if request.stats and request.budgeted:
+        from readmany.read.measure import measure_for_stats
+
+        reader.measure_as_read = measure_for_stats
+    return reader
+
+
+class FromGit(Selection):
+    """The files git names (`--staged`, `--changed REV`), filtered by the patterns.
+
+    Staged files are read here, from the index (what the commit will hold); changed
+    files are read by the caller, from the work tree, like the files of a walk.
+    """
+
+    def __init__(self, request: GlobRequest) -> None:
+        from readmany.frame.paths import header_path
+        from readmany.read.gitcontent import diff_text
+        from readmany.select import git
+
+        self._request = request
+        root = os.path.abspath(request.root)
+        if request.staged:
+            selection = git.staged(root)
+        else:
+            assert request.changed is not None
+            selection = git.changed(root, request.changed)
+        keep = git.path_filter(request.patterns, selection.root, request.output)
+        self._selection = selection.filtered(keep) if keep is not None else selection
+        # The patterns that match none of git's paths: said as a pattern that matched
+        # nothing (exit status 1), as a walk says it.
+        self._unmatched = git.unmatched_patterns(request.patterns, selection)
+        if request.with_diff:
+            # An empty diff is no section: nothing staged is then said as without the
+            # diff (`nothing is staged`), not shown as an empty section.
+            self.diff = (
+                diff_text(
+                    selection.root,
+                    staged=request.staged,
+                    rev=request.changed,
+                    paths=self._selection.diff_paths(),
+                    header=header_path,
+                )
+                or None
+            )
+
+    @property
+    def root(self) -> str:
+        return self._selection.root
+
+    def __iter__(self) -> Iterator[Found]:
+        from readmany.select.candidates import REASON_NO_MATCH, Skip
+
+        yield from self._items()
+        for pattern in self._unmatched:
+            yield Skip(pattern, REASON_NO_MATCH, failed=True), None
+
+    def _items(self) -> Iterator[Found]:
+        from readmany.select.candidates import Candidate
+
+        if not self._selection.from_index:
+            for event in self._selection.events():
+                yield event, None
+            return
+        from readmany.read.gitcontent import index_blobs
+
+        request = self._request
+        reader = candidate_reader(request)
+        with index_blobs(self._selection) as batch:
+            blobs = iter(batch)  # one a candidate, in the same order
+            for event in self._selection.events():
+                if not isinstance(event, Candidate):
+                    yield event, None
+                    continue
+                blob = next(blobs)
+                shown = shown_path(self.root, event.rel, request.absolute)
+                yield event, reader.blob(event.rel, shown, blob)
+
+
+def open_selection(request: GlobRequest) -> Selection:
+    """The files of a request: from git, or the walk in a helper process where that is
+    possible and useful, else in this one."""
+    from readmany.select import lookahead
+
+    return lookahead.open_selection(lookahead_source(request))
+
+
+def lookahead_source(request: GlobRequest) -> Source:
+    """What the look-ahead walks for a request, and what it does to a file ahead."""
+    from readmany.read import transfer
+
+    listed = request.literal_paths
+    by_git = request.by_git
+    planned = request.budgeted or request.tree or request.stats
+    return Source(
+        walk=lambda: _walk(request),
+        read_ahead=lambda: _ahead(request),
+        pack=transfer.pack_result,
+        unpack=transfer.unpack_result,
+        packed_size=transfer.packed_size,
+        absolute=request.absolute,
+        listed=listed if isinstance(listed, StdinPaths) else None,
+        from_git=(lambda: FromGit(request)) if by_git else None,
+        # The diff is the main process's to write; a plan reads staged files twice.
+        git_here=request.with_diff or planned,
+        root=request.root,
+        patterns=request.patterns,
+    )
+
+
+def _walk(request: GlobRequest) -> tuple[str, Iterator[Any]]:
+    from readmany.select.walk import iter_selection
+
+    return iter_selection(select_request(request))
+
+
+def _ahead(request: GlobRequest) -> Any:
+    """What the helper does to a file for a lagging main process: read it, or for
+    `--stats` measure it (it must not decode), unless a budget needs the files decoded
+    and framed anyway."""
+    reader = candidate_reader(request)
+    if not request.stats or request.budgeted:
+        return reader
+    from readmany.read.measure import measure_for_stats
+
+    return lambda candidate, shown: reader.measure(candidate, shown, measure_for_stats)
