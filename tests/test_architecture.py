@@ -34,9 +34,6 @@ ALLOWED = {
     # A cycle: glob_plan imports the blocks and `Report` from glob, and glob's `main`
     # dispatches to glob_plan (lazily); the shared parts are to move below both.
     ("readmany.commands.glob", "readmany.commands.glob_plan"),
-    # A cycle: the server imports `ServerConfig` from the command that starts it (lazily,
-    # once the SDK is known to be installed); the config is to move below both.
-    ("readmany.commands.mcp_tools", "readmany.commands.mcp"),
 }
 
 

@@ -35,8 +35,10 @@ class Server:
 
     def __init__(self, *args: str, cwd: Path | None = None) -> None:
         command = readmany_command()
+        # The whole environment: the SDK's default passes on a few variables only, and
+        # PYTHONPATH (a work tree's code, not the installed one's) is not among them.
         params = StdioServerParameters(
-            command=command[0], args=[*command[1:], "mcp", *args], cwd=cwd
+            command=command[0], args=[*command[1:], "mcp", *args], cwd=cwd, env=dict(os.environ)
         )
         self._stack = ExitStack()
         self.errors = open(os.devnull, "w")  # noqa: SIM115 (closed with the server)
@@ -404,3 +406,211 @@ def test_inspector_lists_the_tools(many_root: Path) -> None:
     assert called.returncode == 0, called.stderr
     text = json.loads(called.stdout)["content"][0]["text"]
     assert text.startswith("@file small/a.txt#")
+
+
+# -- several roots -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_roots(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = Path(os.path.realpath(tmp_path_factory.mktemp("mcp-roots")))
+    # `b-side` sorts before `b` + "/" (as "-" < "/"): the union is ordered by the paths.
+    first, second = base / "b", base / "b-side"
+    for root, words in ((first, "first"), (second, "second")):
+        (root / "src").mkdir(parents=True)
+        (root / "notes.txt").write_text(f"notes of the {words} root\n")
+        (root / "src" / "main.py").write_text(f"print({words!r})\n")
+        (root / ".geminiignore").write_text("ignored.txt\n")
+        (root / "ignored.txt").write_text("never shown\n")
+    (first / "only-first.md").write_text("# first\n")
+    return first, second
+
+
+@pytest.fixture(scope="module")
+def roots_server(two_roots: tuple[Path, Path]) -> Iterator[Server]:
+    first, second = two_roots
+    server = Server("--root", str(first), "--root", str(second))
+    yield server
+    server.close()
+
+
+def _glob_content(root: Path, *patterns: str) -> str:
+    flags = ["--ignore-file", ".geminiignore", "--exclude", "**/GEMINI.md"]  # as the tool
+    done = run_readmany(["glob", "--compat", "--json", "--absolute", *flags, *patterns], cwd=root)
+    return str(json.loads(done.stdout)["content"])
+
+
+def test_read_many_files_reads_every_root(
+    roots_server: Server, two_roots: tuple[Path, Path]
+) -> None:
+    first, second = two_roots
+    text = roots_server.text("read_many_files", {"include": ["**/*.txt", "**/*.py"]})
+    # As the reference reads several workspace directories: the union, sorted by the
+    # absolute paths, one end marker; each root's ignore files honoured in it.
+    end = "\n--- End of content ---"
+    parts = [_glob_content(root, "**/*.txt", "**/*.py") for root in (second, first)]
+    assert text == "".join(part.removesuffix(end) for part in parts) + end
+    headers = [line for line in text.splitlines() if line.startswith("--- /")]
+    assert headers == [
+        f"--- {second}/notes.txt ---",
+        f"--- {second}/src/main.py ---",
+        f"--- {first}/notes.txt ---",
+        f"--- {first}/src/main.py ---",
+    ]
+    assert "never shown" not in text
+    # A pattern only one root matches: that root's text, as the CLI writes it there.
+    only = roots_server.call("read_many_files", {"include": ["only-first.md"]})
+    assert only.content[0].text == _glob_content(first, "only-first.md")
+    assert [d["root"] for d in only.meta["readmany/details"]["roots"]] == [
+        str(second),
+        str(first),
+    ]
+    none = roots_server.text("read_many_files", {"include": ["nothing-*.rs"]})
+    assert none == "No files matching the criteria were found or all were skipped."
+    # Packed (a format, or more than the limit): each root in turn, within one budget.
+    xml = roots_server.text("read_many_files", {"include": ["**/*.py"], "format": "xml"})
+    assert f"{first}/src/main.py" in xml and f"{second}/src/main.py" in xml
+
+
+def test_context_stats_covers_every_root(
+    roots_server: Server, two_roots: tuple[Path, Path]
+) -> None:
+    first, second = two_roots
+    text = roots_server.text("context_stats", {"include": ["**"]})
+    flags = ["--ignore-file", ".geminiignore", "--exclude", "**/GEMINI.md"]
+    trees = [
+        f"{root}:\n" + run_readmany(["glob", "--stats", *flags, "**"], cwd=root).stdout.decode()
+        for root in (first, second)
+    ]
+    assert text + "\n" == "\n".join(trees)
+
+
+def test_read_tools_in_every_root(roots_server: Server, two_roots: tuple[Path, Path]) -> None:
+    first, second = two_roots
+    # A relative path starts at the first root; an absolute one may be in any root.
+    files = [{"path": "notes.txt"}, {"path": str(second / "notes.txt")}]
+    text = roots_server.text("read_many", {"files": files})
+    assert "notes of the first root" in text and "notes of the second root" in text
+    head = roots_server.text("read", {"path": str(second / "src" / "main.py")})
+    assert head.startswith(f"@file {second}/src/main.py#")
+    said = roots_server.refused("read", {"path": str(first.parent / "elsewhere.txt")})
+    assert said.endswith(f"outside the roots: give a path inside {first} or {second}")
+
+
+def test_nested_roots_are_refused(two_roots: tuple[Path, Path]) -> None:
+    first, _second = two_roots
+    done = run_readmany(["mcp", "--root", str(first), "--root", str(first / "src")], cwd=first)
+    assert done.returncode == 2 and done.stdout == b""
+    assert (
+        done.stderr
+        == (
+            f"readmany: --root {first / 'src'} is inside --root {first}: give one of them\n"
+        ).encode()
+    )
+
+
+# -- a bad argument: one line that says how to fix the call --------------------------------
+
+
+BAD_CALLS = [
+    (
+        "read",
+        {"path": "small/a.txt", "offset": 0},
+        "read: offset: expected an integer of at least 1, got 0",
+    ),
+    (
+        "read",
+        {"path": "small/a.txt", "limit": "ten"},
+        'read: limit: expected an integer of at least 1, got "ten"',
+    ),
+    (
+        "read",
+        {"path": "small/a.txt", "offset": True},
+        "read: offset: expected an integer of at least 1, got true",
+    ),
+    ("read", {}, "read: give the argument path (a string)"),
+    (
+        "read_many_files",
+        {"include": "src"},
+        'read_many_files: include: expected a list of 1 or more non-empty strings, got "src"',
+    ),
+    (
+        "read_many_files",
+        {"include": ["a", ""]},
+        'read_many_files: include[1]: expected a non-empty string, got ""',
+    ),
+    (
+        "read_many_files",
+        {"include": ["*"], "format": "html"},
+        'read_many_files: format: expected one of "text", "markdown", "xml", got "html"',
+    ),
+    (
+        "read_many_files",
+        {"include": ["*"], "file_filtering_options": {"respect_git_ignore": "yes"}},
+        "read_many_files: file_filtering_options.respect_git_ignore: expected true or false, "
+        'got "yes"',
+    ),
+    ("read_many_files", {}, "read_many_files: give the argument include (a list of glob patterns)"),
+    (
+        "read_many",
+        {"files": [{"path": "small/a.txt"}], "maxTokens": 0.5},
+        "read_many: maxTokens: expected an integer of at least 1, got 0.5",
+    ),
+    (
+        "context_stats",
+        {"include": []},
+        "context_stats: include: expected a list of 1 or more non-empty strings, got []",
+    ),
+    (
+        "edit",
+        {"path": "small/a.txt", "hash": "x", "edits": []},
+        "edit: not offered: start the server with readmany mcp --allow-edit",
+    ),
+    (
+        "write_file",
+        {"path": "x"},
+        "no tool 'write_file': the tools are read_many, read_many_files, read, context_stats",
+    ),
+]
+
+
+def test_bad_arguments_are_one_line(many_server: Server) -> None:
+    for name, arguments, words in BAD_CALLS:
+        assert many_server.refused(name, arguments) == words, (name, arguments)
+    # A long value is cut, so the line stays short.
+    said = many_server.refused("read", {"path": "a", "offset": "x" * 500})
+    assert said.endswith("xxx...") and len(said) < 120
+    assert many_server.text("read", {"path": "small/a.txt", "offset": None}).startswith("@file")
+    # An argument the tool does not know is left alone, as the references leave it.
+    plain = many_server.text("read", {"path": "small/a.txt"})
+    assert many_server.text("read", {"path": "small/a.txt", "pathz": 1}) == plain
+
+
+def test_schemas_are_json_schema_and_checked_as_they_say() -> None:
+    from jsonschema import Draft202012Validator
+
+    from readmany.serve import schemas
+
+    for name, tool in schemas.TOOLS.items():
+        Draft202012Validator.check_schema(tool["inputSchema"])
+        validator = Draft202012Validator(tool["inputSchema"])
+        for bad_name, arguments, _words in BAD_CALLS:
+            if bad_name != name or arguments == {}:
+                continue
+            checked_here = all(
+                (name, key) not in schemas.CHECKED_BY_THE_COMMAND for key in arguments
+            )
+            if checked_here and name != "edit":
+                # What the check refuses, JSON Schema refuses too.
+                assert not validator.is_valid(arguments), (name, arguments)
+
+
+def test_one_budget_across_the_roots(roots_server: Server) -> None:
+    from readmany.frame import weigh
+
+    arguments = {"include": ["**/*.txt", "**/*.py", "*.md"], "format": "markdown"}
+    whole = roots_server.text("read_many_files", arguments)
+    budget = int(weigh(whole) * 0.6)
+    packed = roots_server.text("read_many_files", {**arguments, "maxTokens": budget})
+    # The roots packed in turn: together within the one budget, not a budget each.
+    assert weigh(packed) <= budget < weigh(whole)

@@ -1,8 +1,8 @@
 """`readmany mcp`: the tools of `many`, `glob`, `hashline` and `edit` served to an agent
-over the Model Context Protocol, on stdin and stdout.
+over the Model Context Protocol, on stdin and stdout (`readmany.serve`).
 
-This module checks the command line and the roots; the server itself (`mcp_tools`) is
-imported only once they are good and the SDK is installed, so that a mistake is said
+This module checks the command line and the roots; the server (`serve.server`, the SDK)
+is imported only once they are good and the SDK is installed, so that a mistake is said
 in one line without loading it.
 """
 
@@ -13,19 +13,10 @@ import os
 from readmany.commands import SECRETS_MODES
 from readmany.errors import UsageError
 from readmany.invoke import Options, current_directory
-from readmany.record import NamedTuple
+from readmany.serve.config import ServerConfig
+from readmany.serve.roots import nested_refusal, root_refusal
 
 INSTALL_HINT = "readmany mcp needs the MCP SDK, an optional extra: pip install 'readmany[mcp]'"
-
-
-class ServerConfig(NamedTuple):
-    """What `readmany mcp` serves: the roots (real paths, the first where relative paths
-    start), whether the edit tool is offered, the cap of `maxTokens` and `--secrets`."""
-
-    roots: tuple[str, ...]
-    allow_edit: bool = False
-    max_tokens: int | None = None
-    secrets: str = "redact"
 
 
 def config_of(options: Options) -> ServerConfig:
@@ -42,6 +33,9 @@ def config_of(options: Options) -> ServerConfig:
         real = os.path.realpath(root)
         if real not in roots:
             roots.append(real)
+    refusal = nested_refusal(roots)
+    if refusal is not None:
+        raise UsageError(refusal)
     max_tokens = None
     text = options.text("max_tokens")
     if text is not None:
@@ -52,28 +46,6 @@ def config_of(options: Options) -> ServerConfig:
     if secrets not in SECRETS_MODES:
         raise UsageError(f"--secrets {secrets!r}: give one of {', '.join(SECRETS_MODES)}")
     return ServerConfig(tuple(roots), options.flag("allow_edit"), max_tokens, secrets)
-
-
-def root_refusal(root: str) -> str | None:
-    """Why `root` cannot be served (not a directory, the whole file system, the home
-    directory or one that holds it, a git directory), or None."""
-    from readmany.read.safe import refuse_root
-
-    if not os.path.isdir(root):
-        return f"--root {root!r} is not a directory"
-    real = os.path.realpath(root)
-    if real == "/":
-        return f"--root {root}: is the whole file system: give a project's directory"
-    home = os.path.expanduser("~")
-    if home not in ("", "~", "/"):
-        from readmany.select.boundary import inside
-
-        real_home = os.path.realpath(home)
-        if real == real_home:
-            return f"--root {root}: is your home directory: give a project's directory"
-        if inside(real_home, real):  # /home: every user's keys and configuration
-            return f"--root {root}: holds your home directory: give a project's directory"
-    return refuse_root(root)
 
 
 def main(options: Options) -> int:
@@ -87,6 +59,6 @@ def main(options: Options) -> int:
         found = False
     if not found:
         raise UsageError(INSTALL_HINT)
-    from readmany.commands.mcp_tools import serve
+    from readmany.serve.server import serve
 
     return serve(config)
