@@ -16,6 +16,9 @@ MANY_MAX_FILES = 26
 """Files one `read_many` call takes (its schema's maxItems)."""
 
 # --- the matched-file read of `glob` (Gemini CLI's read_many_files; spec/glob.md) ---------
+CUT_BYTES_PER_TOKEN = 16
+"""The bytes a budget's cut of a file is searched within, a token of the room left (a
+token is rarely more): also how much of a long text a budget of tokens holds."""
 GLOB_MAX_LINES = 2000
 """Lines of a text file shown before it is cut."""
 GLOB_MAX_LINE_UNITS = 2000

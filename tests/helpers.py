@@ -17,6 +17,16 @@ from readmany.record import NamedTuple
 from readmany.select.candidates import REASON_OUTSIDE, Candidate, Skip
 from readmany.select.walk import SelectRequest, iter_selection
 
+# The loops of the slow tests (a property test's examples, a race's tries) run a fifth of
+# their full count, so that `pytest` stays quick; READMANY_TESTS_FULL=1 (.ci/run sets it)
+# runs the full count. Every test whose loop is scaled is marked `slow`.
+FULL = os.environ.get("READMANY_TESTS_FULL") == "1"
+
+
+def scaled(full: int) -> int:
+    """`full` under READMANY_TESTS_FULL=1, else a fifth of it (at least 20, or `full`)."""
+    return full if FULL else max(full // 5, min(full, 20))
+
 
 def readmany_command() -> list[str]:
     """The installed console script, else the module run by this interpreter.

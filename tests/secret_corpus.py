@@ -490,6 +490,13 @@ class NearMiss(NamedTuple):
 def near_misses() -> list[NearMiss]:
     """Placeholders, documentation, hashes, identifiers and data that look like keys."""
     sha = fake(HEX, 40, "sha")
+    untimed_jwt = ".".join(
+        (
+            base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("="),
+            base64.urlsafe_b64encode(b'{"sub":"username:bob"}').decode().rstrip("="),
+            fake(URLSAFE, 43, "untimed"),
+        )
+    )
     out = [
         # private-key
         NearMiss("private-key", pem("PUBLIC KEY", "pub")),
@@ -569,5 +576,14 @@ def near_misses() -> list[NearMiss]:
         NearMiss("secret-assignment", "SECRET_KEY=changeme\nPASSWORD=example-password"),
         NearMiss("secret-assignment", "id = 550e8400-e29b-41d4-a716-446655440000  # a UUID"),
         NearMiss("secret-assignment", 'token_type = "bearer_authentication"'),
+        # A tutorial's example passwords (fastapi's docs_src): words, not generated.
+        NearMiss(
+            "secret-assignment",
+            '"johndoe": {"username": "johndoe", "password": "coneofsilence"},\n'
+            'data = {"username": "johndoe", "password": "incorrect"}\n'
+            'form = {"username": "deadpool", "password": "chimichangas4life"}\n',
+        ),
+        # A token written by hand for a test: claims with no time (fastapi's tests).
+        NearMiss("jwt", f'headers = {{"Authorization": "Bearer {untimed_jwt}"}}'),
     ]
     return out

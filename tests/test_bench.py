@@ -117,6 +117,7 @@ def _table(text: str, heading: str) -> list[list[str]]:
     ]
 
 
+@pytest.mark.slow  # the whole harness: every row idle, then again with a core kept busy
 @pytest.mark.skipif(shutil.which("git") is None, reason="the benchmark trees are git work trees")
 def test_tiny_benchmark_reports_every_row_and_target(tmp_path: Path) -> None:
     done = subprocess.run(

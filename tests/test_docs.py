@@ -322,7 +322,6 @@ def test_fish_completion_offers_options() -> None:
     assert result.stdout.decode().split("\t")[0] == "--no-gitignore"
 
 
-@pytest.mark.smoke
 def test_every_command_help_shows_examples() -> None:
     from helpers import run_readmany
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers import scaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,7 +89,7 @@ tokens = st.sampled_from(
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=scaled(400), deadline=None)
 @given(command=st.sampled_from(sorted(OPTIONS)), rest=st.lists(tokens, max_size=8))
 def test_random_command_lines_agree(command: str, rest: list[str]) -> None:
     args = [command, *rest]

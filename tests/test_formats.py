@@ -6,6 +6,7 @@ import json
 import xml.etree.ElementTree as ElementTree
 
 import pytest
+from helpers import scaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,13 +130,15 @@ def test_text_without_line_numbers_is_refused() -> None:
         strip_line_numbers("1  a\n3  b\n")
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(300), deadline=None)
 @given(body=texts)
 def test_line_numbers_come_off_exactly(body: str) -> None:
     assert strip_line_numbers(number_lines(body)) == body
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(200), deadline=None)
 @given(path=names, body=texts)
 def test_a_numbered_separator_section_gives_back_its_text(path: str, body: str) -> None:
     section = frame_separator(path, number_lines(body))
@@ -219,7 +222,8 @@ def test_markdown_output_with_tree() -> None:
     assert parse_markdown_tree(render_markdown(files)) is None
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(400), deadline=None)
 @given(files=file_lists, tree=trees, line_numbers=st.booleans())
 def test_markdown_parses_back_to_the_exact_files(
     files: list[tuple[str, str]], tree: str | None, line_numbers: bool
@@ -321,7 +325,7 @@ def read_with_an_xml_parser(out: str) -> tuple[str | None, list[tuple[str, str]]
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=scaled(400), deadline=None)
 @given(files=file_lists, tree=trees, line_numbers=st.booleans())
 def test_xml_parses_back_to_the_exact_files(
     files: list[tuple[str, str]], tree: str | None, line_numbers: bool

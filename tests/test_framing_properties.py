@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers import scaled
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -60,7 +61,7 @@ paths = st.one_of(
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=scaled(400), deadline=None)
 @given(data=st.data(), path=paths, index=st.integers(1, 26))
 def test_heredoc_block_parses_back_exactly(data: st.DataObject, path: str, index: int) -> None:
     body = "\n".join(data.draw(st.lists(tricky_lines(path, index), max_size=8)))
@@ -122,7 +123,8 @@ def parse_hashline(text: str) -> tuple[str, str, list[tuple[int, str, str]], str
     return path, tag, parsed, notice
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     data=st.binary(max_size=200).map(lambda b: b.decode("utf-8", "ignore").encode("utf-8")),
     path=st.sampled_from(["a.txt", "src/a#b.ts", "sp ace.py"]),

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import details, make, run_readmany
+from helpers import details, make, run_readmany, scaled
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -792,7 +792,8 @@ def test_stats_of_staged_files_counts_what_is_staged(tmp_path: Path) -> None:
     assert (row["path"], row["bytes"], row["lines"]) == ("a.txt", 8, 2)
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(200), deadline=None)
 @given(data=st.binary(max_size=5000), chunk=st.integers(min_value=1, max_value=3000))
 def test_stats_measures_a_file_read_whole_as_in_chunks(data: bytes, chunk: int) -> None:
     from readmany.read.measure import STATS_SAMPLE_BYTES, measure_chunks
@@ -803,7 +804,8 @@ def test_stats_measures_a_file_read_whole_as_in_chunks(data: bytes, chunk: int) 
     assert measure_for_stats(pieces, len(data)) == expected
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     path=st.sampled_from(["a.txt", "é/b.md", "new\nline", "End of content", '"q.txt']),
     body=bodies,
@@ -825,7 +827,8 @@ def test_a_block_size_is_the_size_of_the_block(
     assert measured(block) == (len(block.encode("utf-8", "surrogateescape")), block.count("\n"))
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(400), deadline=None)
 @given(
     names=st.lists(
         st.text(alphabet=st.sampled_from([*'ab .{},"[]é\x07\n-', "\u2028"]), min_size=1),

@@ -7,6 +7,7 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+from helpers import scaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -201,7 +202,8 @@ def test_the_file_is_read_as_it_was_when_opened() -> None:
     assert read(b"ab\ncd\nef\n", size=4) == TextRead("ab\nc", False, False)
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     st.lists(
         st.sampled_from(["a", "é", "\U0001f600", "\n", "\r", "\r\n", "\x00", "b" * 7]),
@@ -235,7 +237,8 @@ def test_decode_whole_keeps_the_text_as_it_is() -> None:
     assert decode_whole(b"\xe9") == TextRead("\ufffd", False, True)
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     data=st.lists(
         st.sampled_from(
@@ -260,7 +263,8 @@ def test_chunk_boundaries_do_not_change_the_result(data: bytes, cuts: list[int])
         assert read_limited(data, max_lines=3, max_units=6) == whole
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(400), deadline=None)
 @given(
     parts=st.lists(
         st.sampled_from(
@@ -283,7 +287,8 @@ def test_whole_bytes_read_at_the_line_limit(lines: int, ending: bytes) -> None:
     assert text_of_bytes(data) == read(data)
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     runs=st.lists(st.integers(min_value=0, max_value=2600), min_size=1, max_size=8),
     lead=st.integers(min_value=0, max_value=600),

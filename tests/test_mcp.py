@@ -363,6 +363,7 @@ def _inspector(npx: str, *args: str) -> subprocess.CompletedProcess[bytes]:
     )
 
 
+@pytest.mark.slow  # npx starts the inspector three times
 def test_inspector_lists_the_tools(many_root: Path) -> None:
     """The MCP inspector's CLI, a client of another SDK, lists the tools and calls one.
     Its `--strict` is used where the inspector offers it; every schema is checked against

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
+from helpers import scaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -126,7 +127,7 @@ def test_line_budget_counts_separators() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(
     sizes=st.lists(st.tuples(st.integers(1, 60), st.integers(0, 4)), max_size=12),
     max_bytes=st.integers(0, 300),

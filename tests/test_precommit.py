@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# pre-commit installs readmany into an environment of its own (pip, once for the module).
+pytestmark = pytest.mark.slow
 
 
 def git(*args: str, cwd: Path) -> str:

@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from helpers import scaled
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -183,7 +184,9 @@ numbers = st.one_of(st.none(), st.integers(-3, 15), st.sampled_from([0.5, 2.5, -
 
 @pytest.mark.slow
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=scaled(300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(data=file_bytes, offset=numbers, limit=numbers)
 def test_streamed_read_equals_whole_read(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import Selection, select_files
+from helpers import Selection, scaled, select_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -541,7 +541,8 @@ def test_a_path_both_listed_and_named_by_a_pattern_comes_once(repo: Path) -> Non
     assert selection.candidates[0].named
 
 
-@settings(max_examples=300)
+@pytest.mark.slow
+@settings(max_examples=scaled(300))
 @given(st.text(alphabet="ab./\\", min_size=1, max_size=8), st.sampled_from(["/r", "/", "/r/s"]))
 def test_a_plain_listed_path_is_joined_as_normpath_would(rel: str, root: str) -> None:
     assert join_clean(root, rel) == os.path.normpath(os.path.join(root, rel))
@@ -630,7 +631,7 @@ def test_walked_file_excluded_is_file_excluded_below_walked_directories(
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=scaled(500), deadline=None)
 @given(
     st.lists(
         st.text(alphabet=st.sampled_from(["a", "z", "/", ".", "\ue000", "\uffff", "😀", "é"])),

@@ -14,7 +14,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from helpers import Selection, run_readmany, select_files
+from helpers import Selection, run_readmany, scaled, select_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -569,7 +569,7 @@ def git_untracked(root: Path) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git to compare with")
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files=files_strategy, ignores=ignore_strategy)
 def test_agrees_with_git(
     tmp_path_factory: pytest.TempPathFactory, files: list[str], ignores: dict[str, list[str]]
@@ -704,7 +704,7 @@ odd_trees = st.lists(
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git to compare with")
-@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=scaled(200), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     files=odd_trees,
     ignores=st.dictionaries(

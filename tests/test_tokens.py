@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import scaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -200,7 +201,7 @@ _TEXTISH = st.text(alphabet='aZz09 _.,(\n\t\r"é中한✓😀ไ\x00\x7f', max_s
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled(300), deadline=None)
 @given(data=st.one_of(st.binary(max_size=3000), _TEXTISH.map(str.encode)))
 def test_the_weight_by_bit_counts_is_the_weighted_counts_exactly(data: bytes) -> None:
     # `weight_of_sample` counts by bit planes, `token_features` by markers: the same
@@ -254,7 +255,7 @@ def test_parts_sum_to_about_the_whole() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=scaled(200), deadline=None)
 @given(
     text=st.one_of(
         st.text(alphabet="ab Z09_.,(\n\t", max_size=3000),

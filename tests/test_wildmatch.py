@@ -7,6 +7,7 @@ import re
 import warnings
 
 import pytest
+from helpers import scaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,7 +72,7 @@ def token_patterns(draw: st.DrawFn) -> tuple[str, bool]:
 
 
 @pytest.mark.slow
-@settings(max_examples=3000)
+@settings(max_examples=scaled(3000))
 @given(token_patterns(), st.text(alphabet="ab/c*]", max_size=12), st.booleans())
 def test_linear_matchers_answer_as_the_expression(
     pattern: tuple[str, bool], text: str, after_prefix: bool
@@ -174,7 +175,7 @@ def pathspec_decide(lines: list[str], path: str, is_dir: bool) -> bool | None:
 
 
 @pytest.mark.slow
-@settings(max_examples=1500)
+@settings(max_examples=scaled(1500))
 @given(
     st.lists(safe_patterns(), min_size=1, max_size=8),
     st.lists(st.sampled_from(["a", "b", "foo", "x.log", "ab", "c", "*", "a.log"]), min_size=1,

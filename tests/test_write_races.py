@@ -5,10 +5,11 @@ A child process exchanges `repo/sub` (a directory) with `repo/subx` (a link to a
 directory outside the repository) as fast as it can, with `renameat2(RENAME_EXCHANGE)`,
 so that `sub` is a directory one moment and the link the next; where the call is missing
 it renames the pair in turn instead (`swap_mode` says which ran), which leaves moments
-with no `sub` at all. Meanwhile the real entry point runs the command a few hundred
-times in this process. After each try nothing outside may have changed; no try may exit
-70 or say more than one line; and when the swapping stops no temporary file is left
-anywhere. The swapper stops by itself after a while should the test die first.
+with no `sub` at all. Meanwhile the real entry point runs the command 500 times in this
+process (100 unless READMANY_TESTS_FULL=1, and more until one has passed the swap). After
+each try nothing outside may have changed; no try may exit 70 or say more than one line;
+and when the swapping stops no temporary file is left anywhere. The swapper stops by
+itself after a while should the test die first.
 """
 
 from __future__ import annotations
@@ -21,11 +22,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import scaled
 
 from readmany.__main__ import main
 from readmany.read.hashline import file_tag, line_anchor
 
-TRIES = 500
+TRIES = scaled(500)  # a fifth of it unless READMANY_TESTS_FULL=1
+FULL_TRIES = 500
+
+
+def _tries(codes: dict[int, int]) -> Iterator[int]:
+    """TRIES tries, and more, up to FULL_TRIES, until one of them exited 0 (`codes`)."""
+    for number in range(FULL_TRIES):
+        if number >= TRIES and codes.get(0, 0):
+            return
+        yield number
+
+
 _LIFETIME = 120  # seconds: the swapper's own limit, should this process die first
 
 _SWAPPER = textwrap.dedent(
@@ -116,6 +129,7 @@ def _one_line(err: str) -> bool:
 VICTIM = b"a\n"
 
 
+@pytest.mark.slow
 def test_edit_writes_nothing_outside_the_root_while_a_directory_is_swapped(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -137,7 +151,7 @@ def test_edit_writes_nothing_outside_the_root_while_a_directory_is_swapped(
     codes: dict[int, int] = {}
     swapper = Swapper(repo)
     try:
-        for _ in range(TRIES):
+        for _ in _tries(codes):
             code = main(argv)
             _, err = capsys.readouterr()
             codes[code] = codes.get(code, 0) + 1
@@ -159,6 +173,7 @@ def test_edit_writes_nothing_outside_the_root_while_a_directory_is_swapped(
     assert sorted(os.listdir(outside)) == ["victim.conf"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["glob", "many", "hashline"])
 def test_output_writes_nothing_outside_while_its_directory_is_swapped(
     repo: Path, capsys: pytest.CaptureFixture[str], command: str
@@ -169,7 +184,7 @@ def test_output_writes_nothing_outside_while_its_directory_is_swapped(
     codes: dict[int, int] = {}
     swapper = Swapper(repo)
     try:
-        for _ in range(TRIES):
+        for _ in _tries(codes):
             code = main([command, "a.txt", "-o", "sub/ctx.txt", "-q"])
             _, err = capsys.readouterr()
             codes[code] = codes.get(code, 0) + 1

@@ -181,11 +181,8 @@ def _refuse_secret_content(content_file: str) -> str | None:
         return None
     from readmany.read.classify import credentials_name
 
-    try:
-        target = target_name(content_file)
-    except OSError:  # a link on the way swapped while it was resolved
-        target = os.path.basename(content_file)
+    target = target_name(content_file)  # None: a link on the way cannot be followed
     refusal = secret_file_refusal(content_file, target)
-    if refusal is not None:
+    if refusal is not None or target is None:
         raise UsageError(f"--content-file {refusal}")
     return credentials_name(content_file) or credentials_name(target)

@@ -10,6 +10,7 @@ once they are long (`emit.jsonarray`).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 
@@ -51,6 +52,7 @@ from readmany.units import parse_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     from readmany.read.text import TextRead
@@ -329,14 +331,14 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
                     continue
                 index += 1
                 text = text_file.text
-                block = text_block(framing, report.root, event.rel, path, text, index)
+                block = text_pieces(framing, report.root, event.rel, path, text, index)
                 prefix = framing.start(None) if index == 1 else joint
                 tokens = None
                 if sink.weigh:
                     tokens = weigh(prefix) + text_block_tokens(
                         framing, report.root, event.rel, path, text, index, text_file.weight
                     )
-                size = sink.write_all((prefix, block), tokens)
+                size = sink.write_all(itertools.chain((prefix,), block), tokens)
                 report.text(path, text_file, size, sink.last_tokens)
             elif isinstance(result, AssetFile):
                 if sink.json_mode:
@@ -385,6 +387,14 @@ def text_block(
     shows the rest."""
     note, truncated = _cut_of(root, rel, text)
     return framing.block(path, text.body, index, truncated=truncated, note=note)
+
+
+def text_pieces(
+    framing: GlobFraming, root: str, rel: str, path: str, text: TextRead, index: int
+) -> Iterable[str]:
+    """`text_block(...)` as pieces to write one after the other (`Sink.write_all`)."""
+    note, truncated = _cut_of(root, rel, text)
+    return framing.pieces(path, text.body, index, truncated=truncated, note=note)
 
 
 def text_block_measure(

@@ -53,13 +53,19 @@ from readmany.commands.glob import (
     text_block_measure,
     text_block_tokens,
 )
-from readmany.commands.glob_request import GlobRequest, candidate_reader, open_selection
+from readmany.commands.glob_request import (
+    GlobRequest,
+    candidate_reader,
+    held_chars,
+    open_selection,
+)
 from readmany.emit.outcome import Outcome
 from readmany.emit.sink import Sink
 from readmany.frame import notices, weigh
 from readmany.frame.formats import framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.paths import header_path, quoted
+from readmany.limits import CUT_BYTES_PER_TOKEN
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
     UNCOUNTED,
@@ -71,7 +77,14 @@ from readmany.pack import (
     pack_blocks,
 )
 from readmany.read.classify import ASSET_KINDS, credentials_name
-from readmany.read.glob_file import AssetFile, Failed, MeasuredFile, Skipped, TextFile
+from readmany.read.glob_file import (
+    AssetFile,
+    Failed,
+    MeasuredFile,
+    Skipped,
+    TextFile,
+    whole_cost,
+)
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip, shown_path
 from readmany.select.lookahead import Selection
@@ -89,7 +102,6 @@ if TYPE_CHECKING:
 NO_LIMIT = sys.maxsize  # a budget dimension nobody set
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
-CUT_BYTES_PER_TOKEN = 16  # the bytes a cut is searched within, a token of the room left
 NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
 NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 PLAN_ATTEMPTS = 12  # plans made with more room kept for the tree and the notice
@@ -173,10 +185,10 @@ class _Source:
         self._walk: Iterator[tuple[object, MatchedRead | MeasuredFile | None]] | None = None
         self._at = -1
 
-    def read(self, item: Item) -> MatchedRead | None:
+    def read(self, item: Item, keep: int | None = None) -> MatchedRead | None:
         assert item.candidate is not None
         if self._selection is None:
-            return self._reader(item.candidate, item.path)
+            return self._reader(item.candidate, item.path, keep)
         if self._walk is None or self._at >= item.ordinal:
             self.close()
             self._walk = iter(self._selection)
@@ -243,6 +255,8 @@ class _Run:
         # for a budget of tokens: without one, a block's `tokens` is 0.
         self.lines = request.max_lines is not None
         self.tokens = request.max_tokens is not None
+        # Of a long text, the first pass holds only what a cut can show (`held_text`).
+        self._hold = held_chars(request, self.reader.limits)
 
     # -- pass 1 --
 
@@ -300,7 +314,8 @@ class _Run:
                     self.items.append(Item(ordinal, event, rel, path))
                 continue
             item = Item(ordinal, event, rel, path)
-            result = done if done is not None else self.reader(event, path)
+            keep = self._hold if sizes and not credentials_name(rel) else None
+            result = done if done is not None else self.reader(event, path, keep)
             if isinstance(result, TextFile):
                 checked = report.checked(event.rel, path, result, request.secrets)
                 if checked is None:
@@ -315,13 +330,18 @@ class _Run:
                         report.root,
                         item.rel,
                         path,
-                        text,
+                        text if checked.whole is None else text._replace(body=""),
                         index,
                         lines=self.lines,
                         tokens=self.tokens,
-                        weight_of_text=checked.weight,
+                        weight_of_text=checked.weight if checked.whole is None else 0.0,
                     )
-                    if size <= self._keep_bytes:
+                    if checked.whole is not None:  # only its start held: the frame and all
+                        whole_bytes, whole_newlines, whole_tokens = whole_cost(checked)
+                        size += whole_bytes
+                        lines += whole_newlines if self.lines else 0
+                        tokens += whole_tokens if self.tokens else 0.0
+                    elif size <= self._keep_bytes:
                         self._keep(len(self.entries), checked, size)
                     self._add(item, (size, lines), text.body, cuttable=True, tokens=tokens)
                 elif tree:
@@ -443,7 +463,8 @@ class _Run:
         text = self._kept.get(position)
         if text is None:
             item = self.items[position]
-            result = self.source.read(item)
+            keep = self._hold if not credentials_name(item.rel) else None
+            result = self.source.read(item, keep)
             text = self._recheck(item, result) if isinstance(result, TextFile) else None
         self._last_text = (position, text)
         return text
@@ -744,7 +765,7 @@ class _Run:
             elif position == plan.partial_index and isinstance(plan.partial, Cut):
                 cut = plan.partial
                 block = framing.block(item.path, cut.head, index + 1, note=cut.note)
-                result = self.text_of(position)
+                result = _with_total(self.text_of(position))
             else:
                 left_out.append(item.path)
                 continue
@@ -873,6 +894,9 @@ class _Run:
         if text is None:  # an asset: its block is read again to be weighed
             block, _ = self._block_again(position, position + 1)
             return weigh(block or "")
+        if text.whole is not None:  # only its start held: the frame, and all of the text
+            frame = self._text_tokens(item, text.text._replace(body=""), position + 1, 0.0)
+            return frame + whole_cost(text)[2]
         return self._text_tokens(item, text.text, position + 1)
 
     def _newlines(self, entry: Entry) -> int:
@@ -883,10 +907,11 @@ class _Run:
         if text is None:
             return entry.block.lines
         item = self.items[entry.position]
+        held = text.text if text.whole is None else text.text._replace(body="")
         block = text_block(
-            self.framing, self.report.root, item.rel, item.path, text.text, entry.position + 1
+            self.framing, self.report.root, item.rel, item.path, held, entry.position + 1
         )
-        return block.count("\n")
+        return block.count("\n") + (text.whole.newlines if text.whole is not None else 0)
 
 
 _LEAST_NOTE = notices.showing(1, 1, 2, "readmany many :2")  # shorter than any cut's notice
@@ -978,7 +1003,7 @@ class _Block:
         if result is None:
             return None
         body = result.text.body
-        total = result.text.total_lines or body.count("\n") + (not body.endswith("\n"))
+        total = _with_total(result).text.total_lines or body.count("\n") + (not body.endswith("\n"))
         ends, byte_ends = _line_ends(body, max_bytes)
         most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
         best = None
@@ -1001,6 +1026,13 @@ class _Block:
             run.framing.tokens(item.path, head, index, note=note, cut=True) if run.tokens else 0.0
         )
         return Cut(text, *size_of(text), head, note, count, tokens)
+
+
+def _with_total(result: TextFile | None) -> Any:
+    """The text, its count of lines that of all of it where only its start is held."""
+    if result is None or result.whole is None:
+        return result
+    return result._replace(text=result.text._replace(total_lines=result.whole.lines))
 
 
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:

@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from readmany.read.glob_file import CandidateReader
+    from readmany.read.glob_file import CandidateReader, MatchedLimits
     from readmany.select.walk import SelectRequest, WalkRules
 
 # This module is imported before the fork and kept light: the stages are imported where
@@ -147,6 +147,29 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
     return reader
 
 
+def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
+    """How much of a long text a budgeted run's first pass holds (`read_matched`'s `keep`,
+    `glob_file.held_text`), in whichever process reads it; None: all of it."""
+    if not request.budgeted:
+        return None
+    from readmany.limits import CUT_BYTES_PER_TOKEN
+    from readmany.read.glob_file import held_text
+
+    plain = (
+        request.format == "text"
+        and not request.line_numbers
+        and request.secrets == "off"
+        and not request.stats
+    )
+    return held_text(
+        limits,
+        max_bytes=request.max_bytes,
+        max_tokens=request.max_tokens,
+        bytes_per_token=CUT_BYTES_PER_TOKEN,
+        plain=plain,
+    )
+
+
 class FromGit(Selection):
     """The files git names (`--staged`, `--changed REV`), filtered by the patterns.
 
@@ -256,10 +279,18 @@ def _walk(request: GlobRequest) -> tuple[str, Iterator[Any]]:
 
 
 def _ahead(request: GlobRequest) -> Any:
-    """What the helper does to a file for a lagging main process: read it, or for
-    `--stats` measure it (it must not decode), unless a budget needs the files decoded
-    and framed anyway."""
+    """What the helper does to a file for a lagging main process: read it (with a budget,
+    of a long text only what a cut can show, as the main process does), or for `--stats`
+    measure it (it must not decode), unless a budget needs the files decoded and framed
+    anyway."""
     reader = candidate_reader(request)
+    hold = held_chars(request, reader.limits)
+    if hold is not None:
+        from readmany.read.classify import credentials_name
+
+        return lambda candidate, shown: reader(
+            candidate, shown, None if credentials_name(candidate.rel) else hold
+        )
     if not request.stats or request.budgeted:
         return reader
     from readmany.read.measure import measure_for_stats

@@ -40,6 +40,7 @@ from readmany.read.line_range import (
 from readmany.read.safe import (
     OpenFailure,
     chunks,
+    open_beneath,
     open_regular,
     read_all,
     read_prefix,
@@ -64,6 +65,9 @@ class HashlineRequest(NamedTuple):
     limit: int | None = None
     face: Face = Face.reference()
     secrets: str = "off"  # --secrets: off, warn or skip (redact would change the anchors)
+    # A directory the path was judged to lie in (the MCP tool's root): the file is opened
+    # beneath it (`read.safe.open_beneath`), never by its name alone. None: by name.
+    root: str | None = None
 
 
 def main(options: Options) -> int:
@@ -87,15 +91,15 @@ def main(options: Options) -> int:
     return present(lambda sink: run_hashline(value, sink), Presentation.of(options))
 
 
-def _secrets_check(path: str, mode: str, fd: int, size: int) -> str | None:
+def _secrets_check(path: str, mode: str, data: bytes | None) -> str | None:
     """`--secrets warn|skip`: the line naming what looks like a secret in the file, if any.
-    Judged on the descriptor the read then shows, never on a path opened again: what is
-    judged is what is shown (the file is read once more, within the anchored read's limit)."""
+    Judged on the bytes the read then shows (`data`, read once from the descriptor; None
+    for a file over the anchored read's limit): what is judged is what is shown."""
     from readmany.read.secrets import scan, secrets_warning
 
-    if size > MAX_ANCHORED_BYTES:
+    if data is None:
         return None
-    findings = scan(read_all(fd, size).decode("utf-8", "replace"))
+    findings = scan(data.decode("utf-8", "replace"))
     if not findings:
         return None
     if mode == "skip":
@@ -119,30 +123,39 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         refusal = secret_file_refusal(request.path, target)
         if refusal is not None:
             return _failure(refusal)
-        credentials = credentials_name(request.path) or credentials_name(target)
+        credentials = credentials_name(request.path) or (target and credentials_name(target))
     try:
-        fd, st = open_regular(absolute)
+        if request.root is None:
+            fd, st = open_regular(absolute)
+        else:
+            fd, st = open_beneath(absolute, request.root)
     except OpenFailure as failure:
         if request.face.shell_notices:
             return _failure(notices.read_problem(request.path, failure.code, failure.kind))
         return _failure(failure_message(failure))
     try:
         fd, st = settle_size(fd, st, UNSIZED_READ_BYTES)  # procfs, sysfs: read to the end
+        # A file the checks read is read once: they judge the bytes then shown.
+        held = None
+        if (credentials is not None or request.secrets != "off") and (
+            st.st_size <= MAX_ANCHORED_BYTES
+        ):
+            held = read_all(fd, st.st_size)
         if credentials is not None:
-            refusal = _credentials_refusal(request.path, credentials, fd, st.st_size)
+            refusal = _credentials_refusal(request.path, credentials, held)
             if refusal is not None:
                 return _failure(refusal)
         warning = None
         if request.secrets != "off":
-            warning = _secrets_check(request.path, request.secrets, fd, st.st_size)
+            warning = _secrets_check(request.path, request.secrets, held)
             if warning is not None and request.secrets == "skip":
                 return _failure(warning)
         is_image = images.sniff_image(read_prefix(fd, images.IMAGE_SNIFF_BYTES)) is not None
         writable = os.access(absolute, os.W_OK)
         if is_image or not writable:
-            shown = _plain_read(request, absolute, cwd, fd, st.st_size, writable)
+            shown = _plain_read(request, absolute, cwd, fd, st.st_size, writable, held)
         else:
-            shown = _anchored_read(request, fd, st.st_size)
+            shown = _anchored_read(request, fd, st.st_size, held)
     except OSError as exc:
         return _failure(f"EIO: {exc.strerror or 'i/o error'}, read '{absolute}'")
     finally:
@@ -157,14 +170,15 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     return Outcome(details, stats=stats, problems=problems)
 
 
-def _credentials_refusal(path: str, kind: str, fd: int, size: int) -> str | None:
+def _credentials_refusal(path: str, kind: str, data: bytes | None) -> str | None:
     """An `.npmrc` or `.pypirc` that holds a token or password is a secret file, as glob
-    and many refuse it (these files are small: read whole, within the anchored limit)."""
+    and many refuse it (these files are small: read whole, within the anchored limit;
+    `data` None for a larger one, too big for a hashline read: refused as such)."""
     from readmany.read.secrets import holds_credentials
 
-    if size > MAX_ANCHORED_BYTES:
-        return None  # too big for a hashline read: refused as such
-    text = os.pread(fd, size, 0).decode("utf-8", "replace")
+    if data is None:
+        return None
+    text = data.decode("utf-8", "replace")
     if not holds_credentials(kind, text):
         return None
     return secret_file_words(path, "it holds a token or password")
@@ -175,14 +189,18 @@ class _Shown(NamedTuple):
     details: dict[str, Any]
 
 
-def _anchored_read(request: HashlineRequest, fd: int, size: int) -> _Shown | Outcome:
+def _anchored_read(
+    request: HashlineRequest, fd: int, size: int, held: bytes | None = None
+) -> _Shown | Outcome:
+    """The anchored read of the open file; `held`: its bytes, read already."""
     if size > MAX_ANCHORED_BYTES:
         return _failure(
             f"Cannot use hashline tools on {request.path}: the file is {format_size(size)}, "
             f"over the {format_size(MAX_ANCHORED_BYTES)} limit."
         )
     start = (request.offset or 1) - 1
-    scan = scan_file(chunks(fd, size, READ_CHUNK), start, request.limit)
+    parts = (held,) if held is not None else chunks(fd, size, READ_CHUNK)
+    scan = scan_file(parts, start, request.limit)
     # The plain read runs first in the reference, so its offset check (LF-separated
     # pieces of the raw bytes, no final period) decides before anything else. The default
     # face counts the lines it shows: a file whose lines end in CR alone has more of
@@ -231,10 +249,14 @@ def _plain_read(
     fd: int,
     size: int,
     writable: bool,
+    held: bytes | None = None,
 ) -> _Shown | Outcome:
-    """The reference's plain read, unchanged: no header, no anchors, no tag."""
+    """The reference's plain read, unchanged: no header, no anchors, no tag; `held`: the
+    file's bytes, read already."""
     # Read once where the tool would read whole; it streams big files itself.
-    data = read_all(fd, size) if size <= WHOLE_FILE_LIMIT else None
+    data = held
+    if data is None and size <= WHOLE_FILE_LIMIT:
+        data = read_all(fd, size)
     people = request.face.shell_notices
     result = read_tool(
         absolute,

@@ -250,7 +250,14 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
     warnings: list[str] = []  # --secrets warn, which only `readmany mcp` sets here
     for index, file in enumerate(request.files):
         style = ReadStyle(rewrite_paths=request.face.rewrite_paths and not file.literal)
-        result = read_tool(file.path, file.offset, file.limit, request.cwd, style=style)
+        result = read_tool(
+            file.path,
+            file.offset,
+            file.limit,
+            request.cwd,
+            style=style,
+            root=file.root or request.root,
+        )
         if request.secrets != "off" and result.ok and result.text:  # never from the CLI
             from readmany.commands.many_default import check_secrets
 

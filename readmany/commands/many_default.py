@@ -458,9 +458,10 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
                 request.cwd,
                 count_trailing_empty=False,
                 style=style._replace(rewrite_paths=rewrite),
+                root=request.root,
             )
         if result.ok:
-            kind = credentials_name(file.path) or credentials_name(target)
+            kind = credentials_name(file.path) or (target and credentials_name(target))
             if kind is not None:
                 result = _credentials_refused(file.path, kind, result)
         if request.secrets != "off" and result.ok and result.text:

@@ -26,6 +26,7 @@ class FileRequest(NamedTuple):
     offset: Number | None = None
     limit: Number | None = None
     literal: bool = False  # from --stdin: never rewritten, whatever the face
+    root: str | None = None  # a directory it was judged to lie in: opened beneath it
 
 
 class BudgetAsked(NamedTuple):
@@ -44,6 +45,9 @@ class ManyRequest(NamedTuple):
     face: Face = Face.reference()
     asked: BudgetAsked = BudgetAsked()
     secrets: str = "off"  # --secrets: off, warn, skip or redact
+    # A directory every file was judged to lie in (the MCP tools' root): each is opened
+    # beneath it (`read_tool`'s `root`), never by its name alone. None: by name.
+    root: str | None = None
 
 
 def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:

@@ -8,7 +8,7 @@ stays flat however much is written.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 
 from readmany.frame import weigh
 from readmany.record import NamedTuple
@@ -81,12 +81,30 @@ class Sink:
         sample is scaled); else, with `weigh`, it is weighed here."""
         return self.write_all((text,), tokens)
 
-    def write_all(self, pieces: Sequence[str], tokens: float | None = None) -> int:
+    def write_all(self, pieces: Iterable[str], tokens: float | None = None) -> int:
         """Write pieces of content one after the other, as one (`write`): a frame and a
         long text are written without being joined into a copy of both first."""
+        if self.weigh and tokens is None:
+            pieces = list(pieces)  # weighed after they are written
         size = 0
+        short: list[str] = []  # short pieces, joined into one write
+        held = 0
         for text in pieces:
-            size += self._write_text(text)
+            if len(text) < _SLICE and held + len(text) <= _SLICE:
+                short.append(text)
+                held += len(text)
+                continue
+            if short:
+                size += self._write_text("".join(short))
+                short.clear()
+            if len(text) < _SLICE:
+                short.append(text)
+                held = len(text)
+            else:
+                size += self._write_text(text)
+                held = 0
+        if short:
+            size += self._write_text("".join(short))
         if not size:
             return 0
         self.bytes_written += size

@@ -22,8 +22,10 @@ rest; text puts it after the body, markdown between heading and fence, xml in `<
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from readmany.frame import weigh
-from readmany.frame.numbering import number_lines
+from readmany.frame.numbering import number_lines, numbered_pieces
 from readmany.frame.separator import (
     END_OF_CONTENT,
     PLAIN_DASHES,
@@ -78,6 +80,26 @@ class GlobFraming:
             body = number_lines(body)
         quote = self.quotes(path, label)
         return frame_separator(path, body, truncated, note, quote=quote, guard=self.guard)
+
+    def pieces(
+        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+    ) -> Iterable[str]:
+        """`block(...)` as pieces to write one after the other (`Sink.write_all`): the
+        text is never copied into its block, nor numbered whole (`-n`). (Numbers go after
+        a line break: the numbered text holds `--- ` where the text does; only then is
+        the text that a guard judges put together, as `block` does.)"""
+        quote = self.quotes(path)
+        dashes = PLAIN_DASHES
+        if self.guard and ("--- " in body or "--- " in note or (note and body.endswith("-"))):
+            shown = number_lines(body) if self.line_numbers else body
+            dashes = section_dashes(shown + note)
+        yield section_head(path, truncated, quote=quote, dashes=dashes)
+        if self.line_numbers:
+            yield from numbered_pieces(body)
+        else:
+            yield body
+        yield note
+        yield section_close(path, quote=quote, dashes=dashes)
 
     def measure(
         self,
@@ -197,6 +219,18 @@ class _NotedFraming(GlobFraming):
     ) -> str:
         raise NotImplementedError
 
+    def pieces(
+        self, path: str, body: str, index: int, *, truncated: bool = False, note: str = ""
+    ) -> Iterable[str]:
+        if truncated and not note:
+            note = TRUNCATION_WARNING
+        return self._pieces(path, body, index, self.line_numbers, note, self.quotes(path))
+
+    def _pieces(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> Iterable[str]:
+        return (self._frame(path, body, index, numbered, note, quote),)
+
 
 # The markdown and xml framers are imported by the runs that use them: most use text.
 
@@ -218,6 +252,13 @@ class MarkdownFraming(_NotedFraming):
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
     ) -> str:
         return self._markdown.frame_markdown(
+            path, body, line_numbers=numbered, note=note, quote=quote
+        )
+
+    def _pieces(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> Iterable[str]:
+        return self._markdown.markdown_pieces(
             path, body, line_numbers=numbered, note=note, quote=quote
         )
 
@@ -245,6 +286,13 @@ class XmlFraming(_NotedFraming):
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
     ) -> str:
         return self._xml.frame_xml(path, body, index, line_numbers=numbered, note=note, quote=quote)
+
+    def _pieces(
+        self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
+    ) -> Iterable[str]:
+        return self._xml.xml_pieces(
+            path, body, index, line_numbers=numbered, note=note, quote=quote
+        )
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
         data_url = f"data:{mime_type};base64,{data}"

@@ -26,7 +26,9 @@ optional closing note (the files a budget left out) last: one line that starts w
 
 from __future__ import annotations
 
-from readmany.frame.numbering import number_lines, strip_line_numbers
+from collections.abc import Iterator
+
+from readmany.frame.numbering import number_lines, numbered_pieces, strip_line_numbers
 from readmany.frame.paths import header_path, quoted
 
 HEADING = "## "
@@ -126,6 +128,31 @@ def frame_markdown(
     if note:
         head += note + "\n\n"
     return head + _fenced(body, language_of(path))
+
+
+def markdown_pieces(
+    path: str, body: str, *, line_numbers: bool = False, note: str = "", quote: bool = False
+) -> Iterator[str]:
+    """`frame_markdown(...)` as pieces to write one after the other: the text is one of
+    them, not copied into the block; numbered a piece at a time. (Numbers go after a line
+    break, where no run of backticks is: the fence is the text's own.)"""
+    if "\n" in note or note.startswith("`"):
+        raise ValueError("a note is one line that does not start with a backtick")
+    head = f"{HEADING}{heading_path(path, quote=quote)}\n\n"
+    if note:
+        head += note + "\n\n"
+    info = language_of(path)
+    if not body:
+        yield head + _fenced(body, info)
+        return
+    fence = fence_for(body)
+    yield head
+    yield f"{fence}{info}\n"
+    if line_numbers:
+        yield from numbered_pieces(body)
+    else:
+        yield body
+    yield fence if body.endswith("\n") else f"\n{fence}\n{NO_FINAL_NEWLINE}"
 
 
 def markdown_tree(tree: str) -> str:

@@ -10,6 +10,8 @@ taken off again exactly (`strip_line_numbers`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 NUMBER_GAP = "  "
 
 
@@ -33,6 +35,47 @@ def number_lines(text: str, first: int = 1) -> str:
         f"{number:>{width}}{NUMBER_GAP}{line}" for number, line in enumerate(lines, first)
     )
     return numbered + "\n" if text.endswith("\n") else numbered
+
+
+NUMBER_PIECE = 1 << 16  # characters numbered at a time by `numbered_pieces`
+
+
+def numbered_pieces(text: str, first: int = 1) -> Iterator[str]:
+    """`number_lines(text, first)` a piece at a time, so that a long text is never held
+    numbered whole (nor split into a list of its lines); a long line is given in slices."""
+    if not text:
+        return
+    count = text.count("\n") + (not text.endswith("\n"))
+    width = len(str(first + count - 1))
+    size = len(text)
+    number = first
+    at = 0
+    while at < size:
+        end = text.find("\n", min(at + NUMBER_PIECE, size) - 1)
+        end = size if end < 0 else end + 1
+        if end - at > 2 * NUMBER_PIECE and text.find("\n", at, at + NUMBER_PIECE) < 0:
+            # One long line: its number, then the line in slices, never copied whole.
+            end = text.find("\n", at)
+            end = size if end < 0 else end + 1
+            yield f"{number:>{width}}{NUMBER_GAP}"
+            for start in range(at, end, NUMBER_PIECE):
+                yield text[start : min(start + NUMBER_PIECE, end)]
+            number += 1
+            at = end
+            continue
+        if end - at > 2 * NUMBER_PIECE:  # short lines, then a long one: up to the long one
+            end = text.rfind("\n", at, at + NUMBER_PIECE) + 1
+        piece = text[at:end]
+        lines = piece.split("\n")
+        closed = piece.endswith("\n")
+        if closed:
+            lines.pop()
+        numbered = "\n".join(
+            f"{n:>{width}}{NUMBER_GAP}{line}" for n, line in enumerate(lines, number)
+        )
+        yield numbered + "\n" if closed else numbered
+        number += len(lines)
+        at = end
 
 
 def strip_line_numbers(text: str, first: int = 1) -> str:

@@ -32,7 +32,10 @@ files a budget left out) a `<note>` after the last. Documents are numbered from 
 
 from __future__ import annotations
 
-from readmany.frame.numbering import number_lines, strip_line_numbers
+import itertools
+from collections.abc import Iterator
+
+from readmany.frame.numbering import NUMBER_GAP, number_lines, strip_line_numbers
 from readmany.frame.paths import header_path, quoted
 
 OPEN = "<documents>\n"
@@ -67,6 +70,54 @@ def encode_text(text: str) -> str:
         at = special.end()
     parts.append(_encode_run(text[at:]))
     return "".join(parts)
+
+
+ESCAPE_PIECE = 1 << 16  # characters of a run encoded at a time by `encoded_pieces`
+
+
+def encoded_pieces(text: str) -> Iterator[str]:
+    """`encode_text(text)` a piece at a time: a long text is never held escaped whole."""
+    import re
+
+    if (
+        "<" not in text
+        and "&" not in text
+        and "]]>" not in text
+        and not re.search(_XML_SPECIAL, text)
+    ):
+        yield text  # the common case: nothing to escape, nothing copied
+        return
+    at = 0
+    for special in re.finditer(_XML_SPECIAL, text):
+        yield from _run_pieces(text, at, special.start())
+        char = special.group()
+        yield CARRIAGE_RETURN if char == "\r" else CHAR_ELEMENT.format(ord(char))
+        at = special.end()
+    yield from _run_pieces(text, at, len(text))
+
+
+def _run_pieces(text: str, start: int, end: int) -> Iterator[str]:
+    """`_encode_run(text[start:end])` in pieces, the run never copied whole."""
+    if start >= end:
+        return
+    find = text.find
+    cdata = find("<", start, end) >= 0 or find("&", start, end) >= 0 or find("]]>", start, end) >= 0
+    if not cdata:
+        for at in range(start, end, ESCAPE_PIECE):
+            yield text[at : min(at + ESCAPE_PIECE, end)]
+        return
+    yield CDATA_OPEN
+    at = start
+    while at < end:
+        stop = min(at + ESCAPE_PIECE, end)
+        # Never between the characters of a `]]>`: each piece is split as the whole is.
+        for back in (2, 1):
+            if stop < end and stop - back >= at and text.startswith("]]>", stop - back, end):
+                stop += 3 - back
+                break
+        yield text[at:stop].replace("]]>", "]]]]><![CDATA[>")
+        at = stop
+    yield CDATA_CLOSE
 
 
 def _encode_run(run: str) -> str:
@@ -112,6 +163,123 @@ def frame_xml(
         f'<document index="{index}">\n<source>{source_path(path, quote=quote)}</source>\n{noted}'
         f"<document_content>{encode_text(body)}</document_content>\n</document>\n"
     )
+
+
+def xml_pieces(
+    path: str,
+    body: str,
+    index: int,
+    *,
+    line_numbers: bool = False,
+    note: str = "",
+    quote: bool = False,
+) -> Iterator[str]:
+    """`frame_xml(...)` as pieces to write one after the other: the text escaped a piece
+    at a time (numbered, it is held numbered once)."""
+    frame = frame_xml(path, "", index, note=note, quote=quote)
+    split = frame.index("<document_content>") + len("<document_content>")
+    yield frame[:split]
+    yield from numbered_encoded_pieces(body) if line_numbers else encoded_pieces(body)
+    yield frame[split:]
+
+
+def numbered_encoded_pieces(text: str) -> Iterator[str]:
+    """`encode_text(number_lines(text))` a piece at a time, the numbered text never held
+    whole. The numbers add only digits and spaces after a line break, so the numbered
+    text's runs (between the characters written as references) are the text's own with
+    numbers put in, and a run needs CDATA where the text's run does; a line's number
+    goes with the run before a special character that starts the line."""
+    import re
+
+    if not text:
+        return
+    size = len(text)
+    lines = text.count("\n") + (not text.endswith("\n"))
+    width = len(str(lines))
+    number = 1
+    start = 0
+    # Where each special character is, found as the runs are written (a file with CRLF
+    # line ends has one a line), then the end.
+    ends = (special.start() for special in re.finditer(_XML_SPECIAL, text))
+    find = text.find
+    for end in itertools.chain(ends, (size,)):
+        cdata = (
+            find("<", start, end) >= 0 or find("&", start, end) >= 0 or find("]]>", start, end) >= 0
+        )
+        # The run's numbered text: its lines, each with its number where one starts.
+        pieces = _numbered_run(text, start, end, number, width)
+        number += text.count("\n", start, end) + (start == 0)
+        if cdata:
+            yield CDATA_OPEN
+            yield from _cdata_pieces(pieces)
+            yield CDATA_CLOSE
+        else:
+            yield from pieces
+        if end < size:
+            char = text[end]
+            yield CARRIAGE_RETURN if char == "\r" else CHAR_ELEMENT.format(ord(char))
+        start = end + 1
+
+
+def _numbered_run(text: str, start: int, end: int, number: int, width: int) -> Iterator[str]:
+    """The numbered text of `text[start:end]`, a piece at a time: a number where a line
+    starts in it (at its start only for the text's first), and at its end where a line
+    starts there before a special character; `number` is that of the first line in it.
+    Short lines are numbered a batch at a time, a long one given in slices."""
+    at = start
+    if start == 0:
+        yield f"{number:>{width}}{NUMBER_GAP}"
+        number += 1
+    size = len(text)
+    while at < end:
+        stop = text.find("\n", min(at + ESCAPE_PIECE, end) - 1, end)
+        stop = end if stop < 0 else stop + 1
+        if stop - at > 2 * ESCAPE_PIECE:  # a long line first: in slices, never copied whole
+            newline = text.find("\n", at, end)
+            stop = end if newline < 0 else newline + 1
+            if stop - at > 2 * ESCAPE_PIECE:
+                for part in range(at, stop, ESCAPE_PIECE):
+                    yield text[part : min(part + ESCAPE_PIECE, stop)]
+                at = stop
+                if newline >= 0 and stop < size:
+                    yield f"{number:>{width}}{NUMBER_GAP}"
+                    number += 1
+                continue
+            stop = text.rfind("\n", at, at + ESCAPE_PIECE) + 1 or stop
+        batch = text[at:stop]
+        lines = batch.split("\n")
+        closed = batch.endswith("\n")
+        if closed:
+            lines.pop()
+        # Each line after the first begins with its number; the first's came before.
+        numbered = "\n".join(
+            [
+                lines[0],
+                *(f"{n:>{width}}{NUMBER_GAP}{line}" for n, line in enumerate(lines[1:], number)),
+            ]
+        )
+        number += len(lines) - 1
+        yield numbered
+        if closed:
+            yield "\n"
+            if stop < size:
+                yield f"{number:>{width}}{NUMBER_GAP}"
+                number += 1
+        at = stop
+
+
+def _cdata_pieces(pieces: Iterator[str]) -> Iterator[str]:
+    """The pieces with each `]]>` split over two sections, one that spans pieces too."""
+    carry = ""
+    for piece in pieces:
+        joined = carry + piece
+        cut = max(0, len(joined) - 2)
+        while cut and (joined.startswith("]]>", cut - 1) or joined.startswith("]]>", cut - 2)):
+            cut -= 1
+        yield joined[:cut].replace("]]>", "]]]]><![CDATA[>")
+        carry = joined[cut:]
+    if carry:
+        yield carry.replace("]]>", "]]]]><![CDATA[>")
 
 
 def xml_note(note: str) -> str:

@@ -38,7 +38,16 @@ from readmany.read.safe import (
     read_unsized,
     refusal_text,
 )
-from readmany.read.text import TextRead, decode_whole, exact_text, read_text, text_of_bytes
+from readmany.read.text import (
+    TextRead,
+    Whole,
+    decode_whole,
+    exact_text,
+    file_weight,
+    read_exact,
+    read_text,
+    text_of_bytes,
+)
 from readmany.record import NamedTuple
 
 Kinds = tuple[Kind | None, Kind]  # what `kinds_by_name` says of a name
@@ -97,6 +106,10 @@ class TextFile(NamedTuple):
     # What the file costs as stored, (bytes, lines, tokens) as `--stats` measures it from
     # the bytes read, where the reader was asked to (`--stats` with a budget); else None.
     cost: tuple[int, int, int] | None = None
+    # Where the reader was asked to keep only the start of a long text (`keep`): `text`
+    # holds that start, and this what the whole text holds (its bytes, newlines and
+    # weight); None where `text` is all of it.
+    whole: Whole | None = None
 
 
 class AssetFile(NamedTuple):
@@ -142,6 +155,7 @@ def read_matched(
     real: str | None = None,
     weigh: bool = False,
     measure: MeasureChunks | None = None,
+    keep: int | None = None,
 ) -> MatchedRead:
     """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown.
 
@@ -151,6 +165,9 @@ def read_matched(
     `boundary`: the root held open, beneath which `rel` is opened without following a
     link the walk did not follow to `real` (see `Boundary.open`), so a file swapped for a
     link between the walk and the read is refused, never read.
+    `keep`: of a long text shown as it is (`MatchedLimits.exact`), hold only its first
+    `keep` characters, and say what the whole holds (`TextFile.whole`): a budget that
+    can show no more than that never holds the file.
     """
     opened = _gate_and_open(path, rel, shown, requested, limits, listed_regular, boundary, real)
     if isinstance(opened, (Skipped, Failed)):
@@ -158,7 +175,7 @@ def read_matched(
     name, kinds, fd, st = opened
     try:
         source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
-        return _read_kind(name, rel, shown, requested, limits, source, kinds, weigh, measure)
+        return _read_kind(name, rel, shown, requested, limits, source, kinds, weigh, measure, keep)
     except OSError as exc:
         return _read_failed(exc, shown)
     finally:
@@ -252,6 +269,16 @@ class _OpenFile:
     def base64(self) -> str:
         return _base64(self.fd, self.size)
 
+    def exact(
+        self, max_lines: int | None, keep: int | None
+    ) -> tuple[TextRead, Whole | None, bytes | None]:
+        """The text as it is (`exact_text`), and its bytes where they were read whole; a
+        long one decoded as it is read, only its first `keep` characters held if given."""
+        if self.whole is not None:
+            return exact_text(self.whole, max_lines), None, self.whole
+        text, whole = read_exact(self.fd, self.size, max_lines, keep)
+        return text, whole, None
+
 
 def _read_kind(
     name: str,
@@ -263,6 +290,7 @@ def _read_kind(
     kinds: Kinds,
     weigh: bool = False,
     measure: MeasureChunks | None = None,
+    keep: int | None = None,
 ) -> MatchedRead:
     """Classify by name and content, gate assets, check the size, and read."""
     kind = _shown_kind(name, shown, requested, limits, source, kinds)
@@ -275,15 +303,31 @@ def _read_kind(
             return TextFile(kind, TextRead(note), size)
         return TextFile(kind, decode_whole(source.read()), size)
     if kind in ("text", "svg") and limits.exact:
-        raw = source.read()
-        text = exact_text(raw, limits.max_lines)
+        whole = None
+        if isinstance(source, _OpenFile):
+            text, whole, raw = source.exact(limits.max_lines, keep)
+        else:
+            raw = source.read()
+            text = exact_text(raw, limits.max_lines)
         cost = None
         if measure is not None:  # the bytes as stored, as --stats measures them
-            stored = measure(iter((raw,)), len(raw))
+            if raw is not None:
+                stored = measure(iter((raw,)), len(raw))
+            else:
+                assert isinstance(source, _OpenFile)
+                stored = measure(chunks(source.fd, source.size), source.size)
             cost = (stored.bytes, stored.lines, stored.tokens)
+        weight = -1.0
         if weigh and not text.truncated:  # the text is the bytes: weighed before decoding
-            return TextFile(kind, text, size, _weigher()(raw), cost)
-        return TextFile(kind, text, size, cost=cost)
+            if raw is not None:
+                weight = _weigher()(raw)
+            else:
+                assert isinstance(source, _OpenFile)
+                weight = file_weight(source.fd, source.size)
+        if whole is not None:
+            whole = whole._replace(weight=weight)
+            weight = -1.0  # the text held is not all of it
+        return TextFile(kind, text, size, weight, cost, whole)
     if kind == "text":
         if isinstance(source, _OpenFile):
             return TextFile(kind, source.reference_text(), size)
@@ -446,7 +490,8 @@ class CandidateReader:
             self._boundary = Boundary(self._root)
         return self._boundary
 
-    def __call__(self, candidate: Candidate, shown: str) -> MatchedRead:
+    def __call__(self, candidate: Candidate, shown: str, keep: int | None = None) -> MatchedRead:
+        """Read the candidate; `keep` as `read_matched` takes it."""
         gate = _named if candidate.named else self._requested
         boundary = self._boundary_of(candidate)
         result = read_matched(
@@ -460,6 +505,7 @@ class CandidateReader:
             real=candidate.real,
             weigh=self.weigh,
             measure=self.measure_as_read,
+            keep=keep,
         )
         return self._weighed(result)
 
@@ -468,6 +514,9 @@ class CandidateReader:
         from another encoding, an SVG, a blob)."""
         if self.weigh and isinstance(result, TextFile) and result.weight < 0:
             from readmany.tokens import text_weight
+
+            if result.whole is not None:  # only its start is held: weighed in `whole_cost`
+                return result
 
             return result._replace(weight=text_weight(result.text.body))
         return result
@@ -551,3 +600,45 @@ def _whole_triples(parts: Iterator[bytes]) -> Iterator[bytes]:
             yield pending[:whole]
             pending = pending[whole:]
     yield pending
+
+
+def whole_cost(result: TextFile) -> tuple[int, int, float]:
+    """The UTF-8 bytes, newlines and estimated tokens of a text's body, all of it, also
+    where only its start is held (`TextFile.whole`); the tokens weighed from the file's
+    bytes where they were, else estimated from the start held."""
+    from readmany.tokens import text_weight
+    from readmany.units import utf8_len
+
+    body = result.text.body
+    whole = result.whole
+    if whole is None:
+        weight = result.weight if result.weight >= 0 else text_weight(body)
+        return utf8_len(body), body.count("\n"), weight
+    weight = whole.weight
+    if weight < 0:  # cut by lines too: the start held, weighed and scaled to the whole
+        held = utf8_len(body)
+        weight = text_weight(body) * whole.bytes / held if held else 0.0
+    return whole.bytes, whole.newlines, weight
+
+
+HOLD_MARGIN = 1 << 12  # characters held past what a budget can show of a text
+
+
+def held_text(
+    limits: MatchedLimits,
+    *,
+    max_bytes: int | None,
+    max_tokens: int | None,
+    bytes_per_token: int,
+    plain: bool,
+) -> int | None:
+    """How many characters of a long text a budget's first pass holds (`read_matched`'s
+    `keep`): a little more than the budget's bytes, or its tokens at `bytes_per_token`,
+    whichever is less: no cut can show more. None (the whole text) where the text is cut
+    by lines (`MatchedLimits.max_lines`), where the budget bounds lines alone, or where
+    the block is not the text as it is with a frame around it (`plain` false: numbered
+    lines, markdown, xml, or a text checked for secrets)."""
+    if not plain or not limits.exact or limits.max_lines is not None:
+        return None
+    caps = [cap for cap in (max_bytes, max_tokens and max_tokens * bytes_per_token) if cap]
+    return min(caps) + HOLD_MARGIN if caps else None

@@ -33,9 +33,11 @@ from readmany.read.safe import (
     CHUNK,
     OpenFailure,
     chunks,
+    open_beneath,
     open_regular,
     read_all,
     read_prefix,
+    refusal_text,
     settle_size,
 )
 from readmany.record import NamedTuple
@@ -177,6 +179,9 @@ def resolve_path(path: str, cwd: str, *, rewrite: bool) -> str:
 
 def failure_message(failure: OpenFailure) -> str:
     """The reference's error text for a path that could not be opened."""
+    refusal = refusal_text(failure)
+    if refusal is not None:  # opened beneath a root: it left the root, or changed
+        return f"{failure.path}: {refusal}"
     if failure.code == "EISDIR":
         return "EISDIR: illegal operation on a directory, read"
     if failure.code == "ESPECIAL":
@@ -194,8 +199,13 @@ def read_tool(
     count_trailing_empty: bool = True,
     data: bytes | None = None,
     style: ReadStyle = REFERENCE,
+    root: str | None = None,
 ) -> ToolRead:
     """Read `path` like the read tool. Never raises for a per-file problem.
+
+    `root`: a directory the caller judged the path to lie in; the file is then opened
+    beneath it (`safe.open_beneath`), so that a directory swapped for a link after the
+    judgement cannot lead the read out of it.
 
     `count_trailing_empty=False` is the newer tool's head truncation, which does not count
     the empty piece after a final newline. `data` is the file's content when the caller
@@ -210,7 +220,7 @@ def read_tool(
             return _binary_file(len(data))
         return _read_text(data, path, offset, limit, count_trailing_empty, len(data), style)
     try:
-        fd, st = open_regular(absolute)
+        fd, st = open_regular(absolute) if root is None else open_beneath(absolute, root)
     except OpenFailure as failure:
         return ToolRead(
             error=failure_message(failure), error_code=failure.code, error_detail=failure.kind
@@ -445,30 +455,62 @@ def _read_streamed(
     if isinstance(window, str):
         return _past_the_end(window, size, total, line_count)
     wanted = max(window.stop - window.first, 0)
-    lines: list[str] = []
-    sizes: list[int] = []
+    max_lines, max_bytes = style.max_lines, style.max_bytes
+    # The head the caps let through, grown in place as its lines come (`+=` on a local
+    # string nothing else holds): the text held once, never also as a list of its lines.
+    content = ""
+    kept = 0  # lines in `content`
+    used = 0  # its UTF-8 bytes
+    before_last = 0  # its length before its last line was added
+    stopped = False  # a line did not fit: the head ends before it
+    over_bytes_at = -1  # the line whose bytes did not fit, if that stopped it
     total_bytes = 0
     first_line_bytes = 0
     last_is_empty = False
-    # Lines beyond what the caps could ever show are only measured, not kept.
-    keep_budget_lines = style.max_lines + 1
-    keep_budget_bytes = style.max_bytes + 1
-    measured = _measured_lines(fd, size, window.first, wanted, style.max_bytes)
+    measured = _measured_lines(fd, size, window.first, wanted, max_bytes)
     for number, (text, nbytes) in enumerate(measured):
         if number == 0:
             first_line_bytes = nbytes
         total_bytes += nbytes + (1 if number else 0)
         last_is_empty = nbytes == 0
-        if len(lines) < keep_budget_lines and keep_budget_bytes > 0:
-            lines.append(text if text is not None else "")
-            sizes.append(nbytes)
-            keep_budget_bytes -= nbytes + 1
+        if stopped:
+            continue
+        cost = nbytes + (1 if kept else 0)
+        # One line past `max_lines` is held: a last empty one may not count.
+        if kept > max_lines or used + cost > max_bytes or text is None:
+            stopped = True
+            if kept <= max_lines:
+                over_bytes_at = kept
+            continue
+        before_last = len(content)
+        if kept:
+            content += "\n"
+        content += text
+        kept += 1
+        used += cost
     counted = wanted
     if not style.reference_window_end and window.stop < total:
         count_trailing_empty = True  # the window ends before the file: its last line is one
     if not count_trailing_empty and counted > 1 and last_is_empty:
         counted -= 1
-    head = _truncate_sized(lines, sizes, counted, total_bytes, style.max_lines, style.max_bytes)
+    if counted <= max_lines and total_bytes <= max_bytes:
+        head = Truncation(
+            content, False, None, counted, total_bytes, counted, total_bytes, False,
+            max_lines, max_bytes,
+        )  # fmt: skip
+    elif first_line_bytes > max_bytes and wanted:
+        head = Truncation("", True, "bytes", counted, total_bytes, 0, 0, True, max_lines, max_bytes)
+    else:
+        if kept > min(counted, max_lines):  # the last line held is one not counted
+            content = content[:before_last]
+            kept -= 1
+            used = utf8_len(content)
+        by = "bytes" if 0 <= over_bytes_at < min(counted, max_lines) else "lines"
+        if kept >= max_lines and used <= max_bytes:
+            by = "lines"
+        head = Truncation(
+            content, True, by, counted, total_bytes, kept, used, False, max_lines, max_bytes
+        )  # fmt: skip
     return _finish(head, window, total, first_line_bytes, path, size, style, line_count)
 
 

@@ -203,7 +203,11 @@ class Boundary:
         except OSError as exc:
             raise OpenFailure(_errno_name(exc), root) from None
         self.root = root
-        self.root_real = os.path.realpath(root)
+        try:
+            self.root_real = os.path.realpath(root)
+        except OSError as exc:  # a link on its way swapped while it was resolved
+            os.close(self._root_fd)
+            raise OpenFailure(_errno_name(exc), root) from None
         self._directories: dict[str, int] = {}
 
     def __enter__(self) -> Boundary:
@@ -382,6 +386,33 @@ def _relative_inside(path: str, root_real: str) -> str | None:
         return ""
     prefix = root_real.rstrip("/") + "/"
     return path[len(prefix) :] if path.startswith(prefix) else None
+
+
+def open_beneath(path: str, root: str) -> tuple[int, os.stat_result]:
+    """Open the regular file at absolute `path` beneath `root`'s descriptor (`Boundary`),
+    for a caller that judged `path` to lie inside `root`: links are followed only while
+    they stay inside it, and only to where they lead now; a directory swapped for a link
+    since, or a path that leads out, is refused (`EOUTSIDE`, `ECHANGED`), never read.
+    Raises OpenFailure."""
+    root = os.path.abspath(root)
+    absolute = os.path.normpath(path)
+    rel = _relative_inside(absolute, os.path.normpath(root))
+    if rel is None or not rel:
+        raise OpenFailure(EOUTSIDE if rel is None else "EISDIR", path)
+    try:
+        root_real = os.path.realpath(root)
+        real = os.path.realpath(absolute)
+    except OSError as exc:  # a link on the way swapped while it was resolved
+        raise OpenFailure(_errno_name(exc), path) from None
+    real_rel = _relative_inside(real, root_real)
+    if real_rel is None:
+        raise OpenFailure(EOUTSIDE, path)
+    with Boundary(root) as boundary:
+        boundary.root_real = root_real
+        try:
+            return boundary.open(rel, real=real_rel if real_rel != rel else None)
+        except OpenFailure as failure:
+            raise OpenFailure(failure.code, path, failure.kind) from None
 
 
 # -- files that do not know their size --

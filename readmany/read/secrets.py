@@ -247,6 +247,29 @@ def _patterns() -> tuple[tuple[_Rule, ...], dict[str, re.Pattern[str]]]:
     return _compiled
 
 
+_gated: list[tuple[re.Pattern[str], tuple[_Rule, ...]]] | None = None
+
+
+def _gates() -> list[tuple[re.Pattern[str], tuple[_Rule, ...]]]:
+    """The token rules grouped by their prefix's first character, each group with one
+    expression that matches where any of its rules does (their union, names of groups
+    left out): a text is scanned once a group, not once a rule, and `re` finds the
+    group's first character with its fast scan for a literal."""
+    global _gated
+    if _gated is None:
+        groups: dict[str, list[_Rule]] = {}
+        for token in _patterns()[0]:
+            groups.setdefault(token[0][0], []).append(token)
+        _gated = []
+        for first, rules in groups.items():
+            union = "|".join(
+                re.sub(r"\(\?P<\w+>", "(?:", rule[1].pattern[len(re.escape(first)) :])
+                for rule in rules
+            )
+            _gated.append((re.compile(f"{re.escape(first)}(?:{union})"), tuple(rules)))
+    return _gated
+
+
 def scan(text: str) -> list[Finding]:
     """Every secret the rules find in `text`, in order."""
     return [_finding(text, hit) for hit in _hits(text)]
@@ -275,9 +298,12 @@ def _finding(text: str, hit: _Hit) -> Finding:
 def _hits(text: str) -> list[_Hit]:
     hits: list[_Hit] = []
     add = hits.append
-    tokens, other = _patterns()
-    for prefix, pattern, rule in tokens:
-        _token_hits(text, prefix, pattern, rule, other, add)
+    other = _patterns()[1]
+    for gate, rules in _gates():
+        if gate.search(text) is None:
+            continue  # no rule of this group matches anywhere: one scan for all of them
+        for prefix, pattern, rule in rules:
+            _token_hits(text, prefix, pattern, rule, other, add)
     if "PRIVATE KEY" in text:
         _block_hits(text, other["private_key"], other["private_key_end"], add)
     if "PuTTY-User-Key-File-" in text:
@@ -334,7 +360,31 @@ def _kept(prefix: str, body: str, rule: str, match: re.Match[str]) -> bool:
         return not _placeholder(body)
     if prefix == "sk-" and match["other"] is not None:
         return _mixed(body[3:])  # `sk-` before a long hyphenated word is no key
+    if rule == "jwt":
+        return _issued(body)
     return True
+
+
+_TIME_CLAIMS = ('"iat"', '"exp"', '"nbf"')
+
+
+def _issued(token: str) -> bool:
+    """Whether a JWT is one an issuer made: its claims carry a time (`iat`, `exp`, `nbf`),
+    as every identity provider and signing library stamps them. A token without one was
+    written by hand for a test or a tutorial (`{"sub": "foo"}`): it stands for a token,
+    it grants nothing. Claims that cannot be decoded are taken for a real token's."""
+    import base64
+    import binascii
+
+    payload = token.split(".")[1]
+    try:
+        claims = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    except (binascii.Error, ValueError):
+        return True
+    text = claims.decode("utf-8", "replace").replace(" ", "")
+    if not text.startswith("{"):
+        return True
+    return any(claim + ":" in text for claim in _TIME_CLAIMS)
 
 
 def _paired_hit(
@@ -476,6 +526,8 @@ def _assignment_hit(name: str, match: re.Match[str], add: Callable[[_Hit], None]
         start, end = start + 1, end - 1
     if len(value) < 8 or any(c.isspace() for c in value) or _placeholder(value):
         return
+    if _words(value):
+        return  # `coneofsilence`, `chimichangas4life`: a tutorial's example password
     if not quoted and (
         not any(c.isdigit() for c in value)
         or any(c in "()[]{}" for c in value)
@@ -491,6 +543,23 @@ def _assignment_hit(name: str, match: re.Match[str], add: Callable[[_Hit], None]
     else:
         rule = "secret-assignment"
     add(_Hit(start, end, True, rule))
+
+
+# Small letters in runs that each hold a vowel, with at most one number of up to four
+# digits: words written together, as people make up an example password. A generated
+# secret mixes cases, digits or symbols, or runs consonants together.
+_WORDS = re.compile(r"[a-z]+(?:[0-9]{1,4}[a-z]*)?|[0-9]{1,4}[a-z]+")
+_CONSONANTS = re.compile(r"[b-df-hj-np-tv-xz]{5,}")
+
+
+def _words(value: str) -> bool:
+    """Whether a value given to a secret's name reads as words, not as a generated
+    secret: small letters (and at most one short number), each run of letters holding
+    a vowel a few letters apart at most."""
+    if not _WORDS.fullmatch(value) or _CONSONANTS.search(value):
+        return False
+    letters = [run for run in re.split("[0-9]+", value) if run]
+    return all(len(run) >= 3 and any(v in run for v in "aeiouy") for run in letters)
 
 
 def _merged(hits: list[_Hit]) -> list[_Hit]:

@@ -10,11 +10,14 @@ to 2000 (1999 where the cut would split a surrogate pair) plus `... [truncated]`
 from __future__ import annotations
 
 import codecs
+import os
 import re
+from collections.abc import Iterator
 
 from readmany.limits import GLOB_MAX_LINE_UNITS, GLOB_MAX_LINES
 from readmany.read.safe import chunks
 from readmany.record import NamedTuple
+from readmany.units import utf8_len
 
 LINE_CUT_SUFFIX = "... [truncated]"
 
@@ -29,6 +32,7 @@ _BOMS = (
 )
 
 
+_BOM_BYTES = max(len(bom) for bom, _ in _BOMS)
 _BOM_STARTS = frozenset(bom[:1] for bom, _ in _BOMS)
 
 
@@ -302,3 +306,122 @@ def exact_text(data: bytes, max_lines: int | None = None) -> TextRead:
         end = text.find("\n", end + 1)
     body = text[: end + 1]
     return TextRead(body, True, lossy and "\ufffd" in body, total)
+
+
+EXACT_CHUNK = 1 << 20  # bytes decoded at a time by `read_exact`
+
+
+class Whole(NamedTuple):
+    """What a text read by `read_exact` with `keep` holds in all, of which only the first
+    characters were kept: its UTF-8 bytes and newlines as shown (the body, cut by lines
+    where it was), and the estimated tokens of the file's bytes (negative: not weighed)."""
+
+    bytes: int
+    newlines: int
+    lines: int  # newlines, and one for a last line without one
+    weight: float = -1.0
+
+
+def read_exact(
+    fd: int, size: int, max_lines: int | None = None, keep: int | None = None
+) -> tuple[TextRead, Whole | None]:
+    """`exact_text` of the first `size` bytes of an open file, decoded a chunk at a time,
+    so that the text is the only copy of the file held (never its bytes and its text at
+    once). `keep`: hold at most the body's first `keep` characters; the `Whole` then says
+    what the body holds in all (None where all of it was kept)."""
+    decoder = _ChunkDecoder(fd, size)
+    # Grown in place: `+=` on a local string nothing else refers to reallocates it,
+    # which for a large one moves no bytes.
+    body = ""
+    held = 0  # characters of the body held
+    body_bytes = 0
+    body_newlines = 0
+    all_newlines = 0  # in the whole text, past a cut by lines too
+    at_limit = False  # the body has its `max_lines` lines: what follows is past the cut
+    past = False  # text was found past the cut
+    ends_newline = False
+    lossy_body = False
+    dropped = False  # some of the body was not held (`keep`)
+    body_ends_newline = False
+    for piece in decoder:
+        breaks = piece.count("\n")
+        all_newlines += breaks
+        ends_newline = piece.endswith("\n")
+        if at_limit:
+            past = True
+            continue
+        if max_lines is not None and body_newlines + breaks >= max_lines:
+            end = -1
+            for _ in range(max_lines - body_newlines):
+                end = piece.find("\n", end + 1)
+            past = end + 1 < len(piece)
+            piece = piece[: end + 1]
+            breaks = max_lines - body_newlines
+            at_limit = True
+        body_bytes += len(piece) if piece.isascii() else utf8_len(piece)
+        if piece:
+            body_ends_newline = piece.endswith("\n")
+        body_newlines += breaks
+        if decoder.lossy and not lossy_body:
+            lossy_body = "\ufffd" in piece
+        if keep is not None and held + len(piece) > keep:
+            piece = piece[: max(0, keep - held)]
+            dropped = True
+        if piece:
+            body += piece
+            held += len(piece)
+    whole = None
+    if dropped:
+        whole = Whole(
+            body_bytes, body_newlines, body_newlines + (not body_ends_newline)
+        )  # never empty
+    if past:
+        return TextRead(body, True, lossy_body, all_newlines + (not ends_newline)), whole
+    return TextRead(body, lossy=decoder.lossy), whole
+
+
+class _ChunkDecoder:
+    """The text of an open file's first `size` bytes, a decoded chunk at a time, BOM-aware;
+    `lossy` once an invalid byte was replaced."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self._fd = fd
+        self._size = size
+        self._decoder: _Decoder | None = None
+
+    @property
+    def lossy(self) -> bool:
+        return self._decoder is not None and self._decoder.lossy
+
+    def __iter__(self) -> Iterator[str]:
+        first = b""  # the first bytes, until they are enough to tell a BOM
+        for data in chunks(self._fd, self._size, EXACT_CHUNK):
+            if self._decoder is None:
+                first += data
+                if len(first) < _BOM_BYTES:
+                    continue
+                codec, skip = detect_bom(first)
+                self._decoder = _Decoder(codec)
+                data, first = first[skip:], b""
+            piece = self._decoder.decode(data)
+            if piece:
+                yield piece
+        if self._decoder is None:
+            if not first:
+                return
+            codec, skip = detect_bom(first)
+            self._decoder = _Decoder(codec)
+            first = first[skip:]
+        piece = self._decoder.decode(first, final=True)
+        if piece:
+            yield piece
+
+
+def file_weight(fd: int, size: int) -> float:
+    """`tokens.data_weight` of the file's first `size` bytes, read from the file: only
+    the windows it weighs are read."""
+    from readmany.tokens import QUICK_SAMPLE_BYTES, sample_spans, weight_of_sample
+
+    spans = sample_spans(size, QUICK_SAMPLE_BYTES)
+    sample = b"".join(os.pread(fd, end - start, start) for start, end in spans)
+    return weight_of_sample(sample, size)

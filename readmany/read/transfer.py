@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         Skipped,
         TextFile,
     )
-    from readmany.read.text import TextRead
+    from readmany.read.text import TextRead, Whole
 
 
 @functools.cache
@@ -37,13 +37,21 @@ def _result_types() -> tuple[
     return TextFile, TextRead, AssetFile, Skipped, Failed, MeasuredFile
 
 
+@functools.cache
+def _whole_type() -> type[Whole]:
+    from readmany.read.text import Whole
+
+    return Whole
+
+
 def pack_result(result: MatchedRead | MeasuredFile) -> tuple[Any, ...]:
     TextFile, _, AssetFile, Skipped, Failed, MeasuredFile = _result_types()
     if isinstance(result, MeasuredFile):
         return ("m", *result)
     if isinstance(result, TextFile):
         text = result.text
-        return ("t", result.kind, *text, result.size, result.weight, result.cost)
+        whole = tuple(result.whole) if result.whole is not None else None
+        return ("t", result.kind, *text, result.size, result.weight, result.cost, whole)
     if isinstance(result, AssetFile):
         return ("a", result.kind, result.mime_type, result.data, result.size)
     if isinstance(result, Skipped):
@@ -68,7 +76,9 @@ def unpack_result(packed: tuple[Any, ...]) -> MatchedRead | MeasuredFile:
     if tag == "m":
         return MeasuredFile(*packed[1:])
     if tag == "t":
-        return TextFile(packed[1], TextRead(*packed[2:-3]), *packed[-3:])
+        size, weight, cost, whole = packed[-4:]
+        held = _whole_type()(*whole) if whole is not None else None
+        return TextFile(packed[1], TextRead(*packed[2:-4]), size, weight, cost, held)
     if tag == "a":
         return AssetFile(packed[1], packed[2], packed[3], packed[4])
     if tag == "k":

@@ -108,18 +108,29 @@ def links_to_credentials(rel: str, real_rel: str) -> bool:
     return name in CREDENTIALS_NAMES and shown not in CREDENTIALS_NAMES
 
 
-def target_name(path: str) -> str:
+def target_name(path: str) -> str | None:
     """The name of the file `path` leads to: its own, unless it is a link (one `lstat`:
-    a link on the way to it does not change its name) or ends in `.` or `..`."""
+    a link on the way to it does not change its name) or ends in `.` or `..`. None where
+    that link cannot be followed (it is being swapped, or loops): `secret_file_refusal`
+    then refuses the path, whose target cannot be judged."""
     name = os.path.basename(path)
     if name in ("", ".", "..") or os.path.islink(path):
-        return os.path.basename(os.path.realpath(path))
+        try:
+            return os.path.basename(os.path.realpath(path))
+        except OSError:
+            return None
     return name
 
 
-def secret_file_refusal(named: str, target: str) -> str | None:
+UNFOLLOWED = "a link on its way could not be followed (it changed, or loops)"
+
+
+def secret_file_refusal(named: str, target: str | None) -> str | None:
     """Why a file named on the command line (`named`, leading to a file named `target`,
-    see `target_name`) is not read: either name is a secret file's; None if neither."""
+    see `target_name`) is not read: either name is a secret file's, or the target could
+    not be found (`target` None); None if neither."""
+    if target is None:
+        return f"{named}: not read: {UNFOLLOWED}"
     kind = is_secret_name(named) or is_secret_name(target)
     return None if kind is None else secret_file_words(named, kind)
 

@@ -301,14 +301,23 @@ def _foreign_git_dir(found: Repository) -> str:
     """
     if "GIT_DIR" in os.environ or "GIT_COMMON_DIR" in os.environ:
         return ""
-    import stat
-
     dot_git = os.path.join(found.top, ".git")
     points = f"{dot_git} points at {found.git_dir}"
     try:
         info = os.lstat(dot_git)
     except OSError:
         return f"{points}, not found where git found it"
+    try:
+        return _git_dir_mismatch(found, dot_git, info, points)
+    except OSError:  # a link on the way swapped while it was resolved
+        return f"{points}, a directory that changed while it was looked at"
+
+
+def _git_dir_mismatch(found: Repository, dot_git: str, info: os.stat_result, points: str) -> str:
+    """`_foreign_git_dir`'s verdict once `.git` was found (`points`: the clause naming
+    both); OSError where a link on the way to it cannot be followed."""
+    import stat
+
     git_dir = os.path.realpath(found.git_dir)
     common = git_dir
     if stat.S_ISDIR(info.st_mode):
@@ -589,8 +598,11 @@ class _Collector:
 
     def _link_refusal(self, path: str) -> str | None:
         """Why a link may not be read (its target outside the root, or refused), if so."""
-        real = os.path.realpath(path)
-        root_real = os.path.realpath(self.root)
+        try:
+            real = os.path.realpath(path)
+            root_real = os.path.realpath(self.root)
+        except OSError as exc:  # a link on the way swapped while it was followed
+            return f"Read error: cannot follow the link: {exc.strerror or exc}"
         if real != root_real and not real.startswith(root_real.rstrip("/") + "/"):
             return REASON_LINK_OUTSIDE
         if _refused(os.path.relpath(real, root_real).replace(os.sep, "/")):

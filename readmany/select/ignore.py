@@ -571,7 +571,10 @@ class IgnoreMatcher:
     ) -> None:
         # Resolved like the working directory git sees, so that a root reached through a
         # link finds the repository it really is in.
-        self.root = os.path.realpath(root)
+        try:
+            self.root = os.path.realpath(root)
+        except OSError:  # a link on its way swapped while it was resolved: as given
+            self.root = os.path.abspath(root)
         self.git_top = find_git_top(self.root) if use_gitignore else None
         self.problems: list[IgnoreFileProblem] = []
         self._reported: set[str] = set()  # the paths of `problems`

@@ -197,7 +197,12 @@ class _Selector:
             raise UsageError(f"root is not a directory: {request.root}")
         self.root = root
         self.recursive = request.recursive
-        self.root_real = os.path.realpath(root)
+        try:
+            self.root_real = os.path.realpath(root)
+        except OSError as exc:  # a link on its way swapped while it was resolved
+            raise UsageError(
+                f"root cannot be resolved: {request.root}: {exc.strerror or exc}"
+            ) from None
         self.rules = rules = request.rules
         self.includes = compile_includes(
             request.patterns,
@@ -315,7 +320,7 @@ class _Selector:
         Without a link on the way (`linked`), only a file of the target's name can be it:
         the common case costs a set lookup, not a `realpath` a file."""
         named = linked or path.rpartition("/")[2] in self.output_names
-        if named and (path in self.outputs or os.path.realpath(path) in self.outputs):
+        if named and (path in self.outputs or _real_or_none(path) in self.outputs):
             return True
         return any(
             path.startswith(head) and path.endswith(tail) for head, tail in self.output_temps
@@ -762,6 +767,15 @@ class _Selector:
 
 
 _DIRECTORY_MEMO = 4096  # directories known at most, while a `--stdin` list is read
+
+
+def _real_or_none(path: str) -> str | None:
+    """`realpath(path)`; None where a link on the way cannot be followed (it is being
+    swapped, or loops): what then becomes of the path is the read's to say."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return None
 
 
 def _unfollowed(rel: str, exc: OSError) -> Skip:

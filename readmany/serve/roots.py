@@ -70,7 +70,10 @@ class Roots:
         root = next((r for r in self.roots if inside(absolute, r)), None)
         if root is None:
             raise ToolFailed(f"{path}: outside the roots: give a path inside {self._names()}")
-        real = os.path.realpath(absolute)
+        try:
+            real = os.path.realpath(absolute)
+        except OSError as exc:  # a link swapped as it was followed
+            raise ToolFailed(f"{path}: cannot follow the link ({exc.strerror}): not read") from None
         if not inside(real, root):
             raise ToolFailed(f"{path}: a link that leads out of the root {root}: not read")
         refusal = secret_file_refusal(path, target_name(absolute))

@@ -205,8 +205,12 @@ class Tools:
 
         def command(sink: Sink) -> Outcome:
             request = parse_request_object(arguments, self.roots.cwd, MANY_MAX_FILES)
-            for file in request.files:
-                self.roots.root_of(file.path, rewrite=True)
+            # Each file is opened beneath the root it was judged to lie in.
+            files = tuple(
+                file._replace(root=self.roots.root_of(file.path, rewrite=True))
+                for file in request.files
+            )
+            request = request._replace(files=files)
             budget = self.budget(maxTokens)
             asked = BudgetAsked(budget.max_bytes, budget.max_lines)
             value = request._replace(
@@ -355,8 +359,8 @@ class Tools:
         secrets = "skip" if self.config.secrets == "redact" else self.config.secrets
 
         def command(sink: Sink) -> Outcome:
-            self.roots.root_of(path, rewrite=True)
-            request = HashlineRequest(path, offset, limit, Face.reference(), secrets)
+            root = self.roots.root_of(path, rewrite=True)
+            request = HashlineRequest(path, offset, limit, Face.reference(), secrets, root=root)
             return run_hashline(request, sink)
 
         return collect(command)

@@ -1,0 +1,615 @@
+"""The order of value a budget takes files in: what a reader of the dump needs first.
+
+A pure function of the selection (its paths in output order, their sizes, which pattern
+matched each, which were named literally, and optionally a bounded prefix of each
+file's text already read), with no I/O and no import of another stage: the pack stage,
+or the command that plans a budget, calls `rank` and takes files in `Ranking.order`
+while they fit; the output order stays the selection's.
+
+`--order` chooses the rule (`ORDERS`):
+
+- `rank` (the default face of `glob`): the files a `--prefer` pattern matches first (an
+  earlier `--prefer` first), then the paths named on the command line, then by the
+  pattern that matched (an earlier pattern first), then by kind (`KINDS`, best first):
+  entry points (a README at the top, manifests such as `pyproject.toml`, `Cargo.toml`,
+  `package.json`, `main`/`cli` modules), source, other text (configuration, markup),
+  tests, examples, benchmarks and docs, then bulk (licenses, lock files, generated and
+  vendored files, CI configuration, fixtures, large data files); within a kind, files
+  that more of the selection import first (a file's module name, or its directory's for
+  `__init__.py`, `mod.rs`, `index.js`, found in the import lines of the others' first
+  `SAMPLE_CHARS`); then the selection's order.
+- `smallest`: the smallest first (bytes, then the selection's order): the rule of the
+  reference tools, kept for `many` and `--compat`.
+- `given`: the selection's order.
+
+Each file gets a reason, the words `details.packing` uses to say why it was taken or
+left out ("entry point (manifest)", "source, imported by 4 files", "bulk (lock file)").
+Cost: a few microseconds a file (bench/rank.py measures it on a generated tree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+
+from readmany.record import NamedTuple
+
+ORDERS = ("rank", "given", "smallest")
+# The kinds, best first; a file's kind is its place in this tuple.
+KINDS = ("entry", "source", "other", "secondary", "bulk")
+ENTRY, SOURCE, OTHER, SECONDARY, BULK = range(len(KINDS))
+
+SAMPLE_CHARS = 4096  # of a file's text, the prefix whose import lines are read ...
+IMPORT_CHARS = 2048  # ... from the first import on, at most this many characters
+DATA_BYTES = 16 << 10  # a data file (`DATA_EXTENSIONS`) over this size is bulk
+AMBIGUOUS_NAME = 8  # a module name more files than this share credits none of them
+
+SOURCE_EXTENSIONS = frozenset(
+    [
+        "py",
+        "pyi",
+        "pyx",
+        "rs",
+        "go",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "tsx",
+        "mts",
+        "cts",
+        "java",
+        "kt",
+        "kts",
+        "scala",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "cxx",
+        "hpp",
+        "hh",
+        "hxx",
+        "cs",
+        "rb",
+        "php",
+        "swift",
+        "m",
+        "mm",
+        "sh",
+        "bash",
+        "zsh",
+        "fish",
+        "lua",
+        "pl",
+        "pm",
+        "r",
+        "jl",
+        "ex",
+        "exs",
+        "erl",
+        "hrl",
+        "hs",
+        "ml",
+        "mli",
+        "clj",
+        "cljs",
+        "dart",
+        "vue",
+        "svelte",
+        "zig",
+        "nim",
+        "sql",
+        "el",
+        "fs",
+        "fsx",
+        "groovy",
+        "gd",
+        "v",
+        "sv",
+        "vhd",
+        "ps1",
+        "tcl",
+        "elm",
+        "cr",
+    ]
+)
+DATA_EXTENSIONS = frozenset(
+    [
+        "svg",
+        "json",
+        "csv",
+        "tsv",
+        "xml",
+        "txt",
+        "dat",
+        "ndjson",
+        "jsonl",
+        "geojson",
+        "yaml",
+        "yml",
+        "ipynb",
+        "html",
+        "log",
+        "po",
+        "pot",
+    ]
+)
+MANIFESTS = frozenset(
+    [
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "cargo.toml",
+        "package.json",
+        "go.mod",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "gemfile",
+        "composer.json",
+        "cmakelists.txt",
+        "meson.build",
+        "deno.json",
+        "mix.exs",
+        "pubspec.yaml",
+        "package.swift",
+        "build.zig",
+        "stack.yaml",
+        "cabal.project",
+        "dune-project",
+        "project.clj",
+        "build.sbt",
+        "makefile",
+        "justfile",
+    ]
+)
+ENTRY_STEMS = frozenset(("main", "__main__", "cli", "app", "server"))
+# ... and these only near the top (`src/lib.rs`, `index.js`), not a package's in a subtree.
+ROOT_ENTRY_STEMS = frozenset(("lib", "index", "mod"))
+# A module named after its directory: `pkg/__init__.py` is imported as `pkg`.
+PACKAGE_STEMS = frozenset(("__init__", "mod", "index", "lib"))
+LOCK_NAMES = frozenset(
+    [
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "pnpm-lock.yaml",
+        "yarn.lock",
+        "go.sum",
+        "go.work.sum",
+        "cargo.lock",
+        "poetry.lock",
+        "pipfile.lock",
+        "uv.lock",
+        "pdm.lock",
+        "gemfile.lock",
+        "composer.lock",
+        "flake.lock",
+        "bun.lockb",
+        "mix.lock",
+        "pubspec.lock",
+        "podfile.lock",
+        "packages.lock.json",
+    ]
+)
+LICENSE_STEMS = ("license", "licence", "copying", "notice", "copyright", "unlicense", "patents")
+CI_NAMES = frozenset(
+    [
+        ".gitlab-ci.yml",
+        ".travis.yml",
+        "appveyor.yml",
+        ".appveyor.yml",
+        "azure-pipelines.yml",
+        "jenkinsfile",
+        ".drone.yml",
+        "bitbucket-pipelines.yml",
+        ".cirrus.yml",
+        "codecov.yml",
+        ".codecov.yml",
+        ".pre-commit-config.yaml",
+        ".pre-commit-hooks.yaml",
+        ".readthedocs.yaml",
+        ".readthedocs.yml",
+        "dependabot.yml",
+        "renovate.json",
+        ".mergify.yml",
+    ]
+)
+# Directory names that make what is beneath them a kind, whatever its name says.
+DIRECTORY_KINDS: dict[str, tuple[int, str]] = {
+    **dict.fromkeys(
+        ("test", "tests", "__tests__", "spec", "specs", "testing"), (SECONDARY, "test")
+    ),
+    **dict.fromkeys(
+        ("example", "examples", "samples", "demo", "demos", "tutorial", "tutorials", "cookbook"),
+        (SECONDARY, "example"),
+    ),
+    **dict.fromkeys(("bench", "benches", "benchmark", "benchmarks"), (SECONDARY, "benchmark")),
+    **dict.fromkeys(
+        ("doc", "docs", "documentation", "man", "site", "docs_src", "doc_src"), (SECONDARY, "docs")
+    ),
+    **dict.fromkeys(
+        ("fixtures", "fixture", "testdata", "test_data", "__snapshots__", "snapshots",
+         "golden", "goldens"),
+        (BULK, "fixture"),
+    ),
+    **dict.fromkeys(
+        ("vendor", "vendored", "third_party", "third-party", "thirdparty", "node_modules"),
+        (BULK, "vendored"),
+    ),
+    **dict.fromkeys(
+        ("dist", "build", "generated", "target", "_build", "__generated__"), (BULK, "generated")
+    ),
+    **dict.fromkeys(
+        (".github", ".circleci", ".gitlab", ".buildkite", ".azure-pipelines", ".woodpecker"),
+        (BULK, "CI"),
+    ),
+}  # fmt: skip
+GENERATED_SUFFIXES = (
+    ".min.js", ".min.css", ".map", ".pb.go", "_pb2.py", "_pb2_grpc.py", ".pb.h", ".pb.cc",
+    ".generated.ts", ".generated.js", ".g.dart", ".designer.cs", "_generated.go", ".snap",
+)  # fmt: skip
+GENERATED_MARKERS = ("DO NOT EDIT", "@generated", "Code generated by", "autogenerated")
+# What starts an import in each language, by extension: found with `str.find`, a scan
+# of C a key (a regular expression or a loop over lines costs ten times as much).
+_PYTHON = ("\nimport ", "\nfrom ")
+_RUST = ("\nuse ", "\npub use ", "\nmod ", "\npub mod ", "\npub(crate) mod ")
+_JS = ("\nimport ", "\nexport ", "require(")
+_C = ("\n#include",)
+IMPORT_KEYS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("py", "pyi", "pyx"), _PYTHON),
+    "rs": _RUST,
+    **dict.fromkeys(("js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "vue", "svelte"), _JS),
+    **dict.fromkeys(("c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "m", "mm"), _C),
+    **dict.fromkeys(
+        ("go", "java", "kt", "kts", "scala", "groovy", "dart", "swift"), ("\nimport ",)
+    ),
+    "cs": ("\nusing ",),
+    "rb": ("require",),
+    "php": ("\nuse ", "require", "include"),
+}
+_NOT_MODULES = frozenset(
+    [
+        "import",
+        "from",
+        "use",
+        "pub",
+        "mod",
+        "include",
+        "require",
+        "require_relative",
+        "const",
+        "let",
+        "var",
+        "export",
+        "using",
+        "crate",
+        "as",
+        "self",
+        "super",
+        "default",
+        "type",
+        "static",
+        "std",
+        "js",
+        "ts",
+        "py",
+        "rs",
+        "go",
+        "h",
+        "c",
+    ]
+)
+
+
+class Ranking(NamedTuple):
+    """The selection's positions by value, best first, and each position's kind and reason."""
+
+    strategy: str  # one of `ORDERS`
+    order: tuple[int, ...]
+    kinds: tuple[str, ...]  # by position; "" when the rule does not look at kinds
+    reasons: tuple[str, ...]  # by position
+
+
+def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
+    """A file's kind (`ENTRY` … `BULK`) and the word for it, from its path, its size and
+    the start of its text."""
+    low = path.lower()
+    directory, _, name = low.rpartition("/")
+    stem, dot, extension = name.rpartition(".")
+    if not dot:
+        stem, extension = name, ""
+    kind = -1
+    word = ""
+    if directory:
+        for part in directory.split("/"):
+            found = DIRECTORY_KINDS.get(part)
+            if found is not None and found[0] > kind:
+                kind, word = found
+                if kind == BULK:
+                    return kind, f"bulk ({word})"
+    if name in LOCK_NAMES or extension == "lock":
+        return BULK, "bulk (lock file)"
+    is_source = extension in SOURCE_EXTENSIONS
+    if not is_source and name.startswith(LICENSE_STEMS):
+        return BULK, "bulk (license)"
+    if name in CI_NAMES:
+        return BULK, "bulk (CI)"
+    if name.endswith(GENERATED_SUFFIXES):
+        return BULK, "bulk (generated)"
+    if sample is not None and _generated(sample):
+        return BULK, "bulk (generated)"
+    if extension in DATA_EXTENSIONS and size > DATA_BYTES:
+        return BULK, f"bulk (data, {size >> 10} KiB)"
+    if kind == SECONDARY:
+        return kind, word
+    if is_source and (_test_name(stem, extension) or stem == "conftest"):
+        return SECONDARY, "test"
+    if name in MANIFESTS:
+        return ENTRY, "entry point (manifest)"
+    if stem == "readme" or name == "readme":
+        return (ENTRY, "entry point (README)") if not directory else (SECONDARY, "docs")
+    if is_source:
+        if stem in ENTRY_STEMS or (stem in ROOT_ENTRY_STEMS and directory.count("/") < 1):
+            return ENTRY, f"entry point ({stem} module)"
+        return SOURCE, "source"
+    if extension in ("md", "rst", "adoc", "txt", "org") or stem in (
+        "changelog",
+        "changes",
+        "history",
+    ):
+        return SECONDARY, "docs"
+    return OTHER, "other"
+
+
+def _test_name(stem: str, extension: str) -> bool:
+    return (
+        stem.startswith("test_")
+        or stem.endswith(("_test", "_tests", ".test", ".spec", "_spec"))
+        or (
+            extension in ("java", "kt", "cs", "swift", "scala") and stem.endswith(("test", "tests"))
+        )
+    )
+
+
+def _generated(sample: str) -> bool:
+    head = sample[:512]
+    return any(marker in head for marker in GENERATED_MARKERS)
+
+
+def module_name(path: str) -> str:
+    """The name other files import `path` by: its stem, or its directory's for a package's
+    own file (`pkg/__init__.py`, `src/walk/mod.rs`, `lib/index.js`)."""
+    directory, _, name = path.rpartition("/")
+    stem = name.split(".", 1)[0] if not name.startswith(".") else name
+    if stem in PACKAGE_STEMS and directory:
+        return directory.rpartition("/")[2]
+    return stem
+
+
+def imported_names(sample: str, extension: str) -> set[str]:
+    """The names in the import lines of `sample`'s first `SAMPLE_CHARS` characters, for a
+    file of `extension`: each word of `import a.b`, `from .c import d`, `use crate::e::f`,
+    `mod g;`, `#include "h/i.h"`, `require('./j')`, `import k from "../l"`, and of Go's
+    and Python's parenthesised lists. An import must start its line (JavaScript's
+    `require` may stand anywhere)."""
+    keys = IMPORT_KEYS.get(extension)
+    if keys is None:
+        return set()
+    text = "\n" + sample[:SAMPLE_CHARS]
+    find = text.find
+    # Imports stand together near the top: only `IMPORT_CHARS` from the first are read.
+    first = min([at for at in map(find, keys) if at >= 0], default=-1)
+    if first < 0:
+        return set()
+    text = text[first : first + IMPORT_CHARS]
+    find = text.find
+    lines: list[str] = []
+    for key in keys:
+        start = find(key)
+        while start >= 0:
+            end = find("\n", start + 1)
+            if end < 0:
+                end = len(text)
+            last = text[end - 1]
+            if last == "(" or text.startswith("(", start + len(key)):
+                close = find(")", start)  # the list of Go's `import (`, Python's `(a, b)`
+                end = len(text) if close < 0 else close
+            elif last == "{":  # JavaScript's `import {` … `} from "m"`
+                brace = find("}", start)
+                close = find("\n", brace) if brace >= 0 else -1
+                end = len(text) if close < 0 else close
+            line = text[start:end]
+            if key != "\nexport " or " from " in line:
+                lines.append(line)
+            start = find(key, end)
+    # Separators to spaces, then split: bytes.translate is a table lookup in C, where
+    # str.translate or a regular expression costs ten times as much.
+    words = "".join(lines).encode("utf-8", "surrogatepass").translate(_SEPARATORS).split()
+    return {word.decode("utf-8", "replace") for word in words}.difference(_NOT_MODULES)
+
+
+_SEPARATORS = bytes(
+    byte if chr(byte).isalnum() or byte == 0x5F or byte >= 0x80 else 0x20 for byte in range(256)
+)
+
+
+def references(
+    paths: Sequence[str],
+    samples: Sequence[str | None] = (),
+    *,
+    imports: Sequence[Collection[str] | None] | None = None,
+) -> list[int]:
+    """How many other files of the selection import each one (by `module_name`; only
+    source files are imported: `use crate::config` is not `.cargo/config.toml`).
+
+    The names each file imports are `imported_names` of its sample, or given already
+    as `imports` (a planner that keeps no text keeps them instead, as each is read).
+    """
+    by_name: dict[str, list[int]] = {}
+    for position, path in enumerate(paths):
+        name = path.rpartition("/")[2]
+        if name.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
+            by_name.setdefault(module_name(path), []).append(position)
+    counts = [0] * len(paths)
+    if imports is None:
+        imports = [
+            imported_names(sample, path.rpartition(".")[2]) if sample else None
+            for path, sample in zip(paths, samples, strict=False)  # () counts none
+        ]
+    for position, names in enumerate(imports):
+        if not names:
+            continue
+        for name in names:
+            targets = by_name.get(name)
+            if targets is None or len(targets) > AMBIGUOUS_NAME:
+                continue
+            for target in targets:
+                if target != position:
+                    counts[target] += 1
+    return counts
+
+
+def rank(
+    paths: Sequence[str],
+    sizes: Sequence[int],
+    *,
+    patterns: Sequence[int] | None = None,
+    named: Collection[int] = (),
+    samples: Sequence[str | None] | None = None,
+    imports: Sequence[Collection[str] | None] | None = None,
+    prefer: Callable[[str], int | None] | None = None,
+    order: str = "rank",
+) -> Ranking:
+    """The positions of `paths` by value, best first (see the module's rules).
+
+    `patterns`: the index of the pattern that matched each file (an earlier one first);
+    `named`: the positions of the paths named literally; `samples`: a prefix of each
+    file's text (None where none was read; never more than is read already);
+    `imports`: instead of samples, the `imported_names` of each (None where unknown);
+    `prefer`: the index of the first `--prefer` pattern that matches a path, or None.
+    """
+    count = len(paths)
+    if order == "given":
+        return Ranking(order, tuple(range(count)), ("",) * count, ("selection order",) * count)
+    if order == "smallest":
+        by_size = tuple(sorted(range(count), key=sizes.__getitem__))  # stable: ties in order
+        return Ranking(order, by_size, ("",) * count, ("smallest first",) * count)
+    if order != "rank":
+        raise ValueError(f"unknown order {order!r}: one of {', '.join(ORDERS)}")
+    sample_of = samples if samples is not None else (None,) * count
+    if imports is not None:
+        refs = references(paths, imports=imports)
+    elif samples is not None:
+        refs = references(paths, sample_of)
+    else:
+        refs = [0] * count
+    named_set = frozenset(named)
+    last = count + 1
+    keys: list[tuple[int, int, int, int, int, int]] = []
+    kinds: list[str] = []
+    reasons: list[str] = []
+    for position in range(count):
+        path = paths[position]
+        kind, word = kind_of(path, sizes[position], sample_of[position])
+        preferred = prefer(path) if prefer is not None else None
+        pattern = patterns[position] if patterns is not None else 0
+        is_named = position in named_set
+        imported = refs[position]
+        keys.append(
+            (
+                last if preferred is None else preferred,
+                0 if is_named else 1,
+                pattern,
+                kind,
+                -imported,
+                position,
+            )
+        )
+        kinds.append(KINDS[kind])
+        if preferred is not None:
+            reason = f"preferred (--prefer {preferred + 1}), {word}"
+        elif is_named:
+            reason = f"named, {word}"
+        else:
+            reason = word
+        if imported:
+            reason += f", imported by {imported} file{'s' if imported != 1 else ''}"
+        if pattern and not is_named:
+            reason += f", pattern {pattern + 1}"
+        reasons.append(reason)
+    ranked = tuple(sorted(range(count), key=keys.__getitem__))
+    return Ranking(order, ranked, tuple(kinds), tuple(reasons))
+
+
+class Fill(NamedTuple):
+    """What a ranked budget takes: whole files, outlines, and what is left out (positions
+    in the selection's order each), with what they cost together."""
+
+    whole: tuple[int, ...]
+    outlined: tuple[int, ...]
+    left_out: tuple[int, ...]
+    cost: float
+
+
+def fill(
+    ranking: Ranking,
+    costs: Sequence[float],
+    room: float,
+    *,
+    joint: float = 0.0,
+    outline_cost: Callable[[int], float | None] | None = None,
+    least_outline: float = 1.0,
+    in_place: bool = False,
+) -> Fill:
+    """Files whole in `ranking.order` while they fit (a file too big is passed over, the
+    next is tried), then, in the same order, the outline of each file left while they
+    fit; the rest is left out.
+
+    `costs` are in one measure (tokens, bytes or lines), `joint` what comes between two
+    blocks in it. `outline_cost(position)` is what a file's outline costs (None: it has
+    none); it is asked only of the files not taken whole, in order, and no more once
+    the room left is under `least_outline`: an outline is made only where it may be
+    shown (a parse costs more than the rest of a plan). The pack stage checks the other
+    measures of a combined budget itself.
+
+    `in_place`: a file that does not fit whole is offered its outline at once, before
+    the files ranked below it are offered whole (the issue's rule is whole files
+    first: a large central module then loses its outline to small files ranked below
+    it; in place, it keeps it).
+    """
+    taken: set[int] = set()
+    outlined: set[int] = set()
+    spent = 0.0
+    between = 0.0  # no joint before the first block
+    for position in ranking.order:
+        cost = costs[position] + between
+        if spent + cost <= room:
+            spent += cost
+            taken.add(position)
+            between = joint
+        elif in_place and outline_cost is not None and room - spent - between >= least_outline:
+            outline = outline_cost(position)
+            if outline is not None and spent + outline + between <= room:
+                spent += outline + between
+                outlined.add(position)
+                between = joint
+    if outline_cost is not None and not in_place:
+        for position in ranking.order:
+            if room - spent - between < least_outline:
+                break
+            if position in taken:
+                continue
+            outline = outline_cost(position)
+            if outline is not None and spent + outline + between <= room:
+                spent += outline + between
+                outlined.add(position)
+                between = joint
+    count = len(costs)
+    return Fill(
+        tuple(sorted(taken)),
+        tuple(sorted(outlined)),
+        tuple(p for p in range(count) if p not in taken and p not in outlined),
+        spent,
+    )
