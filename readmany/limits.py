@@ -7,6 +7,8 @@ otherwise). A module that applies a limit imports it from here.
 
 from __future__ import annotations
 
+import sys
+
 # --- the read tool of `many` (pi's read tool; spec/many.md) ------------------------------
 READ_MAX_LINES = 2000
 """Lines one read shows (and `many`'s default combined line budget)."""
@@ -64,3 +66,8 @@ CONFIG_MAX_BYTES = 1 << 20
 """A configuration file (`.readmany.toml`, `pyproject.toml`, git's configuration files for
 `core.excludesFile`) is read up to this: none is anywhere near it, and a larger one is
 refused rather than read whole."""
+
+NO_LIMIT = sys.maxsize
+"""A budget dimension nobody set (`--max-bytes` given alone has no line limit)."""
+UNCOUNTED = float("inf")
+"""The tokens of a budget that counts none (no `--max-tokens`)."""

@@ -687,9 +687,9 @@ def test_a_budget_over_staged_files_shows_them_as_staged(tmp_path: Path) -> None
 
 def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     """A budgeted run over a.txt, b.txt and c.txt, between its two passes."""
-    from readmany.commands.glob import Report
     from readmany.commands.glob_plan import _Run, budget_of
     from readmany.commands.glob_request import GlobRequest, lookahead_source
+    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -699,7 +699,7 @@ def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     stream = io.BytesIO()
     sink = Sink(stream, json_mode=False)
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, compat=False)
+    report = Report(selection.root, keep_records=False, reference_reasons=False)
     run = _Run(request, sink, selection, report)
     run.gather(selection, sizes=True, stats=False)
     packing, start, end = run.plan(budget_of(request))
@@ -736,9 +736,9 @@ def test_a_text_kept_from_the_first_pass_is_written_as_it_was_measured(tmp_path:
 
 @pytest.mark.parametrize("max_bytes", [1, 150, 400, 10_000])
 def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_bytes: int) -> None:
-    from readmany.commands.glob import Report
     from readmany.commands.glob_plan import _Run
     from readmany.commands.glob_request import GlobRequest, lookahead_source
+    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -749,7 +749,7 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=max_bytes
     )
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, compat=False)
+    report = Report(selection.root, keep_records=False, reference_reasons=False)
     run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
     run.gather(selection, sizes=True, stats=False)
     kept = set(run._kept)
@@ -764,9 +764,9 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
 
 
 def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
-    from readmany.commands.glob import Report
     from readmany.commands.glob_plan import _Run
     from readmany.commands.glob_request import GlobRequest, lookahead_source
+    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -776,7 +776,7 @@ def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=1000, stats=True
     )
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, compat=False)
+    report = Report(selection.root, keep_records=False, reference_reasons=False)
     run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
     run.gather(selection, sizes=True, stats=True)
     assert len(run.entries) == 2 and run._kept == {}
@@ -837,7 +837,7 @@ def test_a_block_size_is_the_size_of_the_block(
     )
 )
 def test_names_seen_plain_at_once_are_those_a_group_shows_as_they_are(names: list[str]) -> None:
-    from readmany.commands.glob_plan import _BRACES, _name, _plain_names
+    from readmany.frame.leftout import _BRACES, _name, _plain_names
 
     names = [name.replace("/", "") or "x" for name in names]
     one_by_one = all(_name(name) == name and not _BRACES.intersection(name) for name in names)
@@ -948,21 +948,22 @@ def test_a_cut_by_tokens_searches_a_long_file_only_as_far_as_the_room_reaches(
     from readmany.commands.glob_request import GlobRequest
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.frame import sectioncut
 
     make(tmp_path, {"big.txt": lines_of("a line of some words", 50_000)})
     searched: list[int] = []
-    line_ends = glob_plan._line_ends
+    line_ends = sectioncut.line_ends
 
     def recorded(body: str, max_bytes: int) -> tuple[list[int], list[int]]:
         searched.append(max_bytes)
         return line_ends(body, max_bytes)
 
-    monkeypatch.setattr(glob_plan, "_line_ends", recorded)
+    monkeypatch.setattr(sectioncut, "line_ends", recorded)
     request = GlobRequest(patterns=(".",), root=str(tmp_path), face=Face.people(), max_tokens=500)
     stream = io.BytesIO()
     glob_plan.run_planned(request, Sink(stream, json_mode=False))
     assert "[Showing lines 1-" in stream.getvalue().decode()
-    assert searched and max(searched) <= 500 * glob_plan.CUT_BYTES_PER_TOKEN
+    assert searched and max(searched) <= 500 * sectioncut.CUT_BYTES_PER_TOKEN
 
 
 @pytest.mark.parametrize(

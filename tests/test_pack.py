@@ -136,7 +136,7 @@ def test_line_budget_counts_separators() -> None:
 def test_smallest_first_stops_at_the_first_file_too_big_as_a_full_visit_would(
     sizes: list[tuple[int, int]], max_bytes: int, max_lines: int
 ) -> None:
-    from readmany.pack import _take, by_size
+    from readmany.pack.plan import _take, by_size
 
     entries = [
         Entry(i, f"f{i}", Sized(f"{i}", size, lines), True, None)

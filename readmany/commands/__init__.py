@@ -9,6 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from readmany.commands.glob_request import GlobRequest
     from readmany.invoke import Options
 
 
@@ -35,3 +36,10 @@ def secrets_mode(options: Options, *, redact: bool) -> str:
     if given is None:
         return "warn" if options.flag("copy") else "off"
     return given
+
+
+def stdin_only(request: GlobRequest) -> bool:
+    """Whether `glob`'s files are a `--stdin` list alone (nothing listed is said so)."""
+    from readmany.invoke import StdinPaths
+
+    return isinstance(request.literal_paths, StdinPaths) and not request.patterns

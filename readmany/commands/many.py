@@ -1,187 +1,73 @@
 """`readmany many`: read files, frame each in a heredoc block, pack to a budget.
 
+The default face: the budget is the only limit, and nothing is silent. A file may take
+all that is left of the budget (no per-file cap, no 26-file limit). A block the budget
+cuts ends with a notice naming the lines shown and the command that continues
+(`[Showing lines 1-1646 of 3624. Continue with: readmany many big.py:1647]`); files the
+budget leaves out are named in one notice after the last block, with the budget that
+would hold everything and the command that reads the rest. That notice is counted in the
+budget like a block. Binary files and directories are error blocks that say so; an error
+block is always shown, its room kept before the rest is packed. A budget that shows no
+file read is an error (exit 1), and the files `--stop-on-error` did not read are named.
+
 With `--compat` it is the reference's `read_many` (at most 26 files, each read capped at
-2000 lines / 50 KB, the reference's notices); the default face is in `many_default`, the
-request values in `many_request`.
+2000 lines / 50 KB, the reference's notices). The request values are in `many_request`,
+the blocks in `frame.pages`, what is left to read in `pack.continuation`, the report of
+each file's fate in `emit.many_report`.
 """
 
 from __future__ import annotations
 
-import math
-import os
-import re
 from collections.abc import Sequence
 from functools import partial
 
 from readmany.commands import secrets_mode
-from readmany.commands.many_default import budget_of, run_default
 from readmany.commands.many_request import (
     FileRequest,
     ManyRequest,
+    budget_of,
+    check_file_count,
     file_detail,
+    parse_file_spec,
     write_blocks,
+)
+from readmany.commands.many_request import (
+    parse_request_object as parse_request_object,  # serve/tools.py imports it from here
+)
+from readmany.emit.many_report import (
+    NOT_READ_REASON,
+    advice_of,
+    budget_words,
+    fates_of,
+    not_read_line,
+    reference_notes,
+    reference_stats,
+    truncation_detail,
 )
 from readmany.emit.outcome import FileStat, Outcome, Tally
 from readmany.emit.render import Presentation, present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.faces import Face
+from readmany.frame import notices, weigh
 from readmany.frame.heredoc import Block, frame_heredoc
+from readmany.frame.pages import Piece, body_of, cut_heredoc_head, piece_of, problem
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
-from readmany.limits import MANY_MAX_FILES
-from readmany.pack import Entry, Packing, pack_blocks
-from readmany.read.line_range import (
-    Number,
-    ReadStyle,
-    ToolRead,
-    read_tool,
-    resolve_path,
-    truncate_head,
-)
+from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
+from readmany.pack.budget import options_to_hold, size_at_least
+from readmany.pack.continuation import need_of_pieces, rest_specs
+from readmany.pack.fit import NOTHING, cost_of, fit, less, with_reserved
+from readmany.read.classify import credentials_name
+from readmany.read.guard import SECRET_FILE, check_secrets, empty_directory
+from readmany.read.line_range import ReadStyle, ToolRead, read_tool, resolve_path
+from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
+from readmany.units import utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-
-MAX_FILES = MANY_MAX_FILES
-_RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>\d+)(?::(?P<limit>\d+))?$", re.DOTALL)
-
-
-def _check_encodable(path: str, where: str) -> None:
-    """A path no file system can hold (a lone surrogate from JSON, a NUL) is a usage error."""
-    if "\0" in path:
-        raise UsageError(f"{where}: a path cannot hold a NUL character")
-    try:
-        path.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        raise UsageError(
-            f"{where}: {path!r} holds a lone surrogate (\\ud800-\\udfff), which no file name "
-            "can: write the name's real characters"
-        ) from None
-
-
-def parse_file_spec(spec: str, cwd: str, *, literal: bool = False) -> FileRequest:
-    """`PATH[:OFFSET[:LIMIT]]`; an argument naming an existing path is always literal.
-
-    A suffix that is not decimal digits after a path that exists (`a.txt:0:-1`,
-    `a.txt:x`) is a bad range, not a file name: a usage error. Where the range could
-    start at either of two colons (`a:5:10`), an existing path before the last one wins.
-    """
-    if os.path.lexists(os.path.join(cwd, spec)):
-        return FileRequest(spec, literal=literal)
-    match = _RANGE_SUFFIX.match(spec)
-    if match is None:
-        _refuse_bad_range(spec, cwd, spec)
-        return FileRequest(spec, literal=literal)
-    if not os.path.lexists(os.path.join(cwd, match.group("path"))):
-        head, _colon, last = spec.rpartition(":")
-        if match.group("limit") and os.path.lexists(os.path.join(cwd, head)):
-            return FileRequest(head, int(last), literal=literal)
-        _refuse_bad_range(match.group("path"), cwd, spec)
-    limit = match.group("limit")
-    return FileRequest(
-        match.group("path"),
-        int(match.group("offset")),
-        int(limit) if limit else None,
-        literal=literal,
-    )
-
-
-def _refuse_bad_range(path: str, cwd: str, spec: str) -> None:
-    head = path
-    while True:
-        head, colon, _suffix = head.rpartition(":")
-        if not colon:
-            return
-        if head and os.path.lexists(os.path.join(cwd, head)):
-            raise UsageError(
-                f"bad range in {spec!r}: use FILE:OFFSET or FILE:OFFSET:LIMIT "
-                "with OFFSET and LIMIT as decimal numbers"
-            )
-
-
-def check_file_count(count: int, max_files: int | None = MAX_FILES) -> None:
-    """At most `max_files` (the reference's 26; None: any number), and at least one."""
-    if max_files is None:
-        if count < 1:
-            raise UsageError("no files given: name at least one FILE, or use --stdin or --request")
-        return
-    if count > max_files:
-        raise UsageError(
-            f"too many files: {count} given, at most {max_files} per call "
-            f"(files: must NOT have more than {max_files} items)"
-        )
-    if count < 1:
-        raise UsageError(
-            "no files given: name 1 to 26 files (files: must NOT have fewer than 1 items)"
-        )
-
-
-def parse_request_object(value: Any, cwd: str, max_files: int | None = MAX_FILES) -> ManyRequest:
-    """Validate the tool's own argument object: `{"files": [...], "stopOnError": …}`."""
-    if not isinstance(value, dict):
-        raise UsageError("request: must be object")
-    files = value.get("files")
-    if files is None:
-        raise UsageError("request: must have required property 'files'")
-    if not isinstance(files, list):
-        raise UsageError("request: files: must be array")
-    check_file_count(len(files), max_files)
-    requests = []
-    for number, item in enumerate(files):
-        where = f"files/{number}"
-        if not isinstance(item, dict):
-            raise UsageError(f"request: {where}: must be object")
-        if "path" not in item:
-            raise UsageError(f"request: {where}: must have required property 'path'")
-        path = item["path"]
-        if not isinstance(path, str):
-            raise UsageError(f"request: {where}/path: must be string")
-        _check_encodable(path, f"request: {where}/path")
-        requests.append(
-            FileRequest(
-                path,
-                _number(item.get("offset"), f"{where}/offset"),
-                _number(item.get("limit"), f"{where}/limit"),
-            )
-        )
-    stop = value.get("stopOnError", False)
-    if isinstance(stop, str) and stop in ("true", "false"):
-        stop = stop == "true"  # the tool's schema checker coerces these
-    if not isinstance(stop, bool):
-        raise UsageError("request: stopOnError: must be boolean")
-    return ManyRequest(tuple(requests), stop_on_error=stop, cwd=cwd)
-
-
-def _number(value: Any, where: str) -> Number | None:
-    if value is None:
-        return None
-    if isinstance(value, str):  # the tool's schema checker coerces numeric strings
-        try:
-            number = float(value)
-        except ValueError:
-            raise UsageError(f"request: {where}: must be number") from None
-        value = int(number) if number.is_integer() else number
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise UsageError(f"request: {where}: must be number")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise UsageError(f"request: {where}: must be a finite number")
-    return value
-
-
-IMAGE_SUMMARY = "[{count} image attachment(s) omitted; use read on this file for image payload.]"
-EMPTY_BODY = "[No text content returned]"
-
-
-def body_of(result: ToolRead) -> str:
-    """The block body for a read: its text, an image summary, or a placeholder."""
-    if result.error is not None:
-        return f"[Error: {result.error}]"
-    summary = IMAGE_SUMMARY.format(count=result.image_count) if result.image_count else ""
-    if not result.text:
-        return summary or EMPTY_BODY
-    return f"{result.text}\n{summary}" if summary else result.text
+    from readmany.pack import Packing
 
 
 def main(options: Options) -> int:
@@ -259,8 +145,6 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
             root=file.root or request.root,
         )
         if request.secrets != "off" and result.ok and result.text:  # never from the CLI
-            from readmany.commands.many_default import check_secrets
-
             result = check_secrets(file.path, result, request.secrets, warnings, [])
         body = body_of(result)
         block = frame_heredoc(file.path, body, index + 1)
@@ -291,41 +175,215 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
         problems=tuple(problems),
         notices=(
             *warnings,
-            *_budget_notes(packing.omitted, packing.plan.partial_index, candidates),
+            *reference_notes(packing.omitted, packing.plan.partial_index, candidates),
         ),
-        stats=Tally.of(_stats(candidates, packing)),
+        stats=Tally.of(reference_stats(candidates, packing)),
     )
 
 
-def cut_heredoc_head(
-    path: str, index: int, body: str, max_lines: int, max_bytes: int
-) -> Block | None:
-    """The block of the longest head of `body` within the limits; None if nothing fits."""
-    kept = truncate_head(body, max_lines, max_bytes).content
-    return frame_heredoc(path, kept, index) if kept else None
+READ_BYTES_PER_TOKEN = 8  # a budget of tokens reads at most this many bytes a token
 
 
-def _stats(candidates: Sequence[Entry], packing: Packing) -> list[FileStat]:
-    stats = []
-    partial_block = packing.plan.partial
-    for c in candidates:
-        shown = c.position in packing.plan.full
-        if not c.ok:
-            stats.append(FileStat(c.path, "error", c.block.bytes if shown else 0, "read failed"))
-        elif shown:
-            stats.append(FileStat(c.path, "read", c.block.bytes))
-        elif c.position == packing.plan.partial_index and partial_block is not None:
-            stats.append(FileStat(c.path, "cut", partial_block.bytes, "cut to fit the budget"))
+def read_style(budget: Budget, face: Face) -> ReadStyle:
+    """How each file is read: capped by the budget alone (unless the face caps each file
+    as the reference's read does), without the read's notices, which `piece_of` words.
+    A budget of tokens caps a read at `READ_BYTES_PER_TOKEN` bytes a token."""
+    capped = ReadStyle()
+    max_bytes = budget.max_bytes
+    if budget.counts_tokens:
+        max_bytes = min(max_bytes, int(budget.max_tokens * READ_BYTES_PER_TOKEN))
+    return ReadStyle(
+        rewrite_paths=face.rewrite_paths,
+        max_lines=capped.max_lines if face.many_file_cap else budget.max_lines,
+        max_bytes=capped.max_bytes if face.many_file_cap else max_bytes,
+        notices=False,
+        refuse_binary=face.many_binary_error,
+        reference_window_end=False,
+        keep_window=budget.counts_tokens,
+    )
+
+
+def _credentials_refused(path: str, kind: str, result: ToolRead) -> ToolRead:
+    """An `.npmrc` or `.pypirc` (`kind`: by its name or its link's target's) that holds a
+    token or password is a secret file, as glob refuses it: the read becomes its refusal."""
+    from readmany.read.secrets import holds_credentials
+
+    if not holds_credentials(kind, result.text):
+        return result
+    refusal = secret_file_words(path, "it holds a token or password")
+    return ToolRead(error=refusal, error_code=SECRET_FILE, size=result.size)
+
+
+def run_default(request: ManyRequest, sink: Sink) -> Outcome:
+    style = read_style(request.budget, request.face)
+    pieces: list[Piece] = []
+    entries: list[Entry] = []
+    details: list[dict[str, Any]] = []
+    problems: list[str] = []
+    quoted_names = False  # a name not found that git ls-files quoted (listed without -z)
+    warnings: list[str] = []  # said on stderr, the exit status unchanged
+    found: list[dict[str, Any]] = []  # details.secrets
+    not_read: Sequence[FileRequest] = ()  # after the failure that --stop-on-error stops at
+    carry = request.asked.options()  # kept by every command a notice offers
+    for index, file in enumerate(request.files):
+        rewrite = style.rewrite_paths and not file.literal
+        target = target_name(resolve_path(file.path, request.cwd, rewrite=rewrite))
+        refusal = secret_file_refusal(file.path, target)
+        if refusal is not None:  # as glob and hashline: never read, whoever names it
+            result = ToolRead(error=refusal, error_code=SECRET_FILE)
         else:
-            stats.append(FileStat(c.path, "omitted", 0, "over the budget"))
-    return stats
+            result = read_tool(
+                file.path,
+                file.offset,
+                file.limit,
+                request.cwd,
+                count_trailing_empty=False,
+                style=style._replace(rewrite_paths=rewrite),
+                root=file.root or request.root,
+            )
+        if result.ok:
+            kind = credentials_name(file.path) or (target and credentials_name(target))
+            if kind is not None:
+                result = _credentials_refused(file.path, kind, result)
+        if request.secrets != "off" and result.ok and result.text:
+            result = check_secrets(file.path, result, request.secrets, warnings, found)
+        if result.error_code == "EISDIR" and empty_directory(file.path):
+            result = result._replace(error_detail="empty")  # as `glob` of it would read
+        piece = piece_of(file, index + 1, result, carry, size_words=size_at_least)
+        pieces.append(piece)
+        entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
+        detail = file_detail(file, result, Block(*piece.block[:4]), weigh=sink.weigh)
+        result = result._replace(text="", window=None)  # the text is held in its block alone
+        if result.error is not None:
+            detail["error"] = problem(file, result)
+        elif "truncation" in detail:
+            detail["truncation"] = truncation_detail(detail["truncation"])
+            if detail["truncation"] is None:
+                del detail["truncation"]
+        details.append(detail)
+        sink.file_done(file.path, len(request.files))
+        if not result.ok:
+            problems.append(detail["error"])
+            if result.error_code == "ENOENT" and notices.git_quoted(file.path):
+                quoted_names = True
+            if request.stop_on_error:
+                not_read = request.files[index + 1 :]
+                if not_read:
+                    problems.append(not_read_line(file.path, not_read, carry))
+                break
+    packing, left_out, rest, named = _pack(entries, pieces, request)
+    shown = packing.blocks(entries)
+    write_blocks(sink, shown)
+    if left_out is not None:
+        sink.write(SEPARATOR + left_out if shown else left_out)
+    errors = sum(not entry.ok for entry in entries)
+    fates = fates_of(entries, packing)
+    raise_to = (
+        options_to_hold(need_of_pieces(pieces, request.budget), request.budget) if rest else []
+    )
+    advice = advice_of(rest if named else (), raise_to, carry) if rest else None
+    shown_none = not any(fate.stat.status in ("read", "cut") for fate in fates)
+    if shown_none and errors < len(entries):
+        # Files were read and the budget shows none of them: an error, said with the fix.
+        readable = [entry.path for entry in entries if entry.ok]
+        what = readable[0] if len(readable) == 1 else f"the {len(readable)} files read"
+        how = advice or "the files left out are listed in the --json details"
+        errors_shown = any(not e.ok and e.position in packing.plan.full for e in entries)
+        problems.append(
+            notices.nothing_fits(
+                budget_words(request.asked, request.budget), what, how, errors_shown
+            )
+        )
+        advice = None
+    report: dict[str, Any] = {
+        "processedCount": len(entries),
+        "successCount": len(entries) - errors,
+        "errorCount": errors,
+        "files": details,
+        "packing": packing.as_json(entries),
+        "continueWith": notices.many_command(rest, carry) if rest else None,
+        "notReadPaths": [file.path for file in not_read],
+        **({"secrets": found} if found else {}),
+        "bytes": sink.bytes_written,
+        "estimatedTokens": round(sink.tokens),
+    }
+    return Outcome(
+        details=report,
+        exit_code=EXIT_FILE_ERROR if errors or shown_none else EXIT_OK,
+        problems=(*problems, *warnings),
+        notices=tuple(fate.note for fate in fates if fate.note is not None),
+        advice=(
+            *((advice,) if advice is not None else ()),
+            *((notices.GIT_QUOTED_ADVICE.format(command="many"),) if quoted_names else ()),
+        ),
+        stats=Tally.of(
+            [
+                *(fate.stat for fate in fates),
+                *(FileStat(file.path, "skipped", 0, NOT_READ_REASON) for file in not_read),
+            ]
+        ),
+    )
 
 
-def _budget_notes(
-    omitted: Sequence[int], partial_index: int | None, candidates: Sequence[Entry]
-) -> list[str]:
-    notes = []
-    if partial_index is not None:
-        notes.append(f"{candidates[partial_index].path}: cut to fit the budget")
-    notes.extend(f"{candidates[i].path}: omitted, over the budget" for i in omitted)
-    return notes
+def _pack(
+    entries: Sequence[Entry], pieces: Sequence[Piece], request: ManyRequest
+) -> tuple[Packing, str | None, list[str], bool]:
+    """The packing, the notice naming what it left out, the specs that read the rest, and
+    whether the notice names them all with the command that reads them.
+
+    The notice is part of the output, so it is part of the budget: the planner runs
+    again with room kept for it until the notice fits the room kept. A notice that would
+    take more than a quarter of the budget (thousands of files from --stdin) names the
+    first few and the count instead; stderr and the JSON details name them all.
+
+    Error blocks are shown whenever they fit the budget together: their room (with a
+    joint each) is kept before the files read are packed, and they are never left out.
+    When they do not fit (a tiny budget, a long list of missing files), none is shown:
+    the budget holds, and stderr and the exit status say what failed.
+    """
+    budget = request.budget
+    raise_to = options_to_hold(need_of_pieces(pieces, budget), budget)
+    carry = request.asked.options()
+    counting = budget.counts_tokens
+    files = request.files[: len(entries)]  # --stop-on-error: those read
+    failed = [entry for entry in entries if not entry.ok]
+    readable = [entry for entry in entries if entry.ok]
+    joint = (SEPARATOR_BYTES, SEPARATOR_LINES, weigh(SEPARATOR) if counting else 0.0)
+    errors = cost_of((entry.block for entry in failed), joint, tokens=counting)
+    if less(budget, errors) is None:
+        failed = []
+        errors = NOTHING
+
+    def packed(room: Budget) -> Packing:
+        return with_reserved(pack_blocks(readable, room), failed)
+
+    def attempt(room: Budget) -> tuple[tuple[Packing, str | None, list[str], bool], Budget]:
+        packing = packed(room)
+        rest = rest_specs(entries, pieces, packing, files)
+        if not packing.omitted or not request.face.many_omitted_notice:
+            return (packing, None, rest, True), NOTHING
+        names = [entries[i].path for i in packing.omitted]
+        notice = notices.left_out(names, raise_to, notices.many_command(rest, carry))
+        named = utf8_len(notice) <= budget.max_bytes // 4 and (
+            not counting or weigh(notice) <= budget.max_tokens / 4
+        )
+        if not named:
+            notice = notices.left_out_many(names, raise_to)
+        any_shown = bool(packing.plan.full) or packing.plan.partial is not None
+        cost_bytes = utf8_len(notice) + (SEPARATOR_BYTES if any_shown else 0)
+        cost_lines = notice.count("\n") + 1 + (SEPARATOR_LINES if any_shown else 0)
+        cost_tokens = 0.0
+        if counting:
+            cost_tokens = weigh(SEPARATOR + notice if any_shown else notice)
+        cost = Budget(
+            cost_bytes + errors.max_bytes,
+            cost_lines + errors.max_lines,
+            cost_tokens + errors.max_tokens,
+        )
+        return (packing, notice, rest, named), cost
+
+    fitted, _fits = fit(budget, attempt, keep=errors, attempts=len(entries) + 2)
+    if fitted is None:  # not even the notice fits the budget: it is said on stderr alone
+        packing = packed(less(budget, errors) or NOTHING)
+        return packing, None, rest_specs(entries, pieces, packing, files), True
+    return fitted

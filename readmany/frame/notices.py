@@ -138,16 +138,6 @@ def nothing_fits(budget: str, what: str, how: str, errors: bool = False) -> str:
     return f"{lead}: the budget ({budget}) holds no line of {what}; {how}"
 
 
-def size_option(needed: int, base: int = 1024) -> str:
-    """The smallest round size of at least `needed`: `180k`, `12M` (as parse_size reads)."""
-    if needed <= 0:
-        return "1"
-    units = -(-needed // base)
-    if units < 10 * base:
-        return f"{units}k"
-    return f"{-(-needed // base**2)}M"
-
-
 # --- failed reads ----------------------------------------------------------------------
 
 _PROBLEMS = {

@@ -602,6 +602,13 @@ def _whole_triples(parts: Iterator[bytes]) -> Iterator[bytes]:
     yield pending
 
 
+def with_total(result: TextFile | None) -> TextFile | None:
+    """The text, its count of lines that of all of it where only its start is held."""
+    if result is None or result.whole is None:
+        return result
+    return result._replace(text=result.text._replace(total_lines=result.whole.lines))
+
+
 def whole_cost(result: TextFile) -> tuple[int, int, float]:
     """The UTF-8 bytes, newlines and estimated tokens of a text's body, all of it, also
     where only its start is held (`TextFile.whole`); the tokens weighed from the file's

@@ -1,4 +1,4 @@
-"""The pack stage: which blocks fit a combined line/byte/token budget, whole or cut.
+"""The block plan: which blocks fit a combined line/byte/token budget, whole or cut.
 
 It knows blocks only by their text and size, and is handed a way to cut each one (the
 command frames the head of a body); it imports neither the read nor the frame stage.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES
+from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES, UNCOUNTED
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
 SEPARATOR_LINES = 1
-UNCOUNTED = float("inf")  # a budget without tokens
 PARTIAL_MIN_BYTES = 32
 PARTIAL_BYTE_SLACK = 96
 PARTIAL_ATTEMPTS = 16

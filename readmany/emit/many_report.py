@@ -1,0 +1,131 @@
+"""What became of each file `many` was asked for, said after the run: each file's fate
+(read, cut, left out, failed) with its stderr line, the advice that holds everything or
+continues, the files `--stop-on-error` did not read, the budget in its options' words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from readmany.emit.outcome import FileStat
+from readmany.frame import notices
+from readmany.frame.pages import Shown, spec_of
+from readmany.limits import NO_LIMIT
+from readmany.record import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from readmany.frame.pages import Asked
+    from readmany.pack import Block as Packed
+    from readmany.pack import Budget, Entry, Packing
+    from readmany.pack.budget import BudgetAsked
+
+
+NOT_READ_REASON = "not read after an error (--stop-on-error)"
+
+
+NOT_READ_NAMED = 20  # more files than this not read are counted on stderr, not named
+
+
+def not_read_line(failed: str, files: Sequence[Asked], carry: Sequence[str]) -> str:
+    """The stderr line naming the files --stop-on-error did not read."""
+    names = [file.path for file in files]
+    if len(files) > NOT_READ_NAMED:
+        return notices.not_read(failed, names, None)
+    command = notices.many_command([spec_of(f) for f in files], carry)
+    return notices.not_read(failed, names, command)
+
+
+def budget_words(asked: BudgetAsked, budget: Budget) -> str:
+    """The budget as the options that set it: `--max-bytes 50 --max-lines 3`."""
+    words = asked.options()
+    if not words:
+        return f"the default, {budget.max_bytes} bytes and {budget.max_lines} lines"
+    return " ".join(words)
+
+
+def truncation_detail(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The read's truncation record, when it cut: without the text it kept, and with
+    null for a budget dimension nobody set."""
+    if not record["truncated"]:
+        return None
+    unset = {"maxLines", "maxBytes"}
+    return {
+        key: None if key in unset and value == NO_LIMIT else value
+        for key, value in record.items()
+        if key != "content"
+    }
+
+
+class Fate(NamedTuple):
+    stat: FileStat
+    note: str | None  # a stderr line when the budget took something
+
+
+def fates_of(entries: Sequence[Entry], packing: Packing) -> list[Fate]:
+    fates = []
+    for entry in entries:
+        block: Packed | None
+        if entry.position in packing.plan.full:
+            block = entry.block
+        elif entry.position == packing.plan.partial_index:
+            block = packing.plan.partial
+        else:
+            block = None
+        if not entry.ok:
+            shown_bytes = block.bytes if block is not None else 0
+            fates.append(Fate(FileStat(entry.path, "error", shown_bytes, "read failed"), None))
+        elif block is None:
+            note = f"{entry.path}: left out by the budget"
+            fates.append(Fate(FileStat(entry.path, "omitted", 0, "left out by the budget"), note))
+        elif isinstance(block, Shown) and block.last < block.first:
+            note = f"{entry.path}: line {block.first} is longer than the budget holds"
+            if block.show is not None:  # the continue command goes on after it
+                note += f"; show it with: {block.show}"
+            fates.append(Fate(FileStat(entry.path, "cut", block.bytes, "cut by the budget"), note))
+        elif isinstance(block, Shown) and block.next_spec is not None:
+            note = (
+                f"{entry.path}: lines {block.first}-{block.last} of {block.total} shown, "
+                "cut by the budget"
+            )
+            fates.append(Fate(FileStat(entry.path, "cut", block.bytes, "cut by the budget"), note))
+        else:
+            fates.append(Fate(FileStat(entry.path, "read", block.bytes), None))
+    return fates
+
+
+def advice_of(rest: Sequence[str], raise_to: Sequence[str], carry: Sequence[str] = ()) -> str:
+    """One stderr line: the budget that holds everything, and the command that continues
+    (when `rest` is given: too many files for one command line are left to --json)."""
+    budget = f"to read all at once: {' '.join(raise_to)}" if raise_to else ""
+    if not rest:
+        return budget or "the files left out are listed in the --json details"
+    lead = f"{budget}; or " if budget else ""
+    return f"{lead}continue with: {notices.many_command(rest, carry)}"
+
+
+def reference_stats(candidates: Sequence[Entry], packing: Packing) -> list[FileStat]:
+    stats = []
+    partial_block = packing.plan.partial
+    for c in candidates:
+        shown = c.position in packing.plan.full
+        if not c.ok:
+            stats.append(FileStat(c.path, "error", c.block.bytes if shown else 0, "read failed"))
+        elif shown:
+            stats.append(FileStat(c.path, "read", c.block.bytes))
+        elif c.position == packing.plan.partial_index and partial_block is not None:
+            stats.append(FileStat(c.path, "cut", partial_block.bytes, "cut to fit the budget"))
+        else:
+            stats.append(FileStat(c.path, "omitted", 0, "over the budget"))
+    return stats
+
+
+def reference_notes(
+    omitted: Sequence[int], partial_index: int | None, candidates: Sequence[Entry]
+) -> list[str]:
+    notes = []
+    if partial_index is not None:
+        notes.append(f"{candidates[partial_index].path}: cut to fit the budget")
+    notes.extend(f"{candidates[i].path}: omitted, over the budget" for i in omitted)
+    return notes

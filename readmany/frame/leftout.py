@@ -1,0 +1,206 @@
+"""The files a budget left out, named as `glob`'s closing notice names them: a directory
+whose files are all left out by its name (`docs/ (12 files)`), files next to each other
+in one directory together (`src/{a.py, b.py}`), other files by their path; and that
+notice, in the first of its forms that fits its share of the budget."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+from readmany.frame import weigh
+from readmany.frame.paths import header_path, quoted
+from readmany.limits import NO_LIMIT
+from readmany.units import utf8_len
+
+NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
+NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
+SHOWN_NAMES = 3  # names in a notice too long to name them all
+
+
+def left_out_note(
+    names: Sequence[str],
+    count: int,
+    total: int,
+    options: Sequence[str],
+    *,
+    max_bytes: int,
+    max_tokens: float,
+    tokens: bool,
+) -> str:
+    """The closing notice: the `count` files of `total` the budget left out (`names`),
+    and the budget that holds all (`options`).
+
+    It names every file where that takes at most a quarter of the budget (8 KiB where
+    only lines are counted); else the first few and the count, else the count alone,
+    the rest being named on stderr and in the `--json` details; else (a tiny budget)
+    nothing. `tokens`: the budget counts tokens (`max_tokens`)."""
+    tail = f" All {total} take {' '.join(options)}." if options else ""
+    files = f"{count} {'file' if count == 1 else 'files'}"
+    first = ", ".join(names[:SHOWN_NAMES])
+    forms = (
+        f"[Left out by the budget: {', '.join(names)}.{tail}]",
+        f"[Left out by the budget: {files}: {first}, … (all named on stderr and in "
+        f"--json details.packing).{tail}]",
+        f"[Left out by the budget: {files}.]",
+    )
+    share = NOTE_WITHOUT_BYTES  # a budget of lines alone
+    token_share = max_tokens / NOTE_SHARE
+    if max_bytes != NO_LIMIT:
+        share = max_bytes // NOTE_SHARE
+    elif tokens:
+        share = NO_LIMIT
+    for form in forms:
+        if utf8_len(form) <= share and (not tokens or weigh(form) <= token_share):
+            return form
+    return ""
+
+
+class LeftOutNames:
+    """The names of files left out, of a run's files in output order: `rels` (None for
+    a section that is no file, named by its path), `paths` as shown, and `shown`, how a
+    root-relative path is shown. What it names is kept: the plans made one after the
+    other name mostly the same files and groups."""
+
+    def __init__(
+        self, rels: Sequence[str | None], paths: Sequence[str], shown: Callable[[str], str]
+    ) -> None:
+        self._rels = rels
+        self._paths = paths
+        self._shown = shown
+        # Each file's directory ("" at the root); None for the diff.
+        self._parents = [rel.rpartition("/")[0] if rel is not None else None for rel in rels]
+        self._files_in = _files_in(parent for parent in self._parents if parent is not None)
+        self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
+        self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
+        self._groups: dict[tuple[int, ...], list[str]] = {}  # positions -> their names
+        self._base_names: dict[int, str | None] = {}  # position -> its name in a group
+
+    def names(self, omitted: Sequence[int]) -> list[str]:
+        """The files left out, in output order: a directory whose files are all left out
+        by its name (`docs/ (12 files)`), files next to each other in one directory
+        together (`src/{a.py, b.py}`), other files by their path."""
+        key = tuple(omitted)
+        if self._names is not None and self._names[0] == key:
+            return self._names[1]
+        parents = self._parents
+        files_in = self._files_in
+        left_in = _files_in(parent for i in omitted if (parent := parents[i]) is not None)
+        whole = {d for d, count in left_in.items() if count == files_in[d] and count > 1}
+        highest: dict[str, str | None] = {}  # parent directory -> the highest left out whole
+        names: list[str] = []
+        named: set[str] = set()
+        group_parent, group = "", list[int]()
+        # Files next to each other in one directory come as one run: each run is judged
+        # once, as its first file would be, and the others follow it.
+        for parent, run in itertools.groupby(omitted, parents.__getitem__):
+            if parent is None:  # the diff
+                names.extend(self._grouped(group_parent, group))
+                group_parent, group = "", []
+                names.extend(_name(self._paths[position]) for position in run)
+                continue
+            if parent not in highest:
+                highest[parent] = next((d for d in _ancestors(parent, True) if d in whole), None)
+            directory = highest[parent]
+            if directory is not None:
+                if directory not in named:
+                    named.add(directory)
+                    names.extend(self._grouped(group_parent, group))
+                    group_parent, group = "", []
+                    names.append(f"{self._shown_dir(directory)} ({files_in[directory]} files)")
+                continue
+            if group and parent == group_parent:
+                group.extend(run)
+                continue
+            names.extend(self._grouped(group_parent, group))
+            group_parent, group = parent, list(run)
+        names.extend(self._grouped(group_parent, group))
+        self._names = key, names
+        return names
+
+    def _shown_dir(self, directory: str) -> str:
+        return _name(self._shown(directory + "/"))
+
+    def _grouped(self, parent: str, positions: list[int]) -> list[str]:
+        """Files of one directory: `dir/a.py`, or `dir/{a.py, b.py}` for more than one
+        (kept: the plans made one after the other name mostly the same groups)."""
+        if not positions:
+            return []
+        key = tuple(positions)
+        grouped = self._groups.get(key)
+        if grouped is None:
+            grouped = self._groups[key] = self._group(parent, positions)
+        return grouped
+
+    def _group(self, parent: str, positions: list[int]) -> list[str]:
+        if len(positions) == 1 or not parent:
+            return [self._file_name(position) for position in positions]
+        rels = self._rels
+        names = [str(rels[position]).rpartition("/")[2] for position in positions]
+        if not _plain_names("/".join(names)):  # some name is quoted, or cannot be grouped
+            names = [name for position in positions if (name := self._base_name(position))]
+            if len(names) < len(positions):  # a brace or a comma would blur the group
+                return [self._file_name(position) for position in positions]
+        shown = _name(self._shown(parent + "/"))
+        return [f"{shown}{{{', '.join(names)}}}"]
+
+    def _base_name(self, position: int) -> str | None:
+        """A file's own name as a group names it; None if it cannot be in a group."""
+        if position not in self._base_names:
+            name = str(self._rels[position]).rpartition("/")[2]
+            self._base_names[position] = None if _BRACES.intersection(name) else _name(name)
+        return self._base_names[position]
+
+    def _file_name(self, position: int) -> str:
+        """A file's path as a notice names it (kept: every plan names most files again)."""
+        name = self._shown_names.get(position)
+        if name is None:
+            name = self._shown_names[position] = _name(self._shown(str(self._rels[position])))
+        return name
+
+
+_BRACES = frozenset("{},")
+
+
+def _ancestors(directory: str, highest_first: bool = False) -> list[str]:
+    """`a/b/c` gives `a/b/c`, `a/b`, `a` (or the other way round); `` gives nothing."""
+    found = []
+    while directory:
+        found.append(directory)
+        directory = directory.rpartition("/")[0]
+    return found[::-1] if highest_first else found
+
+
+def _files_in(parents: Iterable[str]) -> Counter[str]:
+    """How many of the files in `parents` (their directories) each directory holds."""
+    counts: Counter[str] = Counter()
+    for parent, count in Counter(parents).items():
+        for directory in _ancestors(parent):
+            counts[directory] += count
+    return counts
+
+
+def _plain_names(joined: str) -> bool:
+    """Whether every name of `joined` (names joined by `/`, which no name holds) is
+    grouped as it is: `_base_name` would neither quote it nor refuse it. Thousands of
+    names are looked at once, not one by one."""
+    return (
+        joined.isascii()
+        and joined.isprintable()
+        and not _UNPLAIN.intersection(joined)
+        and not (joined.startswith(" ") or joined.endswith(" "))
+        and "/ " not in joined
+        and " /" not in joined
+    )
+
+
+_UNPLAIN = frozenset('{},"[')  # a brace or comma blurs a group; a quote or bracket is quoted
+
+
+def _name(path: str) -> str:
+    """A path as the notice names it: quoted where a comma list would blur it."""
+    shown = header_path(path)
+    if shown == path and (", " in path or path != path.strip() or path.startswith("[")):
+        return quoted(path)
+    return shown

@@ -1,0 +1,146 @@
+"""What a `many` plan leaves to read: the arguments that read what it does not show (each
+file's next lines, or the file again), and what an output showing every file whole
+would take (the options that hold everything are made from it)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+
+from readmany.pack.plan import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, Packing
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from readmany.pack.plan import Block
+
+    class RequestedLines(Protocol):
+        """A file as `many` is asked for it: its path and the lines asked for."""
+
+        @property
+        def path(self) -> str: ...
+
+        @property
+        def offset(self) -> float | None: ...
+
+        @property
+        def limit(self) -> float | None: ...
+
+    class ContinuedBlock(Block, Protocol):
+        @property
+        def next_spec(self) -> str | None: ...
+
+    class FramedFile(Protocol):
+        """A requested file as it was framed (`frame.pages.Piece`)."""
+
+        @property
+        def block(self) -> ContinuedBlock: ...
+
+        @property
+        def spec(self) -> str: ...
+
+        @property
+        def need_bytes(self) -> int: ...
+
+        @property
+        def need_lines(self) -> int: ...
+
+        @property
+        def need_tokens(self) -> float: ...
+
+
+UNREAD_MARGIN = 1.2  # what is not read is counted at this much the density of what is
+
+
+def rest_specs(
+    entries: Sequence[Entry],
+    pieces: Sequence[FramedFile],
+    packing: Packing,
+    files: Sequence[RequestedLines],
+) -> list[str]:
+    """`readmany many` arguments that read what this packing does not show, in order.
+
+    A file left out whose lines an earlier request of the same file asked for (`a.py
+    a.py`) is not named again: they are shown, or read by the argument before it."""
+    rest = []
+    asked: dict[str, list[tuple[int, float]]] = {}  # the lines of each file accounted for
+    for entry, piece, file in zip(entries, pieces, files, strict=True):
+        if not entry.ok:  # an error block: reading it again reads nothing
+            continue
+        lines = _lines_asked(file)
+        same = asked.setdefault(os.path.normpath(file.path), [])
+        if entry.position in packing.plan.full:
+            spec = piece.block.next_spec
+        elif entry.position == packing.plan.partial_index:
+            partial = packing.plan.partial
+            spec = getattr(partial, "next_spec", None)
+        elif lines is not None and _within(lines, same):
+            spec = None
+        else:
+            spec = piece.spec
+        if spec is not None:
+            rest.append(spec)
+        if lines is not None:
+            same.append(lines)
+    return rest
+
+
+def _lines_asked(file: RequestedLines) -> tuple[int, float] | None:
+    """The first and last line a request asks for (the last may be infinite); None for
+    an offset or limit that is no whole number (read as the reference reads it)."""
+    offset, limit = file.offset, file.limit
+    first = 1 if offset is None else _whole(offset)
+    if first is None:
+        return None
+    first = max(first, 1)
+    if limit is None:
+        return first, math.inf
+    count = _whole(limit)
+    return None if count is None or count < 1 else (first, first + count - 1)
+
+
+def _whole(value: float) -> int | None:
+    if isinstance(value, int):
+        return value
+    return int(value) if math.isfinite(value) and value.is_integer() else None
+
+
+def _within(lines: tuple[int, float], earlier: Sequence[tuple[int, float]]) -> bool:
+    """Whether the lines `first`-`last` are all among the ranges `earlier`."""
+    first, last = lines
+    reached: float = first - 1  # every line up to this one is covered
+    for start, end in sorted(earlier):
+        if start > reached + 1:
+            break
+        reached = max(reached, end)
+    return reached >= last
+
+
+def need_of_pieces(pieces: Sequence[FramedFile], budget: Budget) -> tuple[int, int, float]:
+    """Bytes, lines and tokens of an output that shows every file whole (tokens, only
+    for a budget of tokens: a file cut is weighed whole where its read kept every line
+    asked for; one read in part, at its block's tokens a byte, with `UNREAD_MARGIN` more
+    for what was not read)."""
+    count = len(pieces)
+    separators = max(count - 1, 0)
+    tokens = 0.0
+    if budget.counts_tokens:
+        from readmany.tokens import text_weight
+
+        for piece in pieces:
+            block = piece.block
+            if piece.need_tokens >= 0:  # weighed whole
+                tokens += piece.need_tokens
+                continue
+            tokens += block.tokens
+            unread = piece.need_bytes - block.bytes
+            if unread > 0:
+                tokens += UNREAD_MARGIN * block.tokens * unread / max(block.bytes, 1)
+        tokens += separators * text_weight(SEPARATOR)
+    return (
+        sum(p.need_bytes for p in pieces) + separators * SEPARATOR_BYTES,
+        sum(p.need_lines for p in pieces) + separators * SEPARATOR_LINES,
+        tokens,
+    )
