@@ -511,3 +511,21 @@ def test_a_pattern_whose_directory_is_outside_the_root_is_never_listed(tmp_path:
     (tmp_path / "alias").symlink_to(project)
     again = run_readmany(["glob", f"{tmp_path / 'alias'}/*.txt", "--json"], cwd=project)
     assert skipped(again) == {"../alias/a.txt": "boundary"}
+
+
+def test_a_link_a_pattern_names_that_leads_out_lists_no_name(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "OUTNAME.txt").write_text("s\n")
+    (root / "lnk").symlink_to(outside)
+    (root / "in").mkdir()
+    (root / "in" / "a.txt").write_text("x\n")
+    (root / "lin").symlink_to(root / "in")
+    for args in (["lnk/**"], ["lnk"], ["{lnk,x}/**"], ["ln[k]/*"], ["--stdin"]):
+        result = run_readmany(["glob", "--json", *args], cwd=root, stdin=b"lnk\n")
+        assert b"OUTNAME" not in result.stdout + result.stderr, args
+        skipped = json.loads(result.stdout)["details"]["skipped"]
+        assert [s["path"] for s in skipped] == ["lnk"], args
+    inside = run_readmany(["glob", "lin/**"], cwd=root)  # a link that stays in: followed
+    assert inside.stdout.startswith(b"--- lin/a.txt ---")

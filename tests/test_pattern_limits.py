@@ -3,6 +3,8 @@ exit 2, wherever it is given (it was a RecursionError, exit 70)."""
 
 from __future__ import annotations
 
+import itertools
+import json
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,23 @@ def test_a_configuration_s_pattern_too_long_is_refused(tmp_path: Path) -> None:
     line = result.stderr.decode()
     assert line.startswith("readmany: .readmany.toml: patterns: pattern is ")
     assert line.count("\n") == 1 and len(line) < 300
+
+
+def test_a_run_of_globstars_is_one(tmp_path: Path) -> None:
+    from readmany.select.patterns import collapse_globstars, compile_includes
+
+    assert collapse_globstars("**/**/**/x.py") == "**/x.py"
+    assert collapse_globstars("a/**/**/b/**/**") == "a/**/b/**"
+    assert collapse_globstars("x**/**y") == "x**/**y"  # no `**` segment in a run
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    for name in ("x.py", "d/x.py", "d/e/x.py", "d/y.py"):
+        (tmp_path / name).write_text(name)
+    includes = compile_includes(["**/" * 500 + "x.py"], (), str(tmp_path), True)
+    for walks in includes.walks.values():
+        for segments in walks:
+            texts = [segment.text for segment in segments]
+            assert all(not (a == b == "**") for a, b in itertools.pairwise(texts))
+    many = run_readmany(["glob", "--json", "**/" * 500 + "x.py"], cwd=tmp_path)
+    one = run_readmany(["glob", "--json", "**/x.py"], cwd=tmp_path)
+    assert json.loads(many.stdout)["content"] == json.loads(one.stdout)["content"]
+    assert json.loads(one.stdout)["details"]["files"] == ["d/e/x.py", "d/x.py", "x.py"]

@@ -101,6 +101,16 @@ def compile_segment(text: str) -> NameMatcher[str]:
     return fnmatch.compile([text], flags=flags)
 
 
+def collapse_globstars(pattern: str) -> str:
+    """`pattern` with each run of `**` segments (`**/**/x`) written as one (`**/x`):
+    `**/**` matches what `**` matches, and a run of them costs a matcher its square."""
+    if "**/**" not in pattern:
+        return pattern
+    parts = pattern.split("/")
+    kept = [p for i, p in enumerate(parts) if not (p == "**" and i and parts[i - 1] == "**")]
+    return "/".join(kept)
+
+
 def compile_paths(patterns: Sequence[str]) -> PathMatcher[str]:
     """A matcher for `/`-separated paths: `**`, no case, dotfiles match, extglob, braces."""
     from wcmatch import glob
@@ -108,7 +118,7 @@ def compile_paths(patterns: Sequence[str]) -> PathMatcher[str]:
     for pattern in patterns:
         check_brace_depth(pattern)
     flags = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.EXTGLOB | glob.BRACE
-    return glob.compile(list(patterns), flags=flags | glob.FORCEUNIX)
+    return glob.compile([collapse_globstars(p) for p in patterns], flags=flags | glob.FORCEUNIX)
 
 
 # --- include patterns, compiled for the walk ------------------------------------------
@@ -268,6 +278,7 @@ def _add_glob(pattern: str, root: str, add_walk: _AddWalk) -> None:
     if parts and parts[-1] == "":
         return  # only directories can match a trailing "/", and files are wanted
     parts = [p for p in parts if p not in ("", ".")]
+    parts = [p for i, p in enumerate(parts) if not (p == "**" and i and parts[i - 1] == "**")]
     if not parts:
         return
     first_magic = next(

@@ -573,6 +573,10 @@ class _Selector:
                 if event is not None:
                     yield event
             elif _is_directory(entry):
+                if not self.rules.list_outside_directories and self._outside(entry.path):
+                    # a link a pattern names (`lnk/**`) that leads out: never listed
+                    yield Skip(rel, REASON_LINK_OUTSIDE)
+                    continue
                 verdict = self._may_enter(rel, inside, is_dir=False, quiet=step.accepts)
                 if isinstance(verdict, Skip):
                     yield verdict
@@ -713,8 +717,8 @@ class _Selector:
         """Whether a directory a pattern or a listed path starts from lies outside the
         root (by its path, and where its links lead): the default face never lists it, so
         no name below it is reported."""
-        if inside(directory, self.root):
-            return False
+        if inside(directory, self.root) and not os.path.islink(directory):
+            return False  # a link to a directory (`lnk`) is judged by where it leads
         try:
             return not inside(os.path.realpath(directory), self.root_real)
         except (OSError, ValueError):
