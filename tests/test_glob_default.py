@@ -488,3 +488,26 @@ def test_a_path_outside_the_root_is_refused_with_the_way_out(
     )
     above = run_readmany(["glob", "--root", "..", "outside.txt", *extra], cwd=project)
     assert above.returncode == 0 and b"outside\n" in above.stdout
+
+
+def test_a_pattern_whose_directory_is_outside_the_root_is_never_listed(tmp_path: Path) -> None:
+    """`glob '/elsewhere/**'` is refused as one entry, the pattern itself: no name of a
+    file outside the root reaches the output or the report (through `--stdin` too)."""
+    project = tmp_path / "proj"
+    make(project, {"a.txt": "a\n"})
+    make(tmp_path / "outside", {"o/secret.txt": "s\n", "o/deep/other.txt": "o\n"})
+    outside = tmp_path / "outside"
+    for pattern in (f"{outside}/**", "../outside/o/*", f"{outside}", "../outside/**/*.txt"):
+        result = run_readmany(["glob", "a.txt", pattern, "-v", "--json"], cwd=project)
+        assert result.returncode == 0, result.stderr
+        text = result.stdout.decode() + result.stderr.decode()
+        assert "secret.txt" not in text and "other.txt" not in text
+        assert skipped(result) == {pattern: "boundary"}
+        assert f"readmany: 1 skipped (boundary): {pattern}" in result.stderr.decode()
+    listed = run_readmany(["glob", "--stdin"], cwd=project, stdin=b"a.txt\n../outside/o\n")
+    assert b"secret.txt" not in listed.stdout + listed.stderr
+    assert b"1 skipped (boundary): ../outside/o\n" in listed.stderr
+    # the root reached through a link is walked as before: its names are the root's own
+    (tmp_path / "alias").symlink_to(project)
+    again = run_readmany(["glob", f"{tmp_path / 'alias'}/*.txt", "--json"], cwd=project)
+    assert skipped(again) == {"../alias/a.txt": "boundary"}

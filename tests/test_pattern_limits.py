@@ -9,7 +9,7 @@ import pytest
 from helpers import run_readmany
 
 from readmany.errors import UsageError
-from readmany.limits import PATTERN_MAX_BRACE_DEPTH
+from readmany.limits import PATTERN_MAX_BRACE_DEPTH, PATTERN_MAX_CHARS
 from readmany.select.patterns import check_brace_depth, expand_braces
 
 DEEP = "{" * 300 + "a" + "}" * 300
@@ -48,3 +48,53 @@ def test_the_limit_is_the_depth_not_the_count_of_braces(tmp_path: Path) -> None:
     check_brace_depth("\\{" * 300 + "a")  # escaped braces nest nothing
     with pytest.raises(UsageError):
         check_brace_depth("{a," * (PATTERN_MAX_BRACE_DEPTH + 1) + "a")
+
+
+LONG = "a" * PATTERN_MAX_CHARS + "*.txt"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["glob", LONG],
+        ["glob", "a.txt", "--exclude", LONG],
+        ["glob", "a.txt", "--include", LONG],
+        ["glob", "--compat", LONG],
+        ["glob", "--compat", "a.txt", "--exclude", "{" + LONG + ",b}"],
+        ["glob", "x\0" + LONG],
+    ],
+    ids=["pattern", "exclude", "include", "compat", "compat-exclude", "nul"],
+)
+def test_a_pattern_too_long_is_one_short_usage_line(tmp_path: Path, args: list[str]) -> None:
+    """A pattern longer than `limits.PATTERN_MAX_CHARS` is refused before it is compiled:
+    a 10 MB one took 72 s of CPU, and was echoed whole in the error."""
+    (tmp_path / "a.txt").write_text("a\n")
+    result = run_readmany(args, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, b"")
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1 and len(lines[0]) < 300
+    assert (
+        lines[0].startswith("readmany: pattern is ")
+        and f"more than {PATTERN_MAX_CHARS:,}" in lines[0]
+    )
+    assert lines[0].endswith(
+        "split it into shorter patterns, or list the paths on standard input (--stdin)"
+    )
+
+
+def test_a_pattern_at_the_limit_is_taken(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    longest = "{" + "x" * (PATTERN_MAX_CHARS - 8) + ",a}.txt"
+    assert len(longest) == PATTERN_MAX_CHARS
+    result = run_readmany(["glob", longest], cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.startswith(b"--- a.txt ---")
+
+
+def test_a_configuration_s_pattern_too_long_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / ".readmany.toml").write_text(f'patterns = ["{LONG}"]\n')
+    result = run_readmany(["glob"], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, b"")
+    line = result.stderr.decode()
+    assert line.startswith("readmany: .readmany.toml: patterns: pattern is ")
+    assert line.count("\n") == 1 and len(line) < 300

@@ -75,6 +75,10 @@ class WalkRules(NamedTuple):
     listed_paths_request_assets: bool = True
     # A listed link to a directory is walked into; else it is judged as a file.
     walk_listed_directory_links: bool = True
+    # A pattern (or a listed directory) whose fixed directory is outside the root is
+    # walked, each file below reported as outside; else it is refused as one entry, the
+    # pattern itself, and never listed: no name from outside reaches the report.
+    list_outside_directories: bool = True
 
 
 class SelectRequest(NamedTuple):
@@ -304,6 +308,17 @@ class _Verdicts:
         return any(
             path.startswith(head) and path.endswith(tail) for head, tail in self.output_temps
         )
+
+    def outside(self, directory: str) -> bool:
+        """Whether a directory a pattern or a listed path starts from lies outside the
+        root (by its path, and where its links lead): the default face never lists it, so
+        no name below it is reported."""
+        if inside(directory, self.root):
+            return False
+        try:
+            return not inside(os.path.realpath(directory), self.root_real)
+        except (OSError, ValueError):
+            return True
 
     def relative(self, path: str) -> str:
         if path.startswith(self._root_slash):
@@ -666,6 +681,9 @@ class _NamedPaths:
             parts = rel_parts(path, self.root)
             segments = (*(Segment(p, exact=True) for p in parts), below_dir)
             return self.tree.events(self.root, [segments])
+        verdicts = self.verdicts
+        if not verdicts.rules.list_outside_directories and verdicts.outside(path):
+            return iter([Skip(verdicts.relative(path), REASON_OUTSIDE)])  # never listed
         return self.tree.events(path, [(below_dir,)])
 
     def as_listed(self, listed: Iterable[str]) -> Iterator[Event]:
@@ -732,8 +750,8 @@ class _Selector:
         )
         # Patterns that must still match something (reported: said which did not).
         self.unmatched: set[int] = set()
+        self.patterns = request.patterns
         if rules.report_left_out:
-            self.patterns = request.patterns
             self.unmatched = set(range(len(request.patterns))) - self.includes.matched
         self.verdicts = _Verdicts(root, root_real, request)
         self.tree = _TreeWalk(self.verdicts, self.unmatched)
@@ -742,8 +760,15 @@ class _Selector:
     def events(self) -> Iterator[Event]:
         """Every matched file once, as a candidate or a skip, in output order."""
         sources = [self.named.in_order()] if self.includes.literals else []
+        refused: dict[int, None] = {}
+        verdicts = self.verdicts
         for anchor, patterns in sorted(self.includes.walks.items()):
+            if not verdicts.rules.list_outside_directories and verdicts.outside(anchor):
+                refused.update(dict.fromkeys(self.includes.owners[anchor]))
+                continue
             sources.append(self.tree.events(anchor, patterns, self.includes.owners[anchor]))
+        if refused:
+            sources.append(iter(self._refused_patterns(refused)))
         merged: Iterator[Event]
         if len(sources) > 1:
             import heapq
@@ -779,6 +804,14 @@ class _Selector:
         for problem in self.verdicts.ignores.problems:  # its rules were not applied: say so
             where = self.verdicts.relative(problem.path)
             yield Skip(where, f"ignore file not read ({problem.reason})")
+
+    def _refused_patterns(self, owners: Iterable[int]) -> list[Skip]:
+        """Each pattern whose fixed directory is outside the root, once, as it was given."""
+        skips = {
+            self.patterns[owner]: Skip(self.patterns[owner], REASON_OUTSIDE) for owner in owners
+        }
+        self.unmatched.difference_update(owners)
+        return sorted(skips.values(), key=_event_key)
 
 
 _DIRECTORY_MEMO = 4096  # directories known at most, while a `--stdin` list is read
