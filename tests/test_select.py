@@ -674,8 +674,8 @@ def test_the_plain_file_path_decides_as_the_general_one(
     def general(
         self: Any, rel: str, name: str, path: str, regular: bool, parent_refused: bool
     ) -> Any:
-        return self._leaf(rel, path, True, is_link=False, via_link=False, regular=regular)
+        return self.leaf(rel, path, True, is_link=False, via_link=False, regular=regular)
 
-    monkeypatch.setattr(walk._Selector, "_plain_file", general)
+    monkeypatch.setattr(walk._Verdicts, "plain_file", general)
     assert select_files(request) == fast
     assert [c.rel for c in fast.candidates]  # the tree is not all refused

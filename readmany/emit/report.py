@@ -1,5 +1,6 @@
-"""What became of each file `glob` matched: the `--json` details, the tally, and the
-lines said on stderr (skips, failures, warnings about what git names, the budget's notes).
+"""What became of each file `glob` matched: the tally, the lines said on stderr (skips,
+failures, warnings about what git names, the budget's notes), the `--json` records, and
+what `--secrets` found.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from readmany.select.candidates import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from readmany.read.glob_file import AssetFile, Failed, TextFile
@@ -48,9 +50,6 @@ _SELECT_CATEGORIES = {
     REASON_OUTPUT: "output file",
     REASON_SECRET_FILE: "secret file",
 }
-
-
-# A hook id is said back in a command (`SKIP=ID git commit`): a plain word, nothing a
 
 
 def secret_file_warning(path: str, git: str) -> str:
@@ -103,12 +102,131 @@ OUTSIDE_ADVICE = (
 )
 
 
-class Report:
-    """What became of each matched file: details, the tally and stderr lines.
+class FileRecords:
+    """The `--json` records of what became of each file: the paths shown, the files read
+    and the files skipped (those outside the root first, as the reference lists them),
+    kept as their JSON text, which goes to a temporary file once it is long: a run can
+    name many files."""
 
-    Per-file records are kept only for `--json` details (`keep_records`), as JSON text
-    that goes to a temporary file once it is long; otherwise memory does not grow with the
-    number of files.
+    def __init__(self, *, reference_reasons: bool) -> None:
+        from readmany.emit.jsonarray import JsonArray
+
+        self.reference_reasons = reference_reasons
+        self.files = JsonArray()
+        self.read = JsonArray()
+        self.outside = JsonArray()  # listed first, as the reference does
+        self.skipped = JsonArray()
+
+    def file_read(
+        self, path: str, result: TextFile | AssetFile, size: int, tokens: float, **facts: Any
+    ) -> None:
+        """A file read: what it is and what it took of the output."""
+        self.files.append(path)
+        self.read.append(
+            {
+                "path": path,
+                "kind": result.kind,
+                "bytes": result.size,
+                **facts,
+                "outputBytes": size,
+                "estimatedTokens": round(tokens),
+            }
+        )
+
+    def file_skipped(self, path: str, reason: str, category: str) -> None:
+        records = self.outside if reason == REASON_OUTSIDE else self.skipped
+        records.append({"path": path, "reason": reason if self.reference_reasons else category})
+
+    def file_failed(self, path: str, reason: str) -> None:
+        self.skipped.append({"path": path, "reason": reason})
+
+    def details(self) -> dict[str, Any]:
+        """`files`, `skipped` and `read` of the `--json` details."""
+        from readmany.emit.jsonarray import JoinedArrays
+
+        skipped = JoinedArrays(self.outside, self.skipped)
+        return {"files": self.files, "skipped": skipped, "read": self.read}
+
+
+class SecretsCheck:
+    """`--secrets` and credentials files, for the texts shown: what looks like a secret
+    is named (warn), its file left out (skip) or masked (redact); the files masked or
+    left out are left out of the diff of `--with-diff` too.
+
+    `skip` reports a file left out; `warnings`, the lines said on stderr, is added to."""
+
+    def __init__(self, skip: Callable[[str, str, str], None], warnings: list[str]) -> None:
+        self.skip = skip
+        self.warnings = warnings
+        self.found: list[dict[str, Any]] = []  # `details.secrets`
+        self.rels: set[str] = set()  # files masked or left out
+
+    def checked(self, rel: str, path: str, result: TextFile, mode: str) -> TextFile | None:
+        """The text as it may be shown: None for a credentials file or, with `--secrets
+        skip`, a file that holds a secret (each reported); redacted with `redact`."""
+        if credentials_name(rel) and _holds_credentials(rel, result.text.body):
+            self.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
+            self.rels.add(rel)  # nor are its lines shown in a diff
+            return None
+        if mode != "off":
+            checked = self.file(path, result, mode)
+            if checked is not result:  # masked or left out: so are its lines in the diff
+                self.rels.add(rel)
+            return checked
+        return result
+
+    def file(self, path: str, result: TextFile, mode: str) -> TextFile | None:
+        """`--secrets`: name what looks like a secret (warn), leave the file out (skip) or
+        mask it (redact); None when the file is left out."""
+        body = self.text(path, result.text.body, mode)
+        if body is None:
+            return None
+        if body is not result.text.body:
+            # Masked: its weight, if it was weighed, is no longer its text's.
+            result = result._replace(text=result.text._replace(body=body), weight=-1.0)
+        return result
+
+    def text(self, path: str, text: str, mode: str) -> str | None:
+        """`file` of any text shown as `path` (a file, the diff of `--with-diff`): the
+        text, masked with `redact`; None when `skip` leaves it out."""
+        from readmany.read.secrets import redact, scan
+
+        if mode == "redact":
+            masked, findings = redact(text)
+        else:
+            masked, findings = text, scan(text)
+        if not findings:
+            return text
+        self.found.extend(
+            {"path": path, "line": f.line, "rule": f.rule, "action": mode} for f in findings
+        )
+        if mode == "skip":
+            self.skip(path, "secret", "secret")
+            return None
+        if mode == "warn":
+            from readmany.read.secrets import secrets_warning
+
+            self.warnings.append(secrets_warning(path, findings))
+        return masked
+
+    def checked_diff(self, diff: str | None, mode: str, label: str) -> str | None:
+        """The diff of `--with-diff` as it may be shown: `--secrets` holds for it as for
+        the files (a key masked in a file must not be shown by the diff's lines), and a
+        credentials file left out is left out of it too."""
+        if diff is None or (mode == "off" and not self.rels):
+            return diff
+        from readmany.read.secrets import diff_without
+
+        diff = diff_without(diff, self.rels, headers=mode != "off")
+        if mode == "off":
+            return diff
+        return self.text(label, diff, mode)
+
+
+class Report:
+    """What became of each matched file: the tally, the lines said on stderr, and the
+    `--json` details (`FileRecords`, kept only with `keep_records`: otherwise memory
+    does not grow with the number of files); `--secrets` is `SecretsCheck`'s.
     """
 
     def __init__(
@@ -123,7 +241,6 @@ class Report:
     ) -> None:
         self.root = root
         self.stdin_only = stdin_only  # the files are a `--stdin` list alone
-        self.keep_records = keep_records
         # the reference's long reasons and words (`--compat`), else the short ones
         self.reference_reasons = reference_reasons
         self.git = git  # "staged" or "changed" when git names the files
@@ -134,18 +251,10 @@ class Report:
         self.left_out_count = 0
         self.unmatched_patterns: list[str] = []
         self.diff: str | None = None
-        self.found_secrets: list[dict[str, Any]] = []
         self.warnings: list[str] = []  # said on stderr, the exit status unchanged
-        self.secret_rels: set[str] = set()  # files --secrets masked or left out
         self.advice: list[str] = []  # what to run instead, said once after the rest
-        # The records of `--json`, kept as their JSON text: a run can name many files.
-        if keep_records:
-            from readmany.emit.jsonarray import JsonArray
-
-            self.files = JsonArray()
-            self.read = JsonArray()
-            self.outside = JsonArray()  # listed first, as the reference does
-            self.skipped = JsonArray()
+        self.records = FileRecords(reference_reasons=reference_reasons) if keep_records else None
+        self.secrets = SecretsCheck(self.skip, self.warnings)
         self.attachments: list[Attachment] = []
         self.problems: list[str] = []
         self.tally = Tally()
@@ -189,18 +298,12 @@ class Report:
             self.skip(path, event.reason, _SELECT_CATEGORIES.get(event.reason, event.reason))
 
     def checked(self, rel: str, path: str, result: TextFile, mode: str) -> TextFile | None:
-        """The text as it may be shown: None for a credentials file or, with `--secrets
-        skip`, a file that holds a secret (each reported); redacted with `redact`."""
-        if credentials_name(rel) and _holds_credentials(rel, result.text.body):
-            self.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
-            self.secret_rels.add(rel)  # nor are its lines shown in a diff
-            return None
-        if mode != "off":
-            checked = self.secrets(path, result, mode)
-            if checked is not result:  # masked or left out: so are its lines in the diff
-                self.secret_rels.add(rel)
-            return checked
-        return result
+        """`SecretsCheck.checked`."""
+        return self.secrets.checked(rel, path, result, mode)
+
+    def checked_diff(self, diff: str | None, mode: str, label: str) -> str | None:
+        """`SecretsCheck.checked_diff`."""
+        return self.secrets.checked_diff(diff, mode, label)
 
     def text(self, path: str, result: TextFile, size: int, tokens: float) -> None:
         """A text shown: `size` bytes and about `tokens` tokens of the output (the
@@ -210,15 +313,20 @@ class Report:
             self.tally.add(FileStat(path, "cut", size, _TRUNCATED))
         else:
             self.tally.add_read(path, size)
-        if self.keep_records:
-            self._record(path, result, size, tokens, truncated=text.truncated, lossy=text.lossy)
+        if self.records is not None:
+            self.records.file_read(
+                path, result, size, tokens, truncated=text.truncated, lossy=text.lossy
+            )
 
     def cut(self, path: str, result: TextFile, size: int, tokens: float, shown: int) -> None:
         """A text the budget cut to its first `shown` lines."""
         self.tally.add(FileStat(path, "cut", size, CUT_BY_BUDGET))
         total = result.text.total_lines or line_count(result.text.body)
         self.budget_notes.append(f"{path}: lines 1-{shown} of {total} shown, {CUT_BY_BUDGET}")
-        self._record(path, result, size, tokens, truncated=True, lossy=result.text.lossy)
+        if self.records is not None:
+            self.records.file_read(
+                path, result, size, tokens, truncated=True, lossy=result.text.lossy
+            )
 
     def left_out(self, paths: list[str]) -> None:
         """Files the budget left out (named in one of `budget_notes`)."""
@@ -226,7 +334,8 @@ class Report:
 
     def asset(self, path: str, result: AssetFile, size: int, tokens: float) -> None:
         self.tally.add(FileStat(path, "read", size))
-        self._record(path, result, size, tokens, mimeType=result.mime_type)
+        if self.records is not None:
+            self.records.file_read(path, result, size, tokens, mimeType=result.mime_type)
 
     def attach(self, path: str, result: AssetFile) -> None:
         """An asset sent as an attachment (`--json`), not as content: none of the output."""
@@ -238,76 +347,10 @@ class Report:
         """Whether something is shown outside the content: an attachment counts."""
         return bool(self.attachments)
 
-    def _record(
-        self, path: str, result: TextFile | AssetFile, size: int, tokens: float, **facts: Any
-    ) -> None:
-        """The `--json` record of a file read: what it is and what it took of the output."""
-        if not self.keep_records:
-            return
-        self.files.append(path)
-        self.read.append(
-            {
-                "path": path,
-                "kind": result.kind,
-                "bytes": result.size,
-                **facts,
-                "outputBytes": size,
-                "estimatedTokens": round(tokens),
-            }
-        )
-
     def skip(self, path: str, reason: str, category: str) -> None:
         self.tally.add(FileStat(path, "skipped", 0, category))
-        if self.keep_records:
-            records = self.outside if reason == REASON_OUTSIDE else self.skipped
-            records.append({"path": path, "reason": reason if self.reference_reasons else category})
-
-    def secrets(self, path: str, result: TextFile, mode: str) -> TextFile | None:
-        """`--secrets`: name what looks like a secret (warn), leave the file out (skip) or
-        mask it (redact); None when the file is left out."""
-        body = self.secret_text(path, result.text.body, mode)
-        if body is None:
-            return None
-        if body is not result.text.body:
-            # Masked: its weight, if it was weighed, is no longer its text's.
-            result = result._replace(text=result.text._replace(body=body), weight=-1.0)
-        return result
-
-    def secret_text(self, path: str, text: str, mode: str) -> str | None:
-        """`secrets` of any text shown as `path` (a file, the diff of `--with-diff`): the
-        text, masked with `redact`; None when `skip` leaves it out."""
-        from readmany.read.secrets import redact, scan
-
-        if mode == "redact":
-            masked, findings = redact(text)
-        else:
-            masked, findings = text, scan(text)
-        if not findings:
-            return text
-        self.found_secrets.extend(
-            {"path": path, "line": f.line, "rule": f.rule, "action": mode} for f in findings
-        )
-        if mode == "skip":
-            self.skip(path, "secret", "secret")
-            return None
-        if mode == "warn":
-            from readmany.read.secrets import secrets_warning
-
-            self.warnings.append(secrets_warning(path, findings))
-        return masked
-
-    def checked_diff(self, diff: str | None, mode: str, label: str) -> str | None:
-        """The diff of `--with-diff` as it may be shown: `--secrets` holds for it as for
-        the files (a key masked in a file must not be shown by the diff's lines), and a
-        credentials file left out is left out of it too."""
-        if diff is None or (mode == "off" and not self.secret_rels):
-            return diff
-        from readmany.read.secrets import diff_without
-
-        diff = diff_without(diff, self.secret_rels, headers=mode != "off")
-        if mode == "off":
-            return diff
-        return self.secret_text(label, diff, mode)
+        if self.records is not None:
+            self.records.file_skipped(path, reason, category)
 
     def unmatched(self, pattern: str) -> None:
         """A command-line pattern that matched no file at all."""
@@ -348,8 +391,8 @@ class Report:
     def fail(self, path: str, problem: str, reason: str) -> None:
         self.tally.add(FileStat(path, "error", 0, "read failed"))
         self.problems.append(problem)
-        if self.keep_records:
-            self.skipped.append({"path": path, "reason": reason})
+        if self.records is not None:
+            self.records.file_failed(path, reason)
 
     def notices(self) -> list[str]:
         """One line per kind of skip, and one for truncated files, naming a few paths."""
@@ -373,17 +416,14 @@ class Report:
     def outcome(self, content_bytes: int, content_tokens: float) -> Outcome:
         """The run's outcome; `content_tokens`, the content's estimated tokens."""
         details: dict[str, Any] = {"root": self.root}
-        if self.keep_records:
-            from readmany.emit.jsonarray import JoinedArrays
-
-            skipped = JoinedArrays(self.outside, self.skipped)
-            details.update(files=self.files, skipped=skipped, read=self.read)
+        if self.records is not None:
+            details.update(self.records.details())
             if not self.reference_reasons:
                 details.update(unmatched=self.unmatched_patterns)
             if self.diff is not None:
                 details.update(diff=self.diff)
-            if self.found_secrets:
-                details.update(secrets=self.found_secrets)
+            if self.secrets.found:
+                details.update(secrets=self.secrets.found)
         details.update(self.details)
         details.update(bytes=content_bytes, estimatedTokens=round(content_tokens))
         warnings = self.warnings

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from readmany.pack.plan import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, Packing
@@ -65,26 +66,66 @@ def rest_specs(
     A file left out whose lines an earlier request of the same file asked for (`a.py
     a.py`) is not named again: they are shown, or read by the argument before it."""
     rest = []
-    asked: dict[str, list[tuple[int, float]]] = {}  # the lines of each file accounted for
+    asked: dict[str, LinesAsked] = {}  # the lines of each file accounted for
     for entry, piece, file in zip(entries, pieces, files, strict=True):
         if not entry.ok:  # an error block: reading it again reads nothing
             continue
         lines = _lines_asked(file)
-        same = asked.setdefault(os.path.normpath(file.path), [])
+        same = asked.get(path := os.path.normpath(file.path))
+        if same is None:
+            same = asked[path] = LinesAsked()
         if entry.position in packing.plan.full:
             spec = piece.block.next_spec
         elif entry.position == packing.plan.partial_index:
             partial = packing.plan.partial
             spec = getattr(partial, "next_spec", None)
-        elif lines is not None and _within(lines, same):
+        elif lines is not None and same.covers(*lines):
             spec = None
         else:
             spec = piece.spec
         if spec is not None:
             rest.append(spec)
         if lines is not None:
-            same.append(lines)
+            same.add(*lines)
     return rest
+
+
+class LinesAsked:
+    """The lines of one file asked for so far: sorted ranges of whole lines, apart and
+    not touching (lines 1-5 and 6-9 are one range, 1-9), so that a request asked again is
+    found in one range by bisection and adds nothing."""
+
+    __slots__ = ("_ends", "_starts")
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[float] = []  # the last line of each range (may be infinite)
+
+    def covers(self, first: int, last: float) -> bool:
+        """Whether every line `first`-`last` has been asked for."""
+        if last < first:
+            return True
+        index = bisect_right(self._starts, first) - 1
+        return index >= 0 and self._ends[index] >= last
+
+    def add(self, first: int, last: float) -> None:
+        """Count the lines `first`-`last` as asked for."""
+        starts, ends = self._starts, self._ends
+        low = bisect_right(starts, first) - 1  # the last range that starts at or before
+        if low >= 0 and ends[low] + 1 >= first:  # it reaches or touches `first`
+            first = starts[low]
+        else:
+            low += 1
+        high = low  # the ranges from `low` that start at or before the line after `last`
+        while high < len(starts) and starts[high] <= last + 1:
+            last = max(last, ends[high])
+            high += 1
+        starts[low:high] = [first]
+        ends[low:high] = [last]
+
+    def ranges(self) -> list[tuple[int, float]]:
+        """The ranges, in order."""
+        return list(zip(self._starts, self._ends, strict=True))
 
 
 def _lines_asked(file: RequestedLines) -> tuple[int, float] | None:
@@ -105,17 +146,6 @@ def _whole(value: float) -> int | None:
     if isinstance(value, int):
         return value
     return int(value) if math.isfinite(value) and value.is_integer() else None
-
-
-def _within(lines: tuple[int, float], earlier: Sequence[tuple[int, float]]) -> bool:
-    """Whether the lines `first`-`last` are all among the ranges `earlier`."""
-    first, last = lines
-    reached: float = first - 1  # every line up to this one is covered
-    for start, end in sorted(earlier):
-        if start > reached + 1:
-            break
-        reached = max(reached, end)
-    return reached >= last
 
 
 def need_of_pieces(pieces: Sequence[FramedFile], budget: Budget) -> tuple[int, int, float]:

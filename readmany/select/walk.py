@@ -49,6 +49,7 @@ from readmany.select.excludes import DEFAULT_EXCLUDES, Excludes
 from readmany.select.ignore import GITIGNORE, IgnoreMatcher
 from readmany.select.patterns import (
     GLOBSTAR,
+    Includes,
     Segment,
     check_listed,
     compile_includes,
@@ -190,32 +191,16 @@ def _event_key(event: Event) -> str:
     return sort_key(event.rel)
 
 
-class _Selector:
-    def __init__(self, request: SelectRequest) -> None:
-        root = os.path.abspath(request.root)
-        if not os.path.isdir(root):
-            raise UsageError(f"root is not a directory: {request.root}")
+class _Verdicts:
+    """What the walk makes of a path it reaches, a file or a directory: a candidate, a
+    skip with its reason, or nothing (an `--exclude` drops it silently). The rules that
+    decide, the excludes, ignore files and `-o` targets, and what is known of the
+    directories above (`blocked_dirs`)."""
+
+    def __init__(self, root: str, root_real: str, request: SelectRequest) -> None:
         self.root = root
-        self.recursive = request.recursive
-        try:
-            self.root_real = os.path.realpath(root)
-        except OSError as exc:  # a link on its way swapped while it was resolved
-            raise UsageError(
-                f"root cannot be resolved: {request.root}: {exc.strerror or exc}"
-            ) from None
+        self.root_real = root_real
         self.rules = rules = request.rules
-        self.includes = compile_includes(
-            request.patterns,
-            request.literal_paths,
-            root,
-            request.recursive,
-            keep_listed_order=rules.listed_order,
-        )
-        # Patterns that must still match something (reported: said which did not).
-        self.unmatched: set[int] = set()
-        self.patterns = request.patterns
-        if rules.report_left_out:
-            self.unmatched = set(range(len(request.patterns))) - self.includes.matched
         # Reported, or bypassed by a named path, the default excludes stay apart.
         self.defaults: Excludes | None = None
         if not request.use_default_excludes:
@@ -238,29 +223,27 @@ class _Selector:
             ignore_files=request.ignore_files,
             global_excludes=request.global_excludes,
         )
-        self._blocked_dirs: dict[str, bool] = {}
+        self.blocked_dirs: dict[str, bool] = {}
         self._root_slash = root.rstrip("/") + "/"
-        self._root_real_slash = self.root_real.rstrip("/") + "/"
-        self._pruned: dict[str, bool] = {}
-        self._real_directories: dict[str, str] = {}
+        self._root_real_slash = root_real.rstrip("/") + "/"
 
-    # -- decisions --
+    # -- files --
 
-    def _refused(self, rel: str) -> bool:
+    def refused(self, rel: str) -> bool:
         """Whether a segment of `rel` is one no file may be read under (or named)."""
         parent, _, name = rel.rpartition("/")
         if blocked_name(name):
             return True
-        return self_or_above(self._blocked_dirs, parent, _blocked_directory)
+        return self_or_above(self.blocked_dirs, parent, _blocked_directory)
 
-    def _accept(
+    def accept(
         self, rel: str, path: str, *, is_link: bool, via_link: bool, regular: bool = False
     ) -> Event:
         """A file matched and not excluded: a candidate, or a skip with its reason."""
-        if self.outputs and self._is_output(path, linked=is_link or via_link):
+        if self.outputs and self.is_output(path, linked=is_link or via_link):
             return Skip(rel, REASON_OUTPUT)
         if not is_link and not via_link:  # the common case: no link to resolve
-            if self._refused(rel):
+            if self.refused(rel):
                 return Skip(rel, REASON_OUTSIDE)
             if is_secret_name(rel):
                 return Skip(rel, REASON_SECRET_FILE)
@@ -269,9 +252,9 @@ class _Selector:
             real = os.path.realpath(path)
         except OSError as exc:  # a link that cannot be followed (EACCES, …)
             return _unfollowed(rel, exc)
-        return self._accept_real(rel, path, real, is_link=is_link, regular=regular)
+        return self.accept_real(rel, path, real, is_link=is_link, regular=regular)
 
-    def _accept_real(
+    def accept_real(
         self,
         rel: str,
         path: str,
@@ -282,7 +265,7 @@ class _Selector:
         named: bool = False,
         requested: bool = False,
     ) -> Event:
-        """As `_accept`, `real` being the resolved path where links may be on the way."""
+        """As `accept`, `real` being the resolved path where links may be on the way."""
         real_rel = rel
         if real is not None:
             if not inside(real, self.root_real):
@@ -296,7 +279,7 @@ class _Selector:
             ignored_target = is_link and real_rel and not bypass
             if ignored_target and self.ignores.is_path_ignored(real_rel, False):
                 return Skip(rel, REASON_IGNORED)
-        if self._refused(rel) or (real_rel != rel and blocked(real_rel.split("/"))):
+        if self.refused(rel) or (real_rel != rel and blocked(real_rel.split("/"))):
             return Skip(rel, REASON_OUTSIDE)
         if is_secret_name(rel) or (
             real_rel != rel and (is_secret_name(real_rel) or links_to_credentials(rel, real_rel))
@@ -314,7 +297,7 @@ class _Selector:
         linked = real_rel if real is not None and (is_link or real_rel != rel) else None
         return Candidate(rel, path, regular, requested, linked)
 
-    def _is_output(self, path: str, *, linked: bool) -> bool:
+    def is_output(self, path: str, *, linked: bool) -> bool:
         """Whether `path` is the `-o` target or the temporary file it is written to.
 
         Without a link on the way (`linked`), only a file of the target's name can be it:
@@ -326,138 +309,94 @@ class _Selector:
             path.startswith(head) and path.endswith(tail) for head, tail in self.output_temps
         )
 
-    # -- literal paths --
+    def outside(self, directory: str) -> bool:
+        """Whether a directory a pattern or a listed path starts from lies outside the
+        root (by its path, and where its links lead): the default face never lists it, so
+        no name below it is reported."""
+        if inside(directory, self.root) and not os.path.islink(directory):
+            return False  # a link to a directory (`lnk`) is judged by where it leads
+        try:
+            return not inside(os.path.realpath(directory), self.root_real)
+        except (OSError, ValueError):
+            return True
 
-    def _relative(self, path: str) -> str:
+    def relative(self, path: str) -> str:
         if path.startswith(self._root_slash):
             return path[len(self._root_slash) :]
         return os.path.relpath(path, self.root).replace(os.sep, "/")
 
-    def _literal(
-        self, path: str, rel: str, regular: bool, is_link: bool, *, listed: bool = False
+    # -- what the walk finds --
+
+    def may_enter(
+        self, rel: str, inside: bool, *, is_dir: bool, quiet: bool = False
+    ) -> bool | Skip:
+        """True to walk into a directory; False or a skip record (ignored) not to."""
+        if not self.excludes.empty and self.excludes.dir_pruned(rel):
+            return False
+        if self.defaults is not None and self.defaults.dir_pruned(rel):
+            # `.git` is the repository's own store, never a file of the project.
+            if quiet or rel.rpartition("/")[2].lower() == ".git":
+                return False
+            return Skip(rel + "/", REASON_DEFAULT_EXCLUDE)
+        if not inside or rel == ".":
+            return True
+        if self.ignores.is_ignored(rel, is_dir):
+            # A matched link to an ignored directory was reported already, as a file.
+            return False if quiet else Skip(rel + "/", REASON_IGNORED)
+        return True
+
+    def leaf(
+        self,
+        rel: str,
+        path: str,
+        inside: bool,
+        *,
+        is_link: bool,
+        via_link: bool,
+        regular: bool = False,
     ) -> Event | None:
-        """A path named exactly: `rel` is `_relative(path)`; `listed`: from `--stdin`."""
-        if not inside(path, self.root):
-            return None if self.excludes.file_excluded(rel) else Skip(rel, REASON_OUTSIDE)
-        parent = rel.rpartition("/")[0]
-        # `_pruned_directory` judges every directory above, as a walk would have.
-        excluded = self._pruned_directory(parent) or self.excludes.file_excluded(
-            rel, parents_checked=True
-        )
-        if self.rules.named_paths_bypass_ignore:
-            # Named means named: only `--exclude`, the boundary and the kind leave it out.
-            if excluded:
-                return Skip(rel, REASON_EXCLUDED)
-            if self.outputs and self._is_output(path, linked=True):
-                return Skip(rel, REASON_OUTPUT)
-        elif excluded:
+        if not self.excludes.empty and self.excludes.file_excluded(rel, parents_checked=inside):
             return None
-        elif self.ignores.is_path_ignored(rel, False):
+        if self.defaults is not None and self.defaults.file_excluded(rel, parents_checked=inside):
+            return Skip(rel, REASON_DEFAULT_EXCLUDE)
+        if not inside:
+            return Skip(rel, REASON_OUTSIDE)
+        if self.ignores.is_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
-        # Resolve the directory once for all its files; only a link itself needs more.
-        directory, _, name = path.rpartition("/")
-        try:
-            real = (
-                os.path.realpath(path) if is_link else f"{self._real_directory(directory)}/{name}"
-            )
-        except OSError as exc:  # a link on the way that cannot be followed (EACCES, …)
-            return _unfollowed(rel, exc)
-        regular = regular and not is_link
-        # Naming a file asks for it even as an asset; a `--stdin` list asks for no asset
-        # (in the default face: a list is not a request to inline every image in it).
-        requested = self.rules.listed_paths_request_assets or not listed
-        return self._accept_real(
-            rel, path, real, is_link=is_link, regular=regular, named=True, requested=requested
-        )
+        return self.accept(rel, path, is_link=is_link, via_link=via_link, regular=regular)
 
-    def _pruned_directory(self, rel_dir: str) -> bool:
-        """Whether an exclude prunes `rel_dir` or a directory above it."""
-        return self_or_above(self._pruned, rel_dir, self.excludes.dir_pruned)
+    def plain_file(
+        self, rel: str, name: str, path: str, regular: bool, parent_refused: bool
+    ) -> Event | None:
+        """`leaf` for a file of the root's tree that is no link, found by no link, the
+        directories above it walked (so not pruned) and `parent_refused` judged once for
+        them all: the same decisions, in the same order, each name split once."""
+        excludes = self.excludes
+        if not excludes.empty and excludes.walked_file_excluded(rel, name):
+            return None
+        defaults = self.defaults
+        if defaults is not None and defaults.walked_file_excluded(rel, name):
+            return Skip(rel, REASON_DEFAULT_EXCLUDE)
+        if self.ignores.is_ignored(rel, False):
+            return Skip(rel, REASON_IGNORED)
+        if self.outputs and self.is_output(path, linked=False):
+            return Skip(rel, REASON_OUTPUT)
+        if parent_refused or blocked_name(name):
+            return Skip(rel, REASON_OUTSIDE)
+        if is_secret_name(name):
+            return Skip(rel, REASON_SECRET_FILE)
+        return Candidate(rel, path, regular)
 
-    def _real_directory(self, directory: str) -> str:
-        """`realpath(directory)`, from its parent's below the root: one lstat, not one a part."""
-        pending: list[tuple[str, str]] = []  # (directory, name): known from the parent's
-        real = self._real_directories.get(directory)
-        while real is None:
-            parent, _, name = directory.rpartition("/")
-            if directory == self.root:
-                real = self.root_real
-            elif inside(parent, self.root) and name not in ("", ".", ".."):
-                try:
-                    linked = stat.S_ISLNK(os.lstat(directory).st_mode)
-                except OSError:
-                    linked = True  # missing: let realpath say what it would
-                if not linked:
-                    pending.append((directory, name))
-                    directory = parent
-                    real = self._real_directories.get(directory)
-                    continue
-                real = os.path.realpath(directory)
-            else:
-                real = os.path.realpath(directory)
-            self._real_directories[directory] = real
-        for below, name in reversed(pending):  # any depth: no recursion
-            real = self._real_directories[below] = f"{real.rstrip('/')}/{name}"
-        return real
 
-    def _literal_events(self) -> Iterator[Event]:
-        """The literal paths in output order (sorted as paths, not as events: less memory).
+class _TreeWalk:
+    """The walk of a directory tree by patterns, matched segment by segment as it goes
+    down; noting which command-line patterns matched (`unmatched` holds those that did
+    not yet)."""
 
-        A path from `--stdin` is looked at when its turn comes; a directory then means
-        the files below it, walked and merged into the stream in order.
-        """
-        import heapq  # here: a walk by patterns alone needs no heap
-
-        relative = self._relative
-        ordered = sorted(
-            (
-                (sort_key(rel), rel, path, regular, is_link)
-                for path, regular, is_link in self.includes.literals
-                for rel in (relative(path),)
-            ),
-            key=_first,  # stable: of two equal paths, the first given comes first
-        )
-        walks: list[tuple[str, int, Event, Iterator[Event]]] = []  # a heap, by path
-        pushed = itertools.count()  # equal paths: the first pushed first, never compared
-
-        def advance(walk: Iterator[Event]) -> None:
-            event = next(walk, None)
-            if event is not None:
-                heapq.heappush(walks, (sort_key(event.rel), next(pushed), event, walk))
-
-        for key, rel, path, regular, is_link in ordered:
-            while walks and walks[0][0] < key:
-                _, _, event, walk = heapq.heappop(walks)
-                yield event
-                advance(walk)
-            if regular is None or is_link is None:
-                own_mode = stat_mode(path, follow=False)
-                is_link = own_mode is not None and stat.S_ISLNK(own_mode)
-                mode = stat_mode(path) if is_link else own_mode
-                if mode is not None and stat.S_ISDIR(mode):
-                    advance(self._directory_walk(path))
-                    continue
-                regular = mode is not None and stat.S_ISREG(mode)
-            named = self._literal(path, rel, regular, is_link)
-            if named is not None:
-                yield named
-        while walks:
-            _, _, event, walk = heapq.heappop(walks)
-            yield event
-            advance(walk)
-
-    def _directory_walk(self, path: str) -> Iterator[Event]:
-        """The files below a directory named on the list (see `compile_includes`)."""
-        below_dir = GLOBSTAR if self.recursive else glob_segment("*")
-        if inside(path, self.root):
-            parts = rel_parts(path, self.root)
-            segments = (*(Segment(p, exact=True) for p in parts), below_dir)
-            return self._walk_events(self.root, [segments])
-        if not self.rules.list_outside_directories and self._outside(path):
-            return iter([Skip(self._relative(path), REASON_OUTSIDE)])  # never listed
-        return self._walk_events(path, [(below_dir,)])
-
-    # -- walking --
+    def __init__(self, verdicts: _Verdicts, unmatched: set[int]) -> None:
+        self.verdicts = verdicts
+        self.root = verdicts.root
+        self.unmatched = unmatched
 
     def _listing(self, directory: str) -> list[os.DirEntry[str]] | str:
         """The entries of a directory, or why it cannot be listed."""
@@ -467,7 +406,7 @@ class _Selector:
         except OSError as exc:
             return f"Read error: cannot list directory: {exc.strerror or exc}"
 
-    def _walk_events(
+    def events(
         self,
         anchor: str,
         patterns: Sequence[tuple[Segment, ...]],
@@ -515,8 +454,9 @@ class _Selector:
         if isinstance(entries, str):
             yield Skip((rel_dir + "/") if rel_dir else "./", entries, failed=True)
             return
+        verdicts = self.verdicts
         if in_root:
-            self.ignores.note_directory(rel_dir, any(e.name == GITIGNORE for e in entries))
+            verdicts.ignores.note_directory(rel_dir, any(e.name == GITIGNORE for e in entries))
         keyed: list[tuple[str, int, os.DirEntry[str], _Step]] = []
         # Below a `**` with nothing after it, every name steps the same way: once will do.
         same_for_all = (
@@ -540,7 +480,7 @@ class _Selector:
             if is_link and step.below_link:
                 keyed.append((sort_key(entry.name + "/"), _LINKED_DIRECTORY, entry, step))
         keyed.sort(key=lambda item: item[0])
-        # Most files: in the root's tree, no link on the way (`_plain_file`).
+        # Most files: in the root's tree, no link on the way (`plain_file`).
         plain = in_root and not via_link
         parent_refused: bool | None = None  # whether a directory above refuses its files
         for _key, what, entry, step in keyed:
@@ -550,7 +490,7 @@ class _Selector:
                 rel = os.path.relpath(entry.path, self.root).replace(os.sep, "/")
             inside = in_root or not rel.startswith("../")
             if what == _DIRECTORY:
-                verdict = self._may_enter(
+                verdict = verdicts.may_enter(
                     rel, inside, is_dir=True, quiet=not _matches_below(patterns, step)
                 )
                 if isinstance(verdict, Skip):
@@ -563,27 +503,29 @@ class _Selector:
                 if plain and not is_link:
                     if parent_refused is None:
                         parent_refused = self_or_above(
-                            self._blocked_dirs, rel_dir, _blocked_directory
+                            verdicts.blocked_dirs, rel_dir, _blocked_directory
                         )
-                    event = self._plain_file(rel, entry.name, entry.path, regular, parent_refused)
+                    event = verdicts.plain_file(
+                        rel, entry.name, entry.path, regular, parent_refused
+                    )
                 else:
-                    event = self._leaf(
+                    event = verdicts.leaf(
                         rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
                     )
                 if event is not None:
                     yield event
             elif _is_directory(entry):
-                if not self.rules.list_outside_directories and self._outside(entry.path):
+                if not verdicts.rules.list_outside_directories and verdicts.outside(entry.path):
                     # a link a pattern names (`lnk/**`) that leads out: never listed
                     yield Skip(rel, REASON_LINK_OUTSIDE)
                     continue
-                verdict = self._may_enter(rel, inside, is_dir=False, quiet=step.accepts)
+                verdict = verdicts.may_enter(rel, inside, is_dir=False, quiet=step.accepts)
                 if isinstance(verdict, Skip):
                     yield verdict
                 elif verdict:
                     yield (entry.path, rel, step.below_link, True)
         if in_root:  # every directory below it is done too: its rules are not needed
-            self.ignores.leave_directory(rel_dir)
+            verdicts.ignores.leave_directory(rel_dir)
 
     def _note_matches(
         self,
@@ -606,75 +548,229 @@ class _Selector:
             if any(fi == pi and fs == len(segments) for fi, fs in found):
                 self.unmatched.discard(owners[pi])
 
-    def _may_enter(
-        self, rel: str, inside: bool, *, is_dir: bool, quiet: bool = False
-    ) -> bool | Skip:
-        """True to walk into a directory; False or a skip record (ignored) not to."""
-        if not self.excludes.empty and self.excludes.dir_pruned(rel):
-            return False
-        if self.defaults is not None and self.defaults.dir_pruned(rel):
-            # `.git` is the repository's own store, never a file of the project.
-            if quiet or rel.rpartition("/")[2].lower() == ".git":
-                return False
-            return Skip(rel + "/", REASON_DEFAULT_EXCLUDE)
-        if not inside or rel == ".":
-            return True
-        if self.ignores.is_ignored(rel, is_dir):
-            # A matched link to an ignored directory was reported already, as a file.
-            return False if quiet else Skip(rel + "/", REASON_IGNORED)
-        return True
 
-    def _leaf(
-        self,
-        rel: str,
-        path: str,
-        inside: bool,
-        *,
-        is_link: bool,
-        via_link: bool,
-        regular: bool = False,
-    ) -> Event | None:
-        if not self.excludes.empty and self.excludes.file_excluded(rel, parents_checked=inside):
-            return None
-        if self.defaults is not None and self.defaults.file_excluded(rel, parents_checked=inside):
-            return Skip(rel, REASON_DEFAULT_EXCLUDE)
-        if not inside:
-            return Skip(rel, REASON_OUTSIDE)
-        if self.ignores.is_ignored(rel, False):
-            return Skip(rel, REASON_IGNORED)
-        return self._accept(rel, path, is_link=is_link, via_link=via_link, regular=regular)
+class _NamedPaths:
+    """The paths named exactly (literal patterns, `--stdin` paths), in output order or as
+    listed: each judged where it stands, a directory walked where it is named."""
 
-    def _plain_file(
-        self, rel: str, name: str, path: str, regular: bool, parent_refused: bool
+    def __init__(
+        self, verdicts: _Verdicts, tree: _TreeWalk, includes: Includes, recursive: bool
+    ) -> None:
+        self.verdicts = verdicts
+        self.tree = tree
+        self.literals = includes.literals
+        self.recursive = recursive
+        self.root = verdicts.root
+        self._pruned: dict[str, bool] = {}
+        self._real_directories: dict[str, str] = {}
+
+    def _literal(
+        self, path: str, rel: str, regular: bool, is_link: bool, *, listed: bool = False
     ) -> Event | None:
-        """`_leaf` for a file of the root's tree that is no link, found by no link, the
-        directories above it walked (so not pruned) and `parent_refused` judged once for
-        them all: the same decisions, in the same order, each name split once."""
-        excludes = self.excludes
-        if not excludes.empty and excludes.walked_file_excluded(rel, name):
+        """A path named exactly: `rel` is `relative(path)`; `listed`: from `--stdin`."""
+        verdicts = self.verdicts
+        if not inside(path, self.root):
+            return None if verdicts.excludes.file_excluded(rel) else Skip(rel, REASON_OUTSIDE)
+        parent = rel.rpartition("/")[0]
+        # `_pruned_directory` judges every directory above, as a walk would have.
+        excluded = self._pruned_directory(parent) or verdicts.excludes.file_excluded(
+            rel, parents_checked=True
+        )
+        if verdicts.rules.named_paths_bypass_ignore:
+            # Named means named: only `--exclude`, the boundary and the kind leave it out.
+            if excluded:
+                return Skip(rel, REASON_EXCLUDED)
+            if verdicts.outputs and verdicts.is_output(path, linked=True):
+                return Skip(rel, REASON_OUTPUT)
+        elif excluded:
             return None
-        defaults = self.defaults
-        if defaults is not None and defaults.walked_file_excluded(rel, name):
-            return Skip(rel, REASON_DEFAULT_EXCLUDE)
-        if self.ignores.is_ignored(rel, False):
+        elif verdicts.ignores.is_path_ignored(rel, False):
             return Skip(rel, REASON_IGNORED)
-        if self.outputs and self._is_output(path, linked=False):
-            return Skip(rel, REASON_OUTPUT)
-        if parent_refused or blocked_name(name):
-            return Skip(rel, REASON_OUTSIDE)
-        if is_secret_name(name):
-            return Skip(rel, REASON_SECRET_FILE)
-        return Candidate(rel, path, regular)
+        # Resolve the directory once for all its files; only a link itself needs more.
+        directory, _, name = path.rpartition("/")
+        try:
+            real = (
+                os.path.realpath(path) if is_link else f"{self._real_directory(directory)}/{name}"
+            )
+        except OSError as exc:  # a link on the way that cannot be followed (EACCES, …)
+            return _unfollowed(rel, exc)
+        regular = regular and not is_link
+        # Naming a file asks for it even as an asset; a `--stdin` list asks for no asset
+        # (in the default face: a list is not a request to inline every image in it).
+        requested = verdicts.rules.listed_paths_request_assets or not listed
+        return verdicts.accept_real(
+            rel, path, real, is_link=is_link, regular=regular, named=True, requested=requested
+        )
+
+    def _pruned_directory(self, rel_dir: str) -> bool:
+        """Whether an exclude prunes `rel_dir` or a directory above it."""
+        return self_or_above(self._pruned, rel_dir, self.verdicts.excludes.dir_pruned)
+
+    def _real_directory(self, directory: str) -> str:
+        """`realpath(directory)`, from its parent's below the root: one lstat, not one a part."""
+        pending: list[tuple[str, str]] = []  # (directory, name): known from the parent's
+        real = self._real_directories.get(directory)
+        while real is None:
+            parent, _, name = directory.rpartition("/")
+            if directory == self.root:
+                real = self.verdicts.root_real
+            elif inside(parent, self.root) and name not in ("", ".", ".."):
+                try:
+                    linked = stat.S_ISLNK(os.lstat(directory).st_mode)
+                except OSError:
+                    linked = True  # missing: let realpath say what it would
+                if not linked:
+                    pending.append((directory, name))
+                    directory = parent
+                    real = self._real_directories.get(directory)
+                    continue
+                real = os.path.realpath(directory)
+            else:
+                real = os.path.realpath(directory)
+            self._real_directories[directory] = real
+        for below, name in reversed(pending):  # any depth: no recursion
+            real = self._real_directories[below] = f"{real.rstrip('/')}/{name}"
+        return real
+
+    def in_order(self) -> Iterator[Event]:
+        """The literal paths in output order (sorted as paths, not as events: less memory).
+
+        A path from `--stdin` is looked at when its turn comes; a directory then means
+        the files below it, walked and merged into the stream in order.
+        """
+        import heapq  # here: a walk by patterns alone needs no heap
+
+        relative = self.verdicts.relative
+        ordered = sorted(
+            (
+                (sort_key(rel), rel, path, regular, is_link)
+                for path, regular, is_link in self.literals
+                for rel in (relative(path),)
+            ),
+            key=_first,  # stable: of two equal paths, the first given comes first
+        )
+        walks: list[tuple[str, int, Event, Iterator[Event]]] = []  # a heap, by path
+        pushed = itertools.count()  # equal paths: the first pushed first, never compared
+
+        def advance(walk: Iterator[Event]) -> None:
+            event = next(walk, None)
+            if event is not None:
+                heapq.heappush(walks, (sort_key(event.rel), next(pushed), event, walk))
+
+        for key, rel, path, regular, is_link in ordered:
+            while walks and walks[0][0] < key:
+                _, _, event, walk = heapq.heappop(walks)
+                yield event
+                advance(walk)
+            if regular is None or is_link is None:
+                own_mode = stat_mode(path, follow=False)
+                is_link = own_mode is not None and stat.S_ISLNK(own_mode)
+                mode = stat_mode(path) if is_link else own_mode
+                if mode is not None and stat.S_ISDIR(mode):
+                    advance(self._directory_walk(path))
+                    continue
+                regular = mode is not None and stat.S_ISREG(mode)
+            named = self._literal(path, rel, regular, is_link)
+            if named is not None:
+                yield named
+        while walks:
+            _, _, event, walk = heapq.heappop(walks)
+            yield event
+            advance(walk)
+
+    def _directory_walk(self, path: str) -> Iterator[Event]:
+        """The files below a directory named on the list (see `compile_includes`)."""
+        below_dir = GLOBSTAR if self.recursive else glob_segment("*")
+        if inside(path, self.root):
+            parts = rel_parts(path, self.root)
+            segments = (*(Segment(p, exact=True) for p in parts), below_dir)
+            return self.tree.events(self.root, [segments])
+        verdicts = self.verdicts
+        if not verdicts.rules.list_outside_directories and verdicts.outside(path):
+            return iter([Skip(verdicts.relative(path), REASON_OUTSIDE)])  # never listed
+        return self.tree.events(path, [(below_dir,)])
+
+    def as_listed(self, listed: Iterable[str]) -> Iterator[Event]:
+        """The `--stdin` paths in the order given (the default face): a directory means
+        the files below it, in output order, where it stands in the list."""
+        verdicts = self.verdicts
+        relative = verdicts.relative
+        root = self.root
+        memos = (verdicts.blocked_dirs, self._pruned, self._real_directories)
+        for raw in listed:
+            check_listed(raw)
+            if not raw:
+                continue
+            if len(self._real_directories) > _DIRECTORY_MEMO:
+                # A list is as long as it is: what is known of its directories is
+                # forgotten now and then (a list from git names a directory's files
+                # together, so little is looked at twice).
+                for memo in memos:
+                    memo.clear()
+                verdicts.ignores.forget_directories()
+            path = join_clean(root, raw)
+            own_mode = stat_mode(path, follow=False)
+            is_link = own_mode is not None and stat.S_ISLNK(own_mode)
+            mode = stat_mode(path) if is_link else own_mode
+            # A directory means the files below it; a link to one is an entry of its own
+            # (git lists it so), not walked into by the default face: judged as a file.
+            walk_in = verdicts.rules.walk_listed_directory_links or not is_link
+            if mode is not None and stat.S_ISDIR(mode) and walk_in:
+                found = False
+                for below in self._directory_walk(path):
+                    found = True
+                    yield below
+                if not found and verdicts.rules.report_left_out:  # a submodule not checked out
+                    yield Skip(relative(path).rstrip("/") + "/", REASON_EMPTY_DIRECTORY)
+                continue
+            regular = mode is not None and stat.S_ISREG(mode)
+            event = self._literal(path, relative(path), regular, is_link, listed=True)
+            if event is not None:
+                yield event
+
+
+class _Selector:
+    """Every matched file once, in output order: the walks by pattern and the named
+    paths merged, then what matched nothing and the ignore files not read."""
+
+    def __init__(self, request: SelectRequest) -> None:
+        root = os.path.abspath(request.root)
+        if not os.path.isdir(root):
+            raise UsageError(f"root is not a directory: {request.root}")
+        self.root = root
+        try:
+            root_real = os.path.realpath(root)
+        except OSError as exc:  # a link on its way swapped while it was resolved
+            raise UsageError(
+                f"root cannot be resolved: {request.root}: {exc.strerror or exc}"
+            ) from None
+        rules = request.rules
+        self.includes = compile_includes(
+            request.patterns,
+            request.literal_paths,
+            root,
+            request.recursive,
+            keep_listed_order=rules.listed_order,
+        )
+        # Patterns that must still match something (reported: said which did not).
+        self.unmatched: set[int] = set()
+        self.patterns = request.patterns
+        if rules.report_left_out:
+            self.unmatched = set(range(len(request.patterns))) - self.includes.matched
+        self.verdicts = _Verdicts(root, root_real, request)
+        self.tree = _TreeWalk(self.verdicts, self.unmatched)
+        self.named = _NamedPaths(self.verdicts, self.tree, self.includes, request.recursive)
 
     def events(self) -> Iterator[Event]:
         """Every matched file once, as a candidate or a skip, in output order."""
-        sources = [self._literal_events()] if self.includes.literals else []
+        sources = [self.named.in_order()] if self.includes.literals else []
         refused: dict[int, None] = {}
+        verdicts = self.verdicts
         for anchor, patterns in sorted(self.includes.walks.items()):
-            if not self.rules.list_outside_directories and self._outside(anchor):
+            if not verdicts.rules.list_outside_directories and verdicts.outside(anchor):
                 refused.update(dict.fromkeys(self.includes.owners[anchor]))
                 continue
-            sources.append(self._walk_events(anchor, patterns, self.includes.owners[anchor]))
+            sources.append(self.tree.events(anchor, patterns, self.includes.owners[anchor]))
         if refused:
             sources.append(iter(self._refused_patterns(refused)))
         merged: Iterator[Event]
@@ -702,27 +798,16 @@ class _Selector:
                         previous = event.rel
                         seen.add(event.rel)
                         yield event
-                for event in self._listed_events(listed):
+                for event in self.named.as_listed(listed):
                     if seen.add(event.rel):
                         yield event
             finally:
                 seen.close()
         for owner in sorted(self.unmatched):
             yield Skip(self.patterns[owner], REASON_NO_MATCH, failed=True)
-        for problem in self.ignores.problems:  # its rules were not applied: say so
-            where = self._relative(problem.path)
+        for problem in self.verdicts.ignores.problems:  # its rules were not applied: say so
+            where = self.verdicts.relative(problem.path)
             yield Skip(where, f"ignore file not read ({problem.reason})")
-
-    def _outside(self, directory: str) -> bool:
-        """Whether a directory a pattern or a listed path starts from lies outside the
-        root (by its path, and where its links lead): the default face never lists it, so
-        no name below it is reported."""
-        if inside(directory, self.root) and not os.path.islink(directory):
-            return False  # a link to a directory (`lnk`) is judged by where it leads
-        try:
-            return not inside(os.path.realpath(directory), self.root_real)
-        except (OSError, ValueError):
-            return True
 
     def _refused_patterns(self, owners: Iterable[int]) -> list[Skip]:
         """Each pattern whose fixed directory is outside the root, once, as it was given."""
@@ -731,43 +816,6 @@ class _Selector:
         }
         self.unmatched.difference_update(owners)
         return sorted(skips.values(), key=_event_key)
-
-    def _listed_events(self, listed: Iterable[str]) -> Iterator[Event]:
-        """The `--stdin` paths in the order given (the default face): a directory means
-        the files below it, in output order, where it stands in the list."""
-        relative = self._relative
-        root = self.root
-        memos = (self._blocked_dirs, self._pruned, self._real_directories)
-        for raw in listed:
-            check_listed(raw)
-            if not raw:
-                continue
-            if len(self._real_directories) > _DIRECTORY_MEMO:
-                # A list is as long as it is: what is known of its directories is
-                # forgotten now and then (a list from git names a directory's files
-                # together, so little is looked at twice).
-                for memo in memos:
-                    memo.clear()
-                self.ignores.forget_directories()
-            path = join_clean(root, raw)
-            own_mode = stat_mode(path, follow=False)
-            is_link = own_mode is not None and stat.S_ISLNK(own_mode)
-            mode = stat_mode(path) if is_link else own_mode
-            # A directory means the files below it; a link to one is an entry of its own
-            # (git lists it so), not walked into by the default face: judged as a file.
-            walk_in = self.rules.walk_listed_directory_links or not is_link
-            if mode is not None and stat.S_ISDIR(mode) and walk_in:
-                found = False
-                for below in self._directory_walk(path):
-                    found = True
-                    yield below
-                if not found and self.rules.report_left_out:  # a submodule not checked out
-                    yield Skip(relative(path).rstrip("/") + "/", REASON_EMPTY_DIRECTORY)
-                continue
-            regular = mode is not None and stat.S_ISREG(mode)
-            event = self._literal(path, relative(path), regular, is_link, listed=True)
-            if event is not None:
-                yield event
 
 
 _DIRECTORY_MEMO = 4096  # directories known at most, while a `--stdin` list is read
