@@ -58,6 +58,10 @@ class GlobRequest(NamedTuple):
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
+    # --order: which files a budget keeps (rank.ORDERS); the reference's rule by default
+    order: str = "smallest"
+    prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
+    tokenizer: str = "estimate"  # --tokenizer: how --max-tokens counts
     json: bool = False  # --json: its details say what each file takes, in tokens too
 
     @property
