@@ -147,3 +147,11 @@ def test_bad_orders_say_how_to_fix_them(repo: Path, args: list[str], said: str) 
     assert result.returncode == 2
     assert said in result.stderr.decode()
     assert b"Traceback" not in result.stderr
+
+
+def test_a_project_configuration_prefers_too(repo: Path) -> None:
+    (repo / ".readmany.toml").write_text('prefer = ["LICENSE"]\n', encoding="utf-8")
+    shown, _ = _run(repo, "--max-tokens", "8k")
+    assert "LICENSE" in shown
+    shown, _ = _run(repo, "--max-tokens", "8k", "--no-config")
+    assert "LICENSE" not in shown
