@@ -406,16 +406,6 @@ def glob_command(
             "earlier --prefer first).",
         ),
     ] = None,
-    tokenizer: Annotated[
-        str | None,
-        typer.Option(
-            "--tokenizer",
-            metavar="NAME",
-            help="How --max-tokens counts: estimate (the default; planned with a "
-            "margin so the real o200k count stays under it), o200k or cl100k (the "
-            "output counted exactly: pip install 'readmany[tokens]').",
-        ),
-    ] = None,
     stats: Annotated[
         bool,
         typer.Option(

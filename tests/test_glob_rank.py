@@ -139,7 +139,6 @@ def test_when_everything_fits_the_rule_changes_nothing(repo: Path) -> None:
         (["--order", "best"], "--order 'best': give rank, given, smallest"),
         (["--compat", "--order", "rank"], "--order is not part of --compat"),
         (["--compat", "--prefer", "x"], "--prefer is not part of --compat"),
-        (["--tokenizer", "gpt2"], "--tokenizer 'gpt2': give o200k, cl100k, estimate"),
     ],
 )
 def test_bad_orders_say_how_to_fix_them(repo: Path, args: list[str], said: str) -> None:

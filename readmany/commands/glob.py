@@ -133,7 +133,6 @@ _CHAT_OPTIONS = (
     ("line_numbers", "-n"),
     ("order", "--order"),
     ("prefer", "--prefer"),
-    ("tokenizer", "--tokenizer"),
 )
 
 
@@ -168,23 +167,9 @@ def _chat(options: Options) -> dict[str, Any]:
                 compile_paths([pattern])
             except Exception:  # wcmatch's errors, or a brace too deep
                 raise UsageError(f"--prefer {pattern!r}: not a glob readmany can read") from None
-    from readmany.tokenizer import TOKENIZERS
-
-    tokenizer = options.text("tokenizer") or "estimate"
-    if tokenizer not in TOKENIZERS:
-        raise UsageError(f"--tokenizer {tokenizer!r}: give {', '.join(TOKENIZERS)}")
-    if tokenizer != "estimate":
-        from readmany import tokenizer as real
-
-        if not real.available():
-            raise UsageError(
-                f"--tokenizer {tokenizer} needs the tokens extra: pip install "
-                "'readmany[tokens]' (or give --tokenizer estimate)"
-            )
     return {
         "order": order,
         "prefer": prefer,
-        "tokenizer": tokenizer,
         "format": format_name,
         "line_numbers": options.flag("line_numbers"),
         "tree": options.flag("tree"),

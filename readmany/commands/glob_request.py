@@ -61,7 +61,6 @@ class GlobRequest(NamedTuple):
     # --order: which files a budget keeps (rank.ORDERS); the reference's rule by default
     order: str = "smallest"
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
-    tokenizer: str = "estimate"  # --tokenizer: how --max-tokens counts
     json: bool = False  # --json: its details say what each file takes, in tokens too
 
     @property
