@@ -208,16 +208,41 @@ def _checked(path: str, prefix: str, key: str, value: object) -> object:
 
 
 def _inside_the_tree(pattern: str, wrong: Callable[[str], UsageError]) -> None:
-    """A pattern of a configuration names paths below the root, nothing else."""
-    import re
+    """A pattern of a configuration names paths below the root, nothing else: judged in
+    every form its braces spell out (`.{.,}/x` is `../x`)."""
+    from readmany.select.patterns import expand_braces
 
-    # `..` as a part of the path, or of a brace or extglob alternative (`{..,a}/x`)
-    up = re.search(r"(^|[/{,(|@!?*+])\.\.($|[/},)|])", pattern.replace("\\", "/"))
-    if pattern.startswith(("/", "~", "\\")) or up is not None or "\0" in pattern:
+    try:
+        forms = expand_braces(pattern)
+    except UsageError as exc:
+        raise wrong(str(exc)) from None
+    if any(_leaves_the_tree(form) for form in [pattern, *forms]):
         raise wrong(
             f"{pattern!r} names a path outside the tree: give patterns relative to the "
             "root, without '..'"
         )
+
+
+_GROUPS = frozenset(".@!?*+()|[]\\")
+
+
+def _leaves_the_tree(pattern: str) -> bool:
+    """Whether one form of a pattern could name a path above the root: absolute, from
+    `~`, or a part that is `..` (escaped, or as an extglob or bracket alternative)."""
+    import re
+
+    if pattern.startswith(("/", "~", "\\")) or "\0" in pattern:
+        return True
+    # `..` as a part of the path, or of a brace or extglob alternative (`{..,a}/x`)
+    if re.search(r"(^|[/{,(|@!?*+])\.\.($|[/},)|])", pattern.replace("\\", "/")):
+        return True
+    for part in pattern.split("/"):
+        if part.replace("\\", "") == "..":
+            return True
+        # only dots, groups and their operators: `@(.)@(.)`, `+(.)`, `[.][.]`
+        if "." in part and set(part) <= _GROUPS and not set(part).isdisjoint("(["):
+            return True
+    return False
 
 
 def merged(

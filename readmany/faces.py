@@ -37,6 +37,7 @@ class Face(NamedTuple):
     report_left_out: bool = True  # every path left out is reported; else some silently dropped
     listed_paths_request_assets: bool = False  # a `--stdin` path asks for an asset by name
     walk_listed_directory_links: bool = False  # a listed link to a directory is walked into
+    list_outside_directories: bool = False  # a pattern's directory outside the root is listed
     global_excludes: bool = True  # git's `core.excludesFile` is read in a git tree
     # -- many and hashline --
     many_max_files: int | None = None  # files one call takes; None: the budget decides
@@ -65,6 +66,7 @@ class Face(NamedTuple):
             report_left_out=False,
             listed_paths_request_assets=True,
             walk_listed_directory_links=True,
+            list_outside_directories=True,
             global_excludes=False,
             many_max_files=MANY_MAX_FILES,
             many_file_cap=True,

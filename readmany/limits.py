@@ -53,6 +53,11 @@ with room for JSON's escapes and for several files (`many`'s paths need far less
 PATTERN_MAX_BRACE_DEPTH = 32
 """Braces nested in one pattern (`{a,{b,{c}}}`): the expansion recurses once a level, and a
 deeper pattern was a RecursionError. No shell or git pattern nests anywhere near this."""
+PATTERN_MAX_CHARS = 16 * 1024
+"""Characters in one pattern (an include, an exclude, a configuration's): a pattern names
+paths, no path is longer than PATH_MAX (4096 bytes on Linux), and four of them spelled out
+by braces is far past any pattern people write. Matching costs grow with the length: a
+10 MB pattern took 72 s of CPU before it was refused."""
 UNSIZED_READ_BYTES = 32 << 20
 """A file whose size says 0 (procfs, sysfs) is read to its end, up to this, before it is
 judged (`many`, `hashline`); `glob` reads such a file up to its own size limit."""

@@ -206,6 +206,19 @@ def test_verbose_says_which_file_was_read(tree: Path) -> None:
         ('patterns = ["{..,a}/x"]', ".readmany.toml: patterns: '{..,a}/x' names a path outside"),
         ('patterns = ["@(..)/x"]', ".readmany.toml: patterns: '@(..)/x' names a path outside"),
         ('patterns = ["..\\\\x"]', ".readmany.toml: patterns: '..\\\\x' names a path outside"),
+        # braces and extglob that spell `..` out
+        (
+            'patterns = [".{.,}/.{.,}/outside/o/*"]',
+            ".readmany.toml: patterns: '.{.,}/.{.,}/outside/o/*' names a path outside",
+        ),
+        ('exclude = ["{.,x}./x"]', ".readmany.toml: exclude: '{.,x}./x' names a path outside"),
+        ('patterns = ["{/etc,a}/x"]', ".readmany.toml: patterns: '{/etc,a}/x' names a path"),
+        ('patterns = ["+(.)/x"]', ".readmany.toml: patterns: '+(.)/x' names a path outside"),
+        (
+            "patterns = ['\\.\\./x']",
+            ".readmany.toml: patterns: '\\\\.\\\\./x' names a path outside",
+        ),
+        ("patterns = ['" + "{" * 40 + "a" + "}" * 40 + "']", ".readmany.toml: patterns: pattern"),
         ('prefer = "head"', ".readmany.toml: prefer: give a list of patterns"),
     ],
 )

@@ -290,6 +290,181 @@ def test_a_git_file_pointing_at_another_repository_is_refused(tmp_path: Path) ->
         )
 
 
+_REFUSED = (
+    ": readmany reads only a work tree's own repository (set GIT_DIR to name another on purpose)\n"
+)
+
+
+def _victim(tmp_path: Path) -> Path:
+    victim = new_repo(tmp_path / "victim", {"secret.txt": "VICTIM-SECRET\n"})
+    (victim / "staged.txt").write_text("VICTIM-STAGED\n")
+    git(victim, "add", "staged.txt")
+    return victim
+
+
+def _mine(path: Path) -> Path:
+    repo = new_repo(path, {"mine.txt": "mine\n"})
+    (repo / "mine.txt").write_text("mine, edited\n")
+    git(repo, "add", "mine.txt")
+    return repo
+
+
+@pytest.mark.parametrize(
+    "plant",
+    ["objects", "index", "pack", "loose", "alternates", "ref", "head", "packed-refs", "refs"],
+)
+def test_a_git_directory_holding_links_into_another_repository_is_refused(
+    tmp_path: Path, plant: str
+) -> None:
+    """The `.git` directory is the work tree's own, but what git reads in it is a link
+    into another repository (or borrows its objects): refused, nothing of it shown."""
+    victim = _victim(tmp_path)
+    repo = _mine(tmp_path / "mine")
+    mine, theirs = repo / ".git", victim / ".git"
+    if plant in ("objects", "index", "refs", "packed-refs"):
+        git(victim, "pack-refs", "--all")
+        git(repo, "pack-refs", "--all")
+        target = mine / plant
+        if target.is_dir():
+            import shutil
+
+            shutil.rmtree(target)
+        else:
+            target.unlink(missing_ok=True)
+        target.symlink_to(theirs / plant)
+        named = target
+    elif plant == "pack":
+        git(victim, "gc", "-q")
+        named = mine / "objects" / "pack" / "borrowed.pack"
+        named.symlink_to(next((theirs / "objects" / "pack").glob("*.pack")))
+    elif plant == "loose":
+        some = next(p for p in (theirs / "objects").iterdir() if len(p.name) == 2)
+        named = mine / "objects" / f"{some.name}x"
+        named.symlink_to(some)
+    elif plant == "alternates":
+        named = mine / "objects" / "info" / "alternates"
+        named.write_text(f"{theirs / 'objects'}\n")
+    elif plant == "ref":
+        named = mine / "refs" / "heads" / "main"
+        named.unlink()
+        named.symlink_to(theirs / "refs" / "heads" / "main")
+    else:  # HEAD
+        named = mine / "HEAD"
+        named.unlink()
+        named.symlink_to(theirs / "HEAD")
+    for args in (["--staged"], ["--changed", "HEAD", "--with-diff"], ["--staged", "--with-diff"]):
+        result = run_readmany(["glob", *args], cwd=repo)
+        assert b"VICTIM" not in result.stdout
+        if plant == "head":  # git itself takes no HEAD that leads out of its directory
+            assert result.returncode == 2
+            continue
+        what = (
+            "borrows another repository's objects"
+            if plant == "alternates"
+            else ("is a symbolic link, which can lead into another repository")
+        )
+        assert (result.returncode, result.stderr.decode()) == (
+            2,
+            f"readmany: {args[0]}: {named} {what}{_REFUSED}",
+        )
+
+
+def test_borrowed_objects_in_the_environment_are_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    victim = _victim(tmp_path)
+    repo = _mine(tmp_path / "mine")
+    commit = git(victim, "rev-parse", "HEAD").strip()
+    monkeypatch.setenv("GIT_ALTERNATE_OBJECT_DIRECTORIES", str(victim / ".git" / "objects"))
+    result = run_readmany(["glob", "--changed", commit, "--with-diff"], cwd=repo)
+    assert b"VICTIM" not in result.stdout
+    assert result.returncode == 2
+    assert f"--changed {commit}: unknown revision" in result.stderr.decode()
+
+
+def test_a_worktree_whose_commondir_leads_to_another_repository_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A `.git` file naming a worktree directory of the tree's own making, whose `gitdir`
+    names it back and whose `commondir` is another repository's `.git`."""
+    victim = _victim(tmp_path)
+    tree = tmp_path / "unpacked"
+    fake = tree / "store" / "worktrees" / "w"
+    fake.mkdir(parents=True)
+    (fake / "gitdir").write_text(f"{tree / '.git'}\n")
+    (fake / "commondir").write_text(f"{victim / '.git'}\n")
+    (fake / "HEAD").write_text("ref: refs/heads/main\n")
+    (tree / ".git").write_text(f"gitdir: {fake}\n")
+    (tree / "mine.txt").write_text("mine\n")
+    result = run_readmany(["glob", "--staged", "--with-diff"], cwd=tree)
+    assert b"VICTIM" not in result.stdout
+    assert (result.returncode, result.stderr.decode()) == (
+        2,
+        f"readmany: --staged: {tree}/.git points at {fake}, a worktree's git directory "
+        f"whose commondir leads to another repository's{_REFUSED}",
+    )
+
+
+def test_a_separate_git_directory_must_name_this_work_tree(tmp_path: Path) -> None:
+    """`git init --separate-git-dir` elsewhere: a `.git` file naming it from another tree
+    is refused; one that names this work tree in `core.worktree` is read."""
+    owner = tmp_path / "owner"
+    owner.mkdir()
+    store = tmp_path / "outside" / "sepgd"
+    store.parent.mkdir()
+    git(owner, "init", "-q", "-b", "main", "--separate-git-dir", str(store), ".")
+    (owner / "secret.txt").write_text("VICTIM-SECRET\n")
+    git(owner, "add", "secret.txt")
+    tree = tmp_path / "unpacked"
+    tree.mkdir()
+    (tree / ".git").write_text(f"gitdir: {store}\n")
+    (tree / "mine.txt").write_text("mine\n")
+    result = run_readmany(["glob", "--staged"], cwd=tree)
+    assert b"VICTIM" not in result.stdout
+    assert (result.returncode, result.stderr.decode()) == (
+        2,
+        f"readmany: --staged: {tree}/.git points at {store}, a git directory that does not "
+        f"name this work tree as its own (to use it, run: git --git-dir={store} config "
+        f"core.worktree {tree}){_REFUSED}",
+    )
+    # The owner's own tree, once its git directory names it, reads as before.
+    git(owner, "config", "core.worktree", str(owner))
+    result = run_readmany(["glob", "--staged"], cwd=owner)
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"VICTIM-SECRET" in result.stdout
+    # A git directory kept inside the work tree is the tree's own.
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    git(inner, "init", "-q", "-b", "main", "--separate-git-dir", str(inner / "store"), ".")
+    (inner / "a.txt").write_text("INNER\n")
+    git(inner, "add", "a.txt")
+    result = run_readmany(["glob", "--staged", "a.txt"], cwd=inner)
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"INNER" in result.stdout
+
+
+def test_o_git_dir_never_writes_into_another_repository(tmp_path: Path) -> None:
+    victim = _victim(tmp_path)
+    tree = tmp_path / "unpacked"
+    tree.mkdir()
+    (tree / ".git").write_text(f"gitdir: {victim / '.git'}\n")
+    (tree / "mine.txt").write_text("mine\n")
+    result = run_readmany(["glob", "mine.txt", "-o", "git-dir:ctx.txt"], cwd=tree)
+    assert not (victim / ".git" / "ctx.txt").exists()
+    assert (result.returncode, result.stderr.decode()) == (
+        2,
+        f"readmany: -o git-dir:ctx.txt: {tree}/.git points at {victim}/.git, the git "
+        f"directory of another work tree{_REFUSED}",
+    )
+    # and through links in a .git directory of its own
+    repo = _mine(tmp_path / "mine")
+    (repo / ".git" / "objects" / "info" / "alternates").write_text(f"{victim}/.git/objects\n")
+    result = run_readmany(["many", "mine.txt", "-o", "git-dir:ctx.txt"], cwd=repo)
+    assert result.returncode == 2
+    assert not (repo / ".git" / "ctx.txt").exists()
+    assert "borrows another repository's objects" in result.stderr.decode()
+
+
 def test_worktrees_and_submodules_keep_their_own_repository(tmp_path: Path) -> None:
     main = new_repo(tmp_path / "main", {"a.txt": "a\n"})
     git(main, "worktree", "add", "-q", str(tmp_path / "linked"))

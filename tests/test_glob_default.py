@@ -488,3 +488,44 @@ def test_a_path_outside_the_root_is_refused_with_the_way_out(
     )
     above = run_readmany(["glob", "--root", "..", "outside.txt", *extra], cwd=project)
     assert above.returncode == 0 and b"outside\n" in above.stdout
+
+
+def test_a_pattern_whose_directory_is_outside_the_root_is_never_listed(tmp_path: Path) -> None:
+    """`glob '/elsewhere/**'` is refused as one entry, the pattern itself: no name of a
+    file outside the root reaches the output or the report (through `--stdin` too)."""
+    project = tmp_path / "proj"
+    make(project, {"a.txt": "a\n"})
+    make(tmp_path / "outside", {"o/secret.txt": "s\n", "o/deep/other.txt": "o\n"})
+    outside = tmp_path / "outside"
+    for pattern in (f"{outside}/**", "../outside/o/*", f"{outside}", "../outside/**/*.txt"):
+        result = run_readmany(["glob", "a.txt", pattern, "-v", "--json"], cwd=project)
+        assert result.returncode == 0, result.stderr
+        text = result.stdout.decode() + result.stderr.decode()
+        assert "secret.txt" not in text and "other.txt" not in text
+        assert skipped(result) == {pattern: "boundary"}
+        assert f"readmany: 1 skipped (boundary): {pattern}" in result.stderr.decode()
+    listed = run_readmany(["glob", "--stdin"], cwd=project, stdin=b"a.txt\n../outside/o\n")
+    assert b"secret.txt" not in listed.stdout + listed.stderr
+    assert b"1 skipped (boundary): ../outside/o\n" in listed.stderr
+    # the root reached through a link is walked as before: its names are the root's own
+    (tmp_path / "alias").symlink_to(project)
+    again = run_readmany(["glob", f"{tmp_path / 'alias'}/*.txt", "--json"], cwd=project)
+    assert skipped(again) == {"../alias/a.txt": "boundary"}
+
+
+def test_a_link_a_pattern_names_that_leads_out_lists_no_name(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "OUTNAME.txt").write_text("s\n")
+    (root / "lnk").symlink_to(outside)
+    (root / "in").mkdir()
+    (root / "in" / "a.txt").write_text("x\n")
+    (root / "lin").symlink_to(root / "in")
+    for args in (["lnk/**"], ["lnk"], ["{lnk,x}/**"], ["ln[k]/*"], ["--stdin"]):
+        result = run_readmany(["glob", "--json", *args], cwd=root, stdin=b"lnk\n")
+        assert b"OUTNAME" not in result.stdout + result.stderr, args
+        skipped = json.loads(result.stdout)["details"]["skipped"]
+        assert [s["path"] for s in skipped] == ["lnk"], args
+    inside = run_readmany(["glob", "lin/**"], cwd=root)  # a link that stays in: followed
+    assert inside.stdout.startswith(b"--- lin/a.txt ---")

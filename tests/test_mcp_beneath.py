@@ -66,3 +66,16 @@ def test_read_does_not_follow_a_directory_swapped_after_the_check(
     result = tools.call("read", {"path": "sub/a.txt"})
     assert SECRET not in text_of(result)
     assert result.get("isError") is True
+
+
+def test_read_many_files_lists_no_directory_outside_the_roots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, outside = tree(tmp_path)
+    (outside / "private-name.txt").write_text("x\n")
+    monkeypatch.chdir(root)
+    tools = Tools(ServerConfig(roots=(str(root),)))
+    for pattern in (f"{outside}/**", "../outside/*", f"{outside}/*.txt"):
+        result = tools.call("read_many_files", {"include": [pattern]})
+        assert "private-name" not in repr(result), pattern
+        assert SECRET not in repr(result), pattern

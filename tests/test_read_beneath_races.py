@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_write_races import Swapper
 
 from readmany.commands.hashline import HashlineRequest, run_hashline
 from readmany.commands.many import run_many
@@ -23,7 +24,6 @@ from readmany.commands.many_request import FileRequest, ManyRequest
 from readmany.emit.sink import Sink
 from readmany.read.line_range import read_tool
 from readmany.read.safe import OpenFailure, open_beneath
-from tests.test_write_races import Swapper
 
 TRIES = 500
 INSIDE = b"inside the root\n"

@@ -14,8 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from tests.helpers import make, run_readmany
+from helpers import make, run_readmany
 
 SWAPPED = "/swapped/"
 _REAL_REALPATH = os.path.realpath

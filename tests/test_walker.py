@@ -318,9 +318,11 @@ def _wait_until(condition: Any, timeout: float = 10) -> bool:
 
 @pytest.fixture
 def wide(tmp_path: Path) -> Path:
-    """Enough output to fill a pipe nobody reads, so a run is still going when stopped."""
+    """Enough output to fill a pipe nobody reads, so a run is still going when stopped;
+    enough files that the helper still walks once the main process blocks, on a busy
+    machine too (with 2,000, it could finish first and leave one process to see)."""
     root = tmp_path / "wide"
-    for d in range(20):
+    for d in range(80):
         folder = root / f"d{d:02d}"
         folder.mkdir(parents=True)
         for i in range(100):

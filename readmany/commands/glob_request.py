@@ -108,6 +108,7 @@ def walk_rules(face: Face) -> WalkRules:
         report_left_out=face.report_left_out,
         listed_paths_request_assets=face.listed_paths_request_assets,
         walk_listed_directory_links=face.walk_listed_directory_links,
+        list_outside_directories=face.list_outside_directories,
     )
 
 

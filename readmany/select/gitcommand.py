@@ -21,7 +21,8 @@ turns off every program git could run for the commands readmany uses:
   `--no-ext-diff` (`DIFF_PROGRAMS_OFF`).
 
 Also: `core.untrackedCache` and `core.splitIndex` off and `GIT_OPTIONAL_LOCKS=0` (a listing
-never writes the index or a shared index file), `GIT_NO_REPLACE_OBJECTS` (the repository's
+never writes the index or a shared index file), `GIT_ALTERNATE_OBJECT_DIRECTORIES` dropped
+(no other repository's objects are read as this one's), `GIT_NO_REPLACE_OBJECTS` (the repository's
 `refs/replace` cannot make an object read as another), no terminal prompt, and the global
 pathspec switches removed (paths handed to git are always literal). The rest of the
 environment is the caller's, so that `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE` keep
@@ -73,6 +74,8 @@ _DROPPED_ENVIRONMENT = (
     "GIT_PROXY_COMMAND",
     "GIT_EDITOR",
     "GIT_SEQUENCE_EDITOR",
+    # Objects of other repositories, read as this one's (`git.py` refuses the file form).
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     # They cannot be combined with the literal pathspecs readmany passes.
     "GIT_GLOB_PATHSPECS",
     "GIT_NOGLOB_PATHSPECS",

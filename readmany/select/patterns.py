@@ -11,7 +11,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 
 from readmany.errors import UsageError
-from readmany.limits import PATTERN_MAX_BRACE_DEPTH
+from readmany.limits import PATTERN_MAX_BRACE_DEPTH, PATTERN_MAX_CHARS
 from readmany.record import NamedTuple
 from readmany.select.boundary import inside, join_clean, rel_parts, stat_mode
 
@@ -39,8 +39,20 @@ def is_magic(segment: str) -> bool:
     return not _MAGIC.isdisjoint(segment)
 
 
+def check_length(pattern: str) -> None:
+    """A usage error for a pattern longer than PATTERN_MAX_CHARS."""
+    if len(pattern) > PATTERN_MAX_CHARS:
+        raise UsageError(
+            f"pattern is {len(pattern):,} characters long, more than {PATTERN_MAX_CHARS:,}: "
+            f"{pattern[:60]}…; split it into shorter patterns, or list the paths on "
+            "standard input (--stdin)"
+        )
+
+
 def expand_braces(pattern: str) -> list[str]:
-    """`{a,b}` alternatives spelled out; a usage error past EXPANSION_LIMIT of them."""
+    """`{a,b}` alternatives spelled out; a usage error past EXPANSION_LIMIT of them, or for
+    a pattern too long (`check_length`)."""
+    check_length(pattern)
     if "{" not in pattern:
         return [pattern]
     check_brace_depth(pattern)
@@ -56,7 +68,9 @@ def expand_braces(pattern: str) -> list[str]:
 
 def check_brace_depth(pattern: str) -> None:
     """A usage error for braces nested deeper than PATTERN_MAX_BRACE_DEPTH: each level is
-    a level of recursion in the expansion, and Python's stack ends."""
+    a level of recursion in the expansion, and Python's stack ends (and for a pattern too
+    long, `check_length`)."""
+    check_length(pattern)
     if pattern.count("{") <= PATTERN_MAX_BRACE_DEPTH:
         return
     depth = deepest = 0
@@ -87,6 +101,16 @@ def compile_segment(text: str) -> NameMatcher[str]:
     return fnmatch.compile([text], flags=flags)
 
 
+def collapse_globstars(pattern: str) -> str:
+    """`pattern` with each run of `**` segments (`**/**/x`) written as one (`**/x`):
+    `**/**` matches what `**` matches, and a run of them costs a matcher its square."""
+    if "**/**" not in pattern:
+        return pattern
+    parts = pattern.split("/")
+    kept = [p for i, p in enumerate(parts) if not (p == "**" and i and parts[i - 1] == "**")]
+    return "/".join(kept)
+
+
 def compile_paths(patterns: Sequence[str]) -> PathMatcher[str]:
     """A matcher for `/`-separated paths: `**`, no case, dotfiles match, extglob, braces."""
     from wcmatch import glob
@@ -94,7 +118,7 @@ def compile_paths(patterns: Sequence[str]) -> PathMatcher[str]:
     for pattern in patterns:
         check_brace_depth(pattern)
     flags = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.EXTGLOB | glob.BRACE
-    return glob.compile(list(patterns), flags=flags | glob.FORCEUNIX)
+    return glob.compile([collapse_globstars(p) for p in patterns], flags=flags | glob.FORCEUNIX)
 
 
 # --- include patterns, compiled for the walk ------------------------------------------
@@ -202,6 +226,7 @@ def compile_includes(
     for owner, raw in enumerate(patterns):
         if not raw:
             raise UsageError("empty pattern: a pattern must name at least one character")
+        check_length(raw)
         if "\0" in raw:
             raise UsageError(f"pattern contains a NUL character: {raw!r}")
         text = raw.replace("\\", "/")
@@ -253,6 +278,7 @@ def _add_glob(pattern: str, root: str, add_walk: _AddWalk) -> None:
     if parts and parts[-1] == "":
         return  # only directories can match a trailing "/", and files are wanted
     parts = [p for p in parts if p not in ("", ".")]
+    parts = [p for i, p in enumerate(parts) if not (p == "**" and i and parts[i - 1] == "**")]
     if not parts:
         return
     first_magic = next(

@@ -74,6 +74,10 @@ class WalkRules(NamedTuple):
     listed_paths_request_assets: bool = True
     # A listed link to a directory is walked into; else it is judged as a file.
     walk_listed_directory_links: bool = True
+    # A pattern (or a listed directory) whose fixed directory is outside the root is
+    # walked, each file below reported as outside; else it is refused as one entry, the
+    # pattern itself, and never listed: no name from outside reaches the report.
+    list_outside_directories: bool = True
 
 
 class SelectRequest(NamedTuple):
@@ -209,8 +213,8 @@ class _Selector:
         )
         # Patterns that must still match something (reported: said which did not).
         self.unmatched: set[int] = set()
+        self.patterns = request.patterns
         if rules.report_left_out:
-            self.patterns = request.patterns
             self.unmatched = set(range(len(request.patterns))) - self.includes.matched
         # Reported, or bypassed by a named path, the default excludes stay apart.
         self.defaults: Excludes | None = None
@@ -449,6 +453,8 @@ class _Selector:
             parts = rel_parts(path, self.root)
             segments = (*(Segment(p, exact=True) for p in parts), below_dir)
             return self._walk_events(self.root, [segments])
+        if not self.rules.list_outside_directories and self._outside(path):
+            return iter([Skip(self._relative(path), REASON_OUTSIDE)])  # never listed
         return self._walk_events(path, [(below_dir,)])
 
     # -- walking --
@@ -567,6 +573,10 @@ class _Selector:
                 if event is not None:
                     yield event
             elif _is_directory(entry):
+                if not self.rules.list_outside_directories and self._outside(entry.path):
+                    # a link a pattern names (`lnk/**`) that leads out: never listed
+                    yield Skip(rel, REASON_LINK_OUTSIDE)
+                    continue
                 verdict = self._may_enter(rel, inside, is_dir=False, quiet=step.accepts)
                 if isinstance(verdict, Skip):
                     yield verdict
@@ -659,8 +669,14 @@ class _Selector:
     def events(self) -> Iterator[Event]:
         """Every matched file once, as a candidate or a skip, in output order."""
         sources = [self._literal_events()] if self.includes.literals else []
+        refused: dict[int, None] = {}
         for anchor, patterns in sorted(self.includes.walks.items()):
+            if not self.rules.list_outside_directories and self._outside(anchor):
+                refused.update(dict.fromkeys(self.includes.owners[anchor]))
+                continue
             sources.append(self._walk_events(anchor, patterns, self.includes.owners[anchor]))
+        if refused:
+            sources.append(iter(self._refused_patterns(refused)))
         merged: Iterator[Event]
         if len(sources) > 1:
             import heapq
@@ -696,6 +712,25 @@ class _Selector:
         for problem in self.ignores.problems:  # its rules were not applied: say so
             where = self._relative(problem.path)
             yield Skip(where, f"ignore file not read ({problem.reason})")
+
+    def _outside(self, directory: str) -> bool:
+        """Whether a directory a pattern or a listed path starts from lies outside the
+        root (by its path, and where its links lead): the default face never lists it, so
+        no name below it is reported."""
+        if inside(directory, self.root) and not os.path.islink(directory):
+            return False  # a link to a directory (`lnk`) is judged by where it leads
+        try:
+            return not inside(os.path.realpath(directory), self.root_real)
+        except (OSError, ValueError):
+            return True
+
+    def _refused_patterns(self, owners: Iterable[int]) -> list[Skip]:
+        """Each pattern whose fixed directory is outside the root, once, as it was given."""
+        skips = {
+            self.patterns[owner]: Skip(self.patterns[owner], REASON_OUTSIDE) for owner in owners
+        }
+        self.unmatched.difference_update(owners)
+        return sorted(skips.values(), key=_event_key)
 
     def _listed_events(self, listed: Iterable[str]) -> Iterator[Event]:
         """The `--stdin` paths in the order given (the default face): a directory means

@@ -249,7 +249,9 @@ class Tools:
             recursive=recursive,
             root=root,
             absolute=True,
-            face=Face.reference(),
+            # The reference's text, but a pattern's directory outside the roots is never
+            # listed: its names would reach the model (docs/mcp.md).
+            face=Face.reference()._replace(list_outside_directories=False),
             secrets=self.config.secrets,
             json=True,
         )
