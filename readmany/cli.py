@@ -365,10 +365,9 @@ def glob_command(
         typer.Option(
             "--max-bytes",
             metavar="SIZE",
-            help="Budget of the whole output in bytes (100k, 2M): whole files in output "
-            "order while they fit, or smallest first where that fits more of them (shown in "
-            "output order); one file cut to fill the rest; the files left out named at the "
-            "end, on stderr and in --json details.packing.",
+            help="Budget of the whole output in bytes (100k, 2M): whole files taken by "
+            "--order while they fit (shown in output order); one file cut to fill the rest; "
+            "the files left out named at the end, on stderr and in --json details.packing.",
         ),
     ] = None,
     max_lines: Annotated[
@@ -384,6 +383,27 @@ def glob_command(
             metavar="N",
             help="Budget of the whole output in tokens (100k = 100,000), as readmany "
             "estimates them for o200k_base, as --stats does (see README).",
+        ),
+    ] = None,
+    order: Annotated[
+        str | None,
+        typer.Option(
+            "--order",
+            metavar="RULE",
+            help="Which files a budget keeps when not all fit: rank (the default: "
+            "--prefer matches, named paths, earlier patterns, then entry points and "
+            "source above tests and docs, licenses, lock files, CI and fixtures last, "
+            "the most imported first), smallest (the most files whole, the reference's "
+            "rule, --compat's) or given (output order). Output order is kept.",
+        ),
+    ] = None,
+    prefer: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--prefer",
+            metavar="PATTERN",
+            help="With a budget: files this glob matches are kept first (repeatable; an "
+            "earlier --prefer first).",
         ),
     ] = None,
     stats: Annotated[

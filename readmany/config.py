@@ -42,6 +42,7 @@ KEYS = {
     "format": "format_name",
     "tree": "tree",
     "secrets": "secrets",
+    "prefer": "prefer",
 }
 STRICT_SECRETS = ("warn", "skip", "redact")
 # Keys a configuration may not hold, and why: each would make a run do more than the
@@ -62,7 +63,6 @@ REFUSED = {
     "--no-default-excludes on the command line",
     "ignore-file": "a configuration cannot name files to read: give --ignore-file on the "
     "command line",
-    "prefer": "this readmany has no --prefer option",
 }
 
 
@@ -166,7 +166,7 @@ def _checked(path: str, prefix: str, key: str, value: object) -> object:
         raise wrong(REFUSED[key])
     if key not in KEYS:
         raise wrong(f"not a setting of readmany: give one of {', '.join(KEYS)}")
-    if key in ("patterns", "exclude"):
+    if key in ("patterns", "exclude", "prefer"):
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise wrong('give a list of patterns, e.g. ["src/**", "README.md"]')
         for pattern in value:

@@ -219,7 +219,7 @@ def test_verbose_says_which_file_was_read(tree: Path) -> None:
             ".readmany.toml: patterns: '\\\\.\\\\./x' names a path outside",
         ),
         ("patterns = ['" + "{" * 40 + "a" + "}" * 40 + "']", ".readmany.toml: patterns: pattern"),
-        ('prefer = "head"', ".readmany.toml: prefer: this readmany has no --prefer option"),
+        ('prefer = "head"', ".readmany.toml: prefer: give a list of patterns"),
     ],
 )
 def test_a_configuration_cannot_widen_weaken_or_write(tree: Path, text: str, line: str) -> None:

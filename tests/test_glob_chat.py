@@ -129,7 +129,9 @@ def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
     repo_tree: Path,
 ) -> None:
     everything = details(run_readmany(["glob", ".", "--json", "-q"], cwd=repo_tree))["files"]
-    result = run_readmany(["glob", ".", "--max-tokens", "100000", "--json"], cwd=repo_tree)
+    result = run_readmany(
+        ["glob", ".", "--order", "smallest", "--max-tokens", "100000", "--json"], cwd=repo_tree
+    )
     assert result.returncode == 0, result.stderr
     report = details(result)
     # Tokens as `--stats` estimates them, of each file's frame and text: the budget is
@@ -175,7 +177,7 @@ def test_smallest_first_fits_more_whole_files_keeps_output_order_and_cuts_one(
     tmp_path: Path,
 ) -> None:
     make(tmp_path, {"a.txt": lines_of("a line", 40), "b.txt": "b\n", "c.txt": "c\n"})
-    result = run_readmany(["glob", ".", "--max-bytes", "300"], cwd=tmp_path)
+    result = run_readmany(["glob", ".", "--order", "smallest", "--max-bytes", "300"], cwd=tmp_path)
     assert result.returncode == 0
     assert result.stdout.decode() == (
         f"--- a.txt ---\n\n{lines_of('a line', 16)}"
@@ -184,7 +186,11 @@ def test_smallest_first_fits_more_whole_files_keeps_output_order_and_cuts_one(
     )
     assert len(result.stdout) - 1 <= 300
     assert stderr_lines(result) == ["readmany: a.txt: lines 1-16 of 40 shown, cut by the budget"]
-    report = details(run_readmany(["glob", ".", "--max-bytes", "300", "--json"], cwd=tmp_path))
+    report = details(
+        run_readmany(
+            ["glob", ".", "--order", "smallest", "--max-bytes", "300", "--json"], cwd=tmp_path
+        )
+    )
     assert report["packing"] == {
         "strategy": "smallest-first",
         "switchedForCoverage": True,
@@ -203,7 +209,7 @@ def test_in_order_the_first_file_that_does_not_fit_is_cut_and_the_rest_named(
     tmp_path: Path,
 ) -> None:
     make(tmp_path, {"a.txt": "one\n", "b.txt": lines_of("b", 300), "c.txt": lines_of("c", 300)})
-    result = run_readmany(["glob", ".", "--max-bytes", "1k"], cwd=tmp_path)
+    result = run_readmany(["glob", ".", "--order", "smallest", "--max-bytes", "1k"], cwd=tmp_path)
     assert result.returncode == 0
     text = result.stdout.decode()
     assert len(result.stdout) - 1 <= 1024
@@ -215,7 +221,11 @@ def test_in_order_the_first_file_that_does_not_fit_is_cut_and_the_rest_named(
         "[Left out by the budget: c.txt. All 3 take --max-bytes 4k.]\n" + END + "\n"
     )
     assert shown > 100  # the cut fills the room
-    report = details(run_readmany(["glob", ".", "--max-bytes", "1k", "--json"], cwd=tmp_path))
+    report = details(
+        run_readmany(
+            ["glob", ".", "--order", "smallest", "--max-bytes", "1k", "--json"], cwd=tmp_path
+        )
+    )
     assert report["packing"] == {
         "strategy": "request-order",
         "switchedForCoverage": False,
@@ -419,7 +429,10 @@ def test_stats_as_json_and_marked_by_a_budget(tmp_path: Path) -> None:
         "d.txt": lines_of("d", 90),
     }
     make(tmp_path, files)
-    result = run_readmany(["glob", ".", "--stats", "--max-bytes", "400", "--json"], cwd=tmp_path)
+    result = run_readmany(
+        ["glob", ".", "--order", "smallest", "--stats", "--max-bytes", "400", "--json"],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0
     report = details(result)
     root = build_stats([cost(path, data) for path, data in files.items()], {"d.txt"}, "c.txt")
@@ -435,10 +448,14 @@ def test_stats_as_json_and_marked_by_a_budget(tmp_path: Path) -> None:
     text = content(result)
     assert text + "\n" == stats_text(root)
     assert text.splitlines()[1].endswith(". (4 files)  [1 of 4 files omitted, 1 cut]")
-    plain = run_readmany(["glob", ".", "--stats", "--max-bytes", "400"], cwd=tmp_path)
+    plain = run_readmany(
+        ["glob", ".", "--order", "smallest", "--stats", "--max-bytes", "400"], cwd=tmp_path
+    )
     assert plain.stdout.decode() == text + "\n"
     # The marks are the plan the same budget writes; stderr says what the dump would.
-    written = run_readmany(["glob", ".", "--max-bytes", "400", "--json"], cwd=tmp_path)
+    written = run_readmany(
+        ["glob", ".", "--order", "smallest", "--max-bytes", "400", "--json"], cwd=tmp_path
+    )
     assert details(written)["packing"] == report["packing"]
     said = plain.stderr.decode().splitlines()
     assert len(said) == 2 and said[0].startswith("readmany: c.txt: its first ")

@@ -131,6 +131,8 @@ _CHAT_OPTIONS = (
     ("tree", "--tree"),
     ("format_name", "--format"),
     ("line_numbers", "-n"),
+    ("order", "--order"),
+    ("prefer", "--prefer"),
 )
 
 
@@ -151,7 +153,23 @@ def _chat(options: Options) -> dict[str, Any]:
     if options.flag("stats") and options.flag("tree"):
         raise UsageError("--stats draws a tree of its own: drop --tree")
     max_bytes, max_tokens = options.text("max_bytes"), options.text("max_tokens")
+    from readmany.rank import ORDERS
+
+    order = options.text("order") or "rank"
+    if order not in ORDERS:
+        raise UsageError(f"--order {order!r}: give {', '.join(ORDERS)}")
+    prefer = options.texts("prefer")
+    if prefer:
+        from readmany.select.patterns import compile_paths
+
+        for pattern in prefer:
+            try:
+                compile_paths([pattern])
+            except Exception:  # wcmatch's errors, or a brace too deep
+                raise UsageError(f"--prefer {pattern!r}: not a glob readmany can read") from None
     return {
+        "order": order,
+        "prefer": prefer,
         "format": format_name,
         "line_numbers": options.flag("line_numbers"),
         "tree": options.flag("tree"),

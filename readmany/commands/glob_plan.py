@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from readmany.commands import stdin_only
 from readmany.commands.glob_files import shown_files
@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.emit.stats import StatsTree
+    from readmany.rank import Ranking
     from readmany.read.glob_file import CandidateReader, MatchedRead
     from readmany.read.measure import Cost
     from readmany.read.text import TextRead
@@ -178,6 +179,11 @@ class _Run:
         self._kept: dict[int, TextFile] = {}
         self._kept_sizes: list[tuple[int, int]] = []  # a heap of (-bytes, position)
         self._kept_bytes = 0
+        # With `--order rank`: the names each entry's text imports (None: not a text),
+        # kept instead of the text, for `rank.rank`; and the ranking once made.
+        self.ranks = request.order == "rank"
+        self.imports: list[frozenset[str] | None] = []
+        self.ranking: Ranking | None = None
         budget = budget_of(request)
         self._keep_bytes = 0
         if budget is not None and not request.stats:  # --stats writes no text
@@ -212,6 +218,8 @@ class _Run:
           first bytes where its text cannot change that."""
         request, report = self.request, self.report
         tree = not sizes and not stats
+        if self.ranks and sizes:
+            from readmany.rank import SAMPLE_CHARS, imported_names
         measure = None
         if stats or tree:
             from readmany.emit.stats import StatsTree
@@ -294,7 +302,13 @@ class _Run:
                         tokens += whole_tokens if self.tokens else 0.0
                     elif size <= self._keep_bytes:
                         self._keep(len(self.entries), result, size)
-                    self._add(item, (size, lines), text.body, cuttable=True, tokens=tokens)
+                    names = None
+                    if self.ranks:
+                        extension = item.rel.rpartition(".")[2].lower()
+                        names = frozenset(imported_names(text.body[:SAMPLE_CHARS], extension))
+                    self._add(
+                        item, (size, lines), text.body, cuttable=True, tokens=tokens, imports=names
+                    )
                 elif tree:
                     self.items.append(item)
             else:
@@ -371,7 +385,14 @@ class _Run:
         )
 
     def _add(
-        self, item: Item, size: tuple[int, int], body: str, *, cuttable: bool, tokens: float
+        self,
+        item: Item,
+        size: tuple[int, int],
+        body: str,
+        *,
+        cuttable: bool,
+        tokens: float,
+        imports: frozenset[str] | None = None,
     ) -> None:
         """Keep the size of a block (bytes, newlines, estimated tokens), not its text."""
         first_end = body.find("\n")
@@ -384,6 +405,7 @@ class _Run:
             # spares reading a file again for a cut that cannot fit.
             block.first_tokens = tokens * first_bytes / size[0]
         self.items.append(item)
+        self.imports.append(imports)
         # What a cut takes at least, known without framing: the frame of no line for
         # an empty path, this path (shown whole, or longer when quoted) and a line.
         least = self.least_frame() + utf8_len(item.path) + block.first_line if cuttable else 0
@@ -450,7 +472,40 @@ class _Run:
             least_cut=self.least_frame(),
             least_cut_tokens=self.least_frame_tokens(),
             first_kept=self.diff is not None,
+            **self._ranked(),
         )
+
+    def _ranked(self) -> dict[str, Any]:
+        """With `--order rank` or `given`, the entries by value (`rank.rank`) and the
+        plan's name: what `plan_around` takes them in. None for `smallest`."""
+        request = self.request
+        if request.order == "smallest" or not self.entries:
+            return {}
+        from readmany.rank import rank
+
+        files = [e for e in self.entries if self.items[e.position].candidate is not None]
+        rels = [self.items[e.position].rel for e in files]
+        named = [i for i, e in enumerate(files) if self.items[e.position].candidate.named]  # type: ignore[union-attr]
+        self.ranking = rank(
+            rels,
+            [e.block.bytes for e in files],
+            patterns=_pattern_indexes(rels, request.patterns),
+            named=named,
+            imports=[self.imports[e.position] for e in files],
+            prefer=_preferred(request.prefer),
+            order=request.order,
+        )
+        ranked = [files[i] for i in self.ranking.order]
+        diff = [e for e in self.entries if self.items[e.position].candidate is None]
+        return {"ranked": diff + ranked, "strategy": request.order}
+
+    def reasons(self, omitted: Sequence[int]) -> dict[str, str]:
+        """Why each file left out was ranked where it was (`--order rank`, `given`)."""
+        if self.ranking is None:
+            return {}
+        files = [p for p in range(len(self.entries)) if self.items[p].candidate is not None]
+        at = {position: index for index, position in enumerate(files)}
+        return {self.items[p].path: self.ranking.reasons[at[p]] for p in omitted if p in at}
 
     def _joint(self) -> tuple[int, int, float]:
         """What is between two blocks: bytes, lines and (with a budget of tokens) tokens."""
@@ -581,6 +636,8 @@ class _Run:
             packing.switched,
             tuple(omitted),
         ).as_json(self.entries)
+        if self.ranking is not None:  # --order rank or given: why each was left out
+            details["omittedReasons"] = self.reasons(omitted)
         report.details["packing"] = details
         if self.entries and not index and not report.any_shown:
             report.problems.append(self._nothing_fits())
@@ -691,6 +748,48 @@ class _Run:
         return block.count("\n") + (text.whole.newlines if text.whole is not None else 0)
 
 
+def _pattern_indexes(rels: Sequence[str], patterns: Sequence[str]) -> list[int] | None:
+    """The index of the first of `patterns` that matches each path (a directory matches
+    what is under it; 0 where none does, as a path listed on --stdin): None for one."""
+    if len(patterns) < 2:
+        return None
+    from readmany.select.patterns import compile_paths
+
+    matchers: list[Any] = []  # None: everything
+    for pattern in patterns:
+        pattern = pattern.removeprefix("./").rstrip("/")
+        if pattern in ("", "."):
+            matchers.append(None)  # everything
+        else:
+            matchers.append(compile_paths([pattern, pattern + "/**"]))
+    indexes = []
+    for rel in rels:
+        found = 0
+        for index, matcher in enumerate(matchers):
+            if matcher is None or matcher.match(rel):
+                found = index
+                break
+        indexes.append(found)
+    return indexes
+
+
+def _preferred(patterns: Sequence[str]) -> Callable[[str], int | None] | None:
+    """The index of the first `--prefer` glob that matches a path (None: none does)."""
+    if not patterns:
+        return None
+    from readmany.select.patterns import compile_paths
+
+    matchers = [compile_paths([pattern]) for pattern in patterns]
+
+    def first(rel: str) -> int | None:
+        for index, matcher in enumerate(matchers):
+            if matcher.match(rel):
+                return index
+        return None
+
+    return first
+
+
 def _unmeasured(chunks: Iterator[bytes], size: int) -> Cost:
     """No measure (`--tree` alone): the file's size, nothing read."""
     from readmany.read.measure import Measure
@@ -784,6 +883,9 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
                 if packing.plan.partial_index is not None:
                     cut = run.items[packing.plan.partial_index].rel
                 report.details["packing"] = packing.as_json(run.entries)
+                if run.ranking is not None:
+                    reasons = run.reasons(packing.omitted)
+                    report.details["packing"]["omittedReasons"] = reasons
                 report.advice.extend(_stats_advice(run, packing, budget))
     assert run.costs is not None
     root = run.costs.finish(omitted, cut)

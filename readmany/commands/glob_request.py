@@ -58,6 +58,9 @@ class GlobRequest(NamedTuple):
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
+    # --order: which files a budget keeps (rank.ORDERS); the reference's rule by default
+    order: str = "smallest"
+    prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
     json: bool = False  # --json: its details say what each file takes, in tokens too
 
     @property

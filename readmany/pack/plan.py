@@ -123,6 +123,8 @@ def pack_blocks(
     least_cut: int = 0,
     least_cut_tokens: float = 0.0,
     smallest: Sequence[Entry] | None = None,
+    ranked: Sequence[Entry] | None = None,
+    strategy: str = "rank",
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
 
@@ -131,6 +133,10 @@ def pack_blocks(
     bytes no cut block can take less of (a smaller room left is not offered to any file;
     each entry's own `least_cut` is checked too), and `least_cut_tokens` its tokens;
     `smallest`, `by_size(entries)` if it is known already.
+
+    `ranked`: the entries by value, best first (`rank.rank`'s order): then one plan
+    only, `strategy`, that takes them whole in that order, passing over a file that does
+    not fit, and cuts the first left in that order to fill the rest.
     """
     budget = budget or Budget()
     if not budget.counts_tokens:
@@ -140,6 +146,16 @@ def pack_blocks(
 
         joint_tokens = text_weight(SEPARATOR)
     joints = (*joint, joint_tokens)
+    if ranked is not None:
+        by_value = _take(ranked, budget=budget, joint=joints, stop_at_misfit=False)
+        plan = _cut_into(
+            strategy,
+            ranked,
+            by_value,
+            least_cut=least_cut,
+            least_cut_tokens=least_cut_tokens,
+        )
+        return Packing(plan, False, _omitted(entries, plan))
     in_order = _take(entries, budget=budget, joint=joints, stop_at_misfit=True)
     visit = smallest if smallest is not None else by_size(entries)
     smallest_first = _take(visit, budget=budget, joint=joints, stop_at_misfit=False, ascending=True)
@@ -153,12 +169,15 @@ def pack_blocks(
         least_cut=least_cut,
         least_cut_tokens=least_cut_tokens,
     )
-    omitted = tuple(
+    return Packing(plan, switched, _omitted(entries, plan))
+
+
+def _omitted(entries: Sequence[Entry], plan: Plan) -> tuple[int, ...]:
+    return tuple(
         c.position
         for c in entries
         if c.position not in plan.full and c.position != plan.partial_index
     )
-    return Packing(plan, switched, omitted)
 
 
 def by_size(entries: Sequence[Entry]) -> list[Entry]:

@@ -38,13 +38,16 @@ def plan_around(
     least_cut: int,
     least_cut_tokens: float,
     first_kept: bool = False,
+    ranked: Sequence[Entry] | None = None,
+    strategy: str = "rank",
 ) -> tuple[Packing, str, str]:
     """The packing of `entries` in `limits`, with the start and the end `ends` gives for
     it. `weigh_ends(start, end)`: their tokens and the final newline's (0 without a budget
     of tokens); `joint`: what is between two blocks; `least_cut` and `least_cut_tokens`:
     what a cut block takes at least; `first_kept`: the last entry (the diff) is shown
     first, its room kept where it fits. When no plan fits, nothing is shown, and the end
-    alone (the notice) where it fits."""
+    alone (the notice) where it fits. `ranked`: the entries by value, best first, taken
+    in that order (`pack_blocks`'s plan `strategy`)."""
     smallest: dict[int, list[Entry]] = {}  # the entries packed, the smallest first
     kept = entries[-1] if first_kept and entries else None
 
@@ -56,9 +59,14 @@ def plan_around(
             reserved = less(room, cost_of([kept.block], joint, tokens=True))
             if reserved is not None:
                 files = entries[:-1]
-        visit = smallest.get(len(files))
-        if visit is None:
-            visit = smallest[len(files)] = by_size(files)
+        visit = None
+        by_value = ranked
+        if ranked is None:
+            visit = smallest.get(len(files))
+            if visit is None:
+                visit = smallest[len(files)] = by_size(files)
+        elif reserved is not None and kept is not None:
+            by_value = [entry for entry in ranked if entry.position != kept.position]
         packing = pack_blocks(
             files,
             reserved or room,
@@ -67,6 +75,8 @@ def plan_around(
             least_cut=least_cut,
             least_cut_tokens=least_cut_tokens,
             smallest=visit,
+            ranked=by_value,
+            strategy=strategy,
         )
         if reserved is None or kept is None:
             return packing
