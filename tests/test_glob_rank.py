@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.helpers import run_readmany
+from helpers import run_readmany
 
 MODULES = 12
 FIXTURES = 300
