@@ -68,7 +68,9 @@ def shown_files(
         if done is not None:
             result = done
         else:
-            result = read(event, path, None if credentials_name(event.rel) else hold)
+            # a credentials file is checked whole (and asked of only where a start is held)
+            keep = hold if hold is None or not credentials_name(event.rel) else None
+            result = read(event, path, keep)
         if isinstance(result, TextFile):
             checked = report.checked(event.rel, path, result, secrets)
             if checked is None:

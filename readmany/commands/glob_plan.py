@@ -597,7 +597,8 @@ class _Run:
             elif position == plan.partial_index and isinstance(plan.partial, Cut):
                 cut = plan.partial
                 block = framing.block(item.path, cut.head, index + 1, note=cut.note)
-                result = with_total(self.text_of(position))
+                held = self.text_of(position)
+                result = with_total(held) if held is not None else None
             else:
                 left_out.append(item.path)
                 continue

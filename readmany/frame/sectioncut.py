@@ -145,9 +145,7 @@ class SectionCutter:
         from readmany.read.glob_file import with_total
 
         body = result.text.body
-        total = with_total(result).text.total_lines or body.count("\n") + (  # type: ignore[union-attr]
-            not body.endswith("\n")
-        )
+        total = with_total(result).text.total_lines or body.count("\n") + (not body.endswith("\n"))
         ends, byte_ends = line_ends(body, max_bytes)
         most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
         best = None

@@ -602,9 +602,9 @@ def _whole_triples(parts: Iterator[bytes]) -> Iterator[bytes]:
     yield pending
 
 
-def with_total(result: TextFile | None) -> TextFile | None:
+def with_total(result: TextFile) -> TextFile:
     """The text, its count of lines that of all of it where only its start is held."""
-    if result is None or result.whole is None:
+    if result.whole is None:
         return result
     return result._replace(text=result.text._replace(total_lines=result.whole.lines))
 
