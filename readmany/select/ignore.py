@@ -40,6 +40,7 @@ from readmany.select.wildmatch import (
     UNBOUNDED,
     Matcher,
     Token,
+    compile_any,
     compile_tokens,
     expression,
     literal_text,
@@ -304,40 +305,41 @@ def _lengths(table: dict[str, int]) -> tuple[int, ...]:
     return tuple(sorted({len(text) for text in table}))
 
 
+class _Local(NamedTuple):
+    """A source's rules as they apply in a directory where some of its path patterns
+    apply: its name patterns and those path patterns' names, in one table for files and
+    one for directories, then `dir/**` and the patterns only a whole path can tell, last
+    rule first. Directories where the same path patterns apply share it."""
+
+    files: _NameTable
+    dirs: _NameTable
+    others: tuple[_Entry, ...]
+
+
+def _local(names: Sequence[_Entry], extra: Sequence[_Entry]) -> _Local:
+    every = [*names, *(entry for entry in extra if entry[2] not in (_EVERY, _PATH))]
+    others = sorted((e for e in extra if e[2] in (_EVERY, _PATH)), key=lambda e: e[0], reverse=True)
+    return _Local(_NameTable([e for e in every if not e[1]]), _NameTable(every), tuple(others))
+
+
+# Distinct sets of path patterns a source keeps the tables of (a walk meets few).
+_MAX_LOCALS = 64
+
+
 class _View:
     """One source's rules as they apply to the entries of one directory: its name patterns,
     and those of its path patterns that apply here, by kind too."""
 
-    __slots__ = ("_dirs", "_files", "_key", "_local_dirs", "_local_files", "_negated", "_others")
+    __slots__ = ("_dirs", "_files", "_key", "_negated", "_others")
 
-    def __init__(
-        self,
-        files: _NameTable,
-        dirs: _NameTable,
-        negated: tuple[bool, ...],
-        extra: Sequence[_Entry] = (),
-        key: str = "",
-    ) -> None:
-        self._files = files
-        self._dirs = dirs
+    def __init__(self, local: _Local, negated: tuple[bool, ...], key: str = "") -> None:
+        self._files, self._dirs, self._others = local
         self._negated = negated
-        names = [entry for entry in extra if entry[2] not in (_EVERY, _PATH)]
-        self._local_files = _NameTable([e for e in names if not e[1]]) if names else None
-        self._local_dirs = _NameTable(names) if names else None
-        # `dir/**` and the patterns only a whole path can tell, last rule first.
-        self._others = sorted(
-            (e for e in extra if e[2] in (_EVERY, _PATH)), key=lambda e: e[0], reverse=True
-        )
         self._key = key  # the directory below the source's own, with a final `/`
 
     def decide(self, name: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
         best = (self._dirs if is_dir else self._files).best(name)
-        local = self._local_dirs if is_dir else self._local_files
-        if local is not None:
-            found = local.best(name)
-            if found > best:
-                best = found
         for index, dir_only, how, _text, glob in self._others:
             if index <= best:
                 break
@@ -364,9 +366,10 @@ class IgnoreSource:
         "_all_below",
         "_base_slash",
         "_by_directory",
+        "_dir_any",
         "_dir_globs",
-        "_dirs",
-        "_files",
+        "_locals",
+        "_names",
         "_negated",
         "_paths",
         "_plain",
@@ -385,7 +388,10 @@ class IgnoreSource:
         # (`**/docs/`, `*/docs/`); `dir/**` (everything below); and the few that only
         # the whole path can tell (a `**` inside the last segment).
         self._by_directory: dict[str, list[_Entry]] = {}
-        self._dir_globs: list[tuple[_Glob, _Entry]] = []
+        # Patterns whose directory parts are the same glob share it.
+        self._dir_globs: dict[tuple[Token, ...], tuple[_Glob, list[_Entry]]] = {}
+        self._dir_any: Matcher | None = None  # any of them: one expression, made when needed
+        self._locals: dict[tuple[int, ...], _Local] = {}
         self._all_below: list[tuple[str | None, _Glob, _Entry]] = []
         self._paths: list[tuple[str, _Entry]] = []
         for index, rule in enumerate(rules):
@@ -394,13 +400,13 @@ class IgnoreSource:
         self.globs = (
             sum(entry[4] is not None for entry in names)
             + sum(e[4] is not None for entries in self._by_directory.values() for e in entries)
-            + len(self._dir_globs)
+            + sum(len(entries) for _, entries in self._dir_globs.values())
             + len(self._all_below)
             + len(self._paths)
         )
-        self._files = _NameTable([e for e in names if not e[1]])
-        self._dirs = _NameTable(names)
-        self._plain = _View(self._files, self._dirs, self._negated)
+        self._names = names
+        files = _NameTable([e for e in names if not e[1]])
+        self._plain = _View(_Local(files, _NameTable(names), ()), self._negated)
 
     def _classify_plain(self, index: int, rule: IgnoreRule, names: list[_Entry]) -> bool:
         """Most patterns: a literal name or path, or `*` and a literal, told apart without
@@ -464,14 +470,25 @@ class IgnoreSource:
         if literal is not None:
             self._by_directory.setdefault(literal, []).append(entry)
         else:
-            self._dir_globs.append((_Glob(directory), entry))
+            found = self._dir_globs.get(directory)
+            if found is None:
+                found = self._dir_globs[directory] = (_Glob(directory), [])
+            found[1].append(entry)
 
     def view(self, key: str) -> _View:
         """The rules for the entries of the directory `key` (below this source's own
         directory, ending with `/`; `""` for its own). The caller keeps it: the matcher
         asks once a directory."""
         extra = list(self._by_directory.get(key, ()))
-        extra += [entry for glob, entry in self._dir_globs if glob(key)]
+        if self._dir_globs:
+            matches_any = self._dir_any
+            if matches_any is None:
+                globs = list(self._dir_globs)
+                matches_any = self._dir_any = compile_any(globs)
+            if matches_any(key):
+                for glob, entries in self._dir_globs.values():
+                    if glob(key):
+                        extra += entries
         for below, glob, entry in self._all_below:
             if key.startswith(below) if below is not None else glob(key):
                 extra.append(entry)
@@ -480,7 +497,13 @@ class IgnoreSource:
                 extra.append(entry)
         if not extra:
             return self._plain
-        return _View(self._files, self._dirs, self._negated, extra, key)
+        which = tuple(entry[0] for entry in extra)  # a rule is one entry
+        local = self._locals.get(which)
+        if local is None:
+            if len(self._locals) >= _MAX_LOCALS:
+                self._locals.clear()
+            local = self._locals[which] = _local(self._names, extra)
+        return _View(local, self._negated, key)
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
