@@ -307,19 +307,34 @@ def _lengths(table: dict[str, int]) -> tuple[int, ...]:
 
 class _Local(NamedTuple):
     """A source's rules as they apply in a directory where some of its path patterns
-    apply: its name patterns and those path patterns' names, in one table for files and
-    one for directories, then `dir/**` and the patterns only a whole path can tell, last
-    rule first. Directories where the same path patterns apply share it."""
+    apply: a table of names for files and one for directories, the names of those path
+    patterns in tables of their own (`extra_*`) or merged into the first (see
+    `_MERGE_NAMES`), then `dir/**` and the patterns only a whole path can tell, last rule
+    first. Directories where the same path patterns apply share it."""
 
     files: _NameTable
     dirs: _NameTable
     others: tuple[_Entry, ...]
+    extra_files: _NameTable | None = None
+    extra_dirs: _NameTable | None = None
 
 
-def _local(names: Sequence[_Entry], extra: Sequence[_Entry]) -> _Local:
-    every = [*names, *(entry for entry in extra if entry[2] not in (_EVERY, _PATH))]
+# A source with at most this many name patterns has them merged with a directory's path
+# patterns in one table (one lookup a path, the table made once a set of path patterns);
+# a larger one is looked up beside a table of the path patterns alone.
+_MERGE_NAMES = 64
+
+
+def _local(plain: _Local, names: Sequence[_Entry], extra: Sequence[_Entry]) -> _Local:
+    local = [entry for entry in extra if entry[2] not in (_EVERY, _PATH)]
     others = sorted((e for e in extra if e[2] in (_EVERY, _PATH)), key=lambda e: e[0], reverse=True)
-    return _Local(_NameTable([e for e in every if not e[1]]), _NameTable(every), tuple(others))
+    if not local:
+        return _Local(plain.files, plain.dirs, tuple(others))
+    if len(names) <= _MERGE_NAMES:
+        every = [*names, *local]
+        return _Local(_NameTable([e for e in every if not e[1]]), _NameTable(every), tuple(others))
+    extra_files = _NameTable([e for e in local if not e[1]])
+    return _Local(plain.files, plain.dirs, tuple(others), extra_files, _NameTable(local))
 
 
 # Distinct sets of path patterns a source keeps the tables of (a walk meets few).
@@ -330,16 +345,21 @@ class _View:
     """One source's rules as they apply to the entries of one directory: its name patterns,
     and those of its path patterns that apply here, by kind too."""
 
-    __slots__ = ("_dirs", "_files", "_key", "_negated", "_others")
+    __slots__ = ("_dirs", "_extra_dirs", "_extra_files", "_files", "_key", "_negated", "_others")
 
     def __init__(self, local: _Local, negated: tuple[bool, ...], key: str = "") -> None:
-        self._files, self._dirs, self._others = local
+        self._files, self._dirs, self._others, self._extra_files, self._extra_dirs = local
         self._negated = negated
         self._key = key  # the directory below the source's own, with a final `/`
 
     def decide(self, name: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
         best = (self._dirs if is_dir else self._files).best(name)
+        extra = self._extra_dirs if is_dir else self._extra_files
+        if extra is not None:
+            found = extra.best(name)
+            if found > best:
+                best = found
         for index, dir_only, how, _text, glob in self._others:
             if index <= best:
                 break
@@ -373,6 +393,7 @@ class IgnoreSource:
         "_negated",
         "_paths",
         "_plain",
+        "_plain_local",
         "base",
         "globs",
         "prefix",
@@ -406,7 +427,8 @@ class IgnoreSource:
         )
         self._names = names
         files = _NameTable([e for e in names if not e[1]])
-        self._plain = _View(_Local(files, _NameTable(names), ()), self._negated)
+        self._plain_local = _Local(files, _NameTable(names), ())
+        self._plain = _View(self._plain_local, self._negated)
 
     def _classify_plain(self, index: int, rule: IgnoreRule, names: list[_Entry]) -> bool:
         """Most patterns: a literal name or path, or `*` and a literal, told apart without
@@ -502,7 +524,7 @@ class IgnoreSource:
         if local is None:
             if len(self._locals) >= _MAX_LOCALS:
                 self._locals.clear()
-            local = self._locals[which] = _local(self._names, extra)
+            local = self._locals[which] = _local(self._plain_local, self._names, extra)
         return _View(local, self._negated, key)
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
