@@ -781,3 +781,17 @@ def test_patterns_sharing_a_directory_glob_agree_with_git(tmp_path: Path) -> Non
     theirs = [p for p in git_untracked(tmp_path) if not refused_by_boundary(p)]
     assert len(theirs) > 300
     assert ours == theirs
+
+
+def test_the_last_rule_decides_where_a_path_pattern_and_a_name_pattern_meet() -> None:
+    # `/a` (a path pattern, of the root's directory) and `a`, `!a` (names): in the
+    # directory where the path pattern applies, the rules are one table, still in order.
+    for rules, ignored_at_root in (
+        (["a", "/a", "!a"], False),
+        (["!a", "/a"], True),
+        (["*.log", "/sub/x.log", "!*.log"], False),
+    ):
+        source = IgnoreSource(parse_rules(rules))
+        name = "a" if rules[0] != "*.log" else "sub/x.log"
+        assert source.decide(name, False) is ignored_at_root, rules
+    assert IgnoreSource(parse_rules(["a", "/a", "!a"])).decide("d/a", False) is False

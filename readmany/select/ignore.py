@@ -11,8 +11,11 @@ source with a matching pattern decides, by its last matching pattern.
 Patterns are matched by kind, as git's `dir.c` does, not one expression each: names
 without wildcards, `*.ext` and `prefix*` are looked up in tables (by the name, its
 suffixes, its prefixes); a pattern with a `/` is matched by its directory part once per
-directory, which leaves its last segment to be matched as a name. Only the rest are
-globs (see `wildmatch`), compiled the first time a path reaches them. Each rule keeps
+directory, which leaves its last segment to be matched as a name (the directory parts
+that are globs, `**/test/fixtures/**/`, are tried as one expression a source, each
+distinct one once; the directories where the same path patterns apply share their
+tables). Only the rest are globs (see `wildmatch`), compiled the first time a path
+reaches them. Each rule keeps
 its index, so the last matching one still decides. Nothing is compiled or cached ahead:
 a run parses its ignore files (about 2 ms for 300 patterns) and compiles only the globs
 its paths reach.
@@ -331,7 +334,8 @@ def _local(plain: _Local, names: Sequence[_Entry], extra: Sequence[_Entry]) -> _
     if not local:
         return _Local(plain.files, plain.dirs, tuple(others))
     if len(names) <= _MERGE_NAMES:
-        every = [*names, *local]
+        # In the rules' order: a table keeps the last rule of a name, as git does.
+        every = sorted([*names, *local], key=lambda entry: entry[0])
         return _Local(_NameTable([e for e in every if not e[1]]), _NameTable(every), tuple(others))
     extra_files = _NameTable([e for e in local if not e[1]])
     return _Local(plain.files, plain.dirs, tuple(others), extra_files, _NameTable(local))
