@@ -309,34 +309,23 @@ def _lengths(table: dict[str, int]) -> tuple[int, ...]:
 
 
 class _Local(NamedTuple):
-    """A source's rules as they apply in a directory where some of its path patterns
-    apply: a table of names for files and one for directories, the names of those path
-    patterns in tables of their own (`extra_*`) or merged into the first (see
-    `_MERGE_NAMES`), then `dir/**` and the patterns only a whole path can tell, last rule
-    first. Directories where the same path patterns apply share it."""
+    """A source's rules as they apply in a directory: its tables of names for files and
+    for directories, the names of the path patterns that apply there in tables of their
+    own (None where there are none), then `dir/**` and the patterns only a whole path can
+    tell, last rule first. Directories where the same path patterns apply share it."""
 
     files: _NameTable
     dirs: _NameTable
-    others: tuple[_Entry, ...]
+    others: tuple[_Entry, ...] = ()
     extra_files: _NameTable | None = None
     extra_dirs: _NameTable | None = None
 
 
-# A source with at most this many name patterns has them merged with a directory's path
-# patterns in one table (one lookup a path, the table made once a set of path patterns);
-# a larger one is looked up beside a table of the path patterns alone.
-_MERGE_NAMES = 64
-
-
-def _local(plain: _Local, names: Sequence[_Entry], extra: Sequence[_Entry]) -> _Local:
+def _local(plain: _Local, extra: Sequence[_Entry]) -> _Local:
     local = [entry for entry in extra if entry[2] not in (_EVERY, _PATH)]
     others = sorted((e for e in extra if e[2] in (_EVERY, _PATH)), key=lambda e: e[0], reverse=True)
     if not local:
         return _Local(plain.files, plain.dirs, tuple(others))
-    if len(names) <= _MERGE_NAMES:
-        # In the rules' order: a table keeps the last rule of a name, as git does.
-        every = sorted([*names, *local], key=lambda entry: entry[0])
-        return _Local(_NameTable([e for e in every if not e[1]]), _NameTable(every), tuple(others))
     extra_files = _NameTable([e for e in local if not e[1]])
     return _Local(plain.files, plain.dirs, tuple(others), extra_files, _NameTable(local))
 
@@ -393,7 +382,6 @@ class IgnoreSource:
         "_dir_any",
         "_dir_globs",
         "_locals",
-        "_names",
         "_negated",
         "_paths",
         "_plain",
@@ -429,9 +417,8 @@ class IgnoreSource:
             + len(self._all_below)
             + len(self._paths)
         )
-        self._names = names
         files = _NameTable([e for e in names if not e[1]])
-        self._plain_local = _Local(files, _NameTable(names), ())
+        self._plain_local = _Local(files, _NameTable(names))
         self._plain = _View(self._plain_local, self._negated)
 
     def _classify_plain(self, index: int, rule: IgnoreRule, names: list[_Entry]) -> bool:
@@ -528,7 +515,7 @@ class IgnoreSource:
         if local is None:
             if len(self._locals) >= _MAX_LOCALS:
                 self._locals.clear()
-            local = self._locals[which] = _local(self._plain_local, self._names, extra)
+            local = self._locals[which] = _local(self._plain_local, extra)
         return _View(local, self._negated, key)
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
