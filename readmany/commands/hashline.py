@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import os
 
-from readmany.commands import secrets_mode
+from readmany.choices import Secrets
 from readmany.emit.outcome import FileStat, Outcome, Tally
-from readmany.emit.render import Presentation, present
+from readmany.emit.render import present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR
-from readmany.faces import Face
 from readmany.frame import notices
 from readmany.frame.hashline import frame_rows
-from readmany.invoke import Options
 from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, READ_MAX_BYTES, UNSIZED_READ_BYTES
 from readmany.read import images
 from readmany.read.classify import credentials_name
@@ -47,6 +45,7 @@ from readmany.read.safe import (
     settle_size,
 )
 from readmany.record import NamedTuple
+from readmany.request.hashline import HashlineRequest
 from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
 
 TYPE_CHECKING = False
@@ -57,38 +56,9 @@ READ_CHUNK = 1 << 18
 MAX_ANCHORED_BYTES = HASHLINE_MAX_ANCHORED_BYTES
 
 
-class HashlineRequest(NamedTuple):
-    """The flags of `readmany hashline`, as the CLI parsed them."""
-
-    path: str  # as given on the command line; shown in the header
-    offset: int | None = None  # 1-based first line
-    limit: int | None = None
-    face: Face = Face.reference()
-    secrets: str = "off"  # --secrets: off, warn or skip (redact would change the anchors)
-    # A directory the path was judged to lie in (the MCP tool's root): the file is opened
-    # beneath it (`read.safe.open_beneath`), never by its name alone. None: by name.
-    root: str | None = None
-
-
-def main(options: Options) -> int:
-    """`readmany hashline` with its parsed options: the request value, run and presented."""
-    value = HashlineRequest(
-        options.text("file") or "",
-        options.number("offset"),
-        options.number("limit"),
-        Face.reference() if options.flag("compat") else Face.people(),
-        secrets_mode(options, redact=False),
-    )
-    output = options.text("output")
-    if output is not None and value.path:
-        from readmany.emit.target import named_input_check
-
-        cwd = os.getcwd()
-        named_input_check(output, cwd)(
-            value.path, resolve_path(value.path, cwd, rewrite=value.face.rewrite_paths)
-        )
-
-    return present(lambda sink: run_hashline(value, sink), Presentation.of(options))
+def main(request: HashlineRequest) -> int:
+    """`readmany hashline` with its request: run and presented."""
+    return present(lambda sink: run_hashline(request, sink), request.presentation)
 
 
 def _secrets_check(path: str, mode: str, data: bytes | None) -> str | None:
@@ -137,7 +107,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         fd, st = settle_size(fd, st, UNSIZED_READ_BYTES)  # procfs, sysfs: read to the end
         # A file the checks read is read once: they judge the bytes then shown.
         held = None
-        if (credentials is not None or request.secrets != "off") and (
+        if (credentials is not None or request.secrets != Secrets.OFF) and (
             st.st_size <= MAX_ANCHORED_BYTES
         ):
             held = read_all(fd, st.st_size)
@@ -146,9 +116,9 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             if refusal is not None:
                 return _failure(refusal)
         warning = None
-        if request.secrets != "off":
+        if request.secrets != Secrets.OFF:
             warning = _secrets_check(request.path, request.secrets, held)
-            if warning is not None and request.secrets == "skip":
+            if warning is not None and request.secrets == Secrets.SKIP:
                 return _failure(warning)
         is_image = images.sniff_image(read_prefix(fd, images.IMAGE_SNIFF_BYTES)) is not None
         writable = os.access(absolute, os.W_OK)

@@ -11,7 +11,7 @@ block is always shown, its room kept before the rest is packed. A budget that sh
 file read is an error (exit 1), and the files `--stop-on-error` did not read are named.
 
 With `--compat` it is the reference's `read_many` (at most 26 files, each read capped at
-2000 lines / 50 KB, the reference's notices). The request values are in `many_request`,
+2000 lines / 50 KB, the reference's notices). The request is `request.many`'s,
 the blocks in `frame.pages`, what is left to read in `pack.continuation`, the report of
 each file's fate in `emit.many_report`.
 """
@@ -21,38 +21,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from readmany.commands import secrets_mode
-from readmany.commands.many_request import (
-    FileRequest,
-    ManyRequest,
-    budget_of,
-    check_file_count,
-    file_detail,
-    parse_file_spec,
-    write_blocks,
-)
-from readmany.commands.many_request import (
-    parse_request_object as parse_request_object,  # serve/tools.py imports it from here
-)
+from readmany.choices import Secrets
 from readmany.emit.many_report import (
     NOT_READ_REASON,
     advice_of,
     budget_words,
     fates_of,
+    file_detail,
     not_read_line,
     reference_notes,
     reference_stats,
     truncation_detail,
+    write_blocks,
 )
 from readmany.emit.outcome import FileStat, Outcome, Tally
-from readmany.emit.render import Presentation, present
+from readmany.emit.render import present
 from readmany.emit.sink import Sink
-from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
+from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
 from readmany.faces import Face
 from readmany.frame import notices, weigh
 from readmany.frame.heredoc import Block, frame_heredoc
 from readmany.frame.pages import Piece, body_of, cut_heredoc_head, piece_of, problem
-from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
 from readmany.pack.budget import options_to_hold, size_at_least
 from readmany.pack.continuation import need_of_pieces, rest_specs
@@ -60,6 +49,7 @@ from readmany.pack.fit import NOTHING, cost_of, fit, less, with_reserved
 from readmany.read.classify import credentials_name
 from readmany.read.guard import SECRET_FILE, check_secrets, empty_directory
 from readmany.read.line_range import ReadStyle, ToolRead, read_tool, resolve_path
+from readmany.request.many import FileRequest, ManyRequest
 from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
 from readmany.units import utf8_len
 
@@ -70,53 +60,11 @@ if TYPE_CHECKING:
     from readmany.pack import Packing
 
 
-def main(options: Options) -> int:
-    """`readmany many` with its parsed options: the request value, run and presented."""
-    face = Face.reference() if options.flag("compat") else Face.people()
-    asked, budget = budget_of(options, face)
-    cwd = current_directory()
-    specs = list(options.texts("files"))
-    piped: list[str] = []
-    if options.flag("stdin"):
-        piped = stdin_paths(options.flag("null"), quiet=options.flag("quiet"))
-    stop_on_error = options.flag("stop_on_error")
-    source = options.text("request")
-    if source is not None:
-        if specs or piped:
-            raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
-        parsed = parse_request_object(load_json(source), cwd, face.many_max_files)
-        value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
-    elif not (specs or piped) and options.flag("stdin") and not face.compat:
-        # An empty list (`rg -l NOMATCH | readmany many --stdin`) is nothing read, as in
-        # glob: exit 1 and one line, not a usage error.
-        return present(_nothing_listed, Presentation.of(options))
-    else:
-        check_file_count(len(specs) + len(piped), face.many_max_files)
-        files = (
-            *(parse_file_spec(spec, cwd) for spec in specs),
-            *(parse_file_spec(spec, cwd, literal=True) for spec in piped),
-        )
-        if not face.compat:
-            for spec, file in zip(specs, files, strict=False):
-                if file.limit == 0:  # the reference shows nothing for it, without a word
-                    raise UsageError(
-                        f"{spec}: a LIMIT of 0 shows no line: give 1 or more, or leave it "
-                        f"out for the rest of the file ({spec.rpartition(':')[0]})"
-                    )
-        value = ManyRequest(files, stop_on_error=stop_on_error, cwd=cwd)
-    secrets = secrets_mode(options, redact=True)
-    value = value._replace(budget=budget, face=face, asked=asked, secrets=secrets)
-    output = options.text("output")
-    if output is not None:
-        from readmany.emit.target import named_input_check
-
-        check = named_input_check(output, cwd)
-        if source is not None and source != "-":
-            check(source)
-        for file in value.files:
-            rewrite = face.rewrite_paths and not file.literal
-            check(file.path, resolve_path(file.path, cwd, rewrite=rewrite))
-    return present(lambda sink: run_many(value, sink), Presentation.of(options))
+def main(request: ManyRequest) -> int:
+    """`readmany many` with its request: run and presented."""
+    if not request.files:  # `--stdin` listed nothing
+        return present(_nothing_listed, request.presentation)
+    return present(lambda sink: run_many(request, sink), request.presentation)
 
 
 def _nothing_listed(sink: Sink) -> Outcome:
@@ -144,13 +92,13 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
             style=style,
             root=file.root or request.root,
         )
-        if request.secrets != "off" and result.ok and result.text:  # never from the CLI
+        if request.secrets != Secrets.OFF and result.ok and result.text:  # never from the CLI
             result = check_secrets(file.path, result, request.secrets, warnings, [])
         body = body_of(result)
         block = frame_heredoc(file.path, body, index + 1)
         cut = partial(cut_heredoc_head, file.path, index + 1, body) if result.ok else None
         candidates.append(Entry(index, file.path, block, result.ok, cut))
-        details.append(file_detail(file, result, block, weigh=sink.weigh))
+        details.append(file_detail(file.path, result, block, weigh=sink.weigh))
         sink.file_done(file.path, len(request.files))
         if not result.ok:
             problems.append(f"{file.path}: {result.error}")
@@ -245,14 +193,14 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
             kind = credentials_name(file.path) or (target and credentials_name(target))
             if kind is not None:
                 result = _credentials_refused(file.path, kind, result)
-        if request.secrets != "off" and result.ok and result.text:
+        if request.secrets != Secrets.OFF and result.ok and result.text:
             result = check_secrets(file.path, result, request.secrets, warnings, found)
         if result.error_code == "EISDIR" and empty_directory(file.path):
             result = result._replace(error_detail="empty")  # as `glob` of it would read
         piece = piece_of(file, index + 1, result, carry, size_words=size_at_least)
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
-        detail = file_detail(file, result, Block(*piece.block[:4]), weigh=sink.weigh)
+        detail = file_detail(file.path, result, Block(*piece.block[:4]), weigh=sink.weigh)
         result = result._replace(text="", window=None)  # the text is held in its block alone
         if result.error is not None:
             detail["error"] = problem(file, result)
