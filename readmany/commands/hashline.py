@@ -88,7 +88,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     # The default face never reads a secret file (by its name or its link's target's);
     # an `.npmrc` or `.pypirc` is one when it holds a token (judged once it is open).
     credentials = None
-    if request.face.shell_notices:
+    if request.face.refuse_secret_files:
         target = target_name(absolute)
         refusal = secret_file_refusal(request.path, target)
         if refusal is not None:

@@ -65,7 +65,7 @@ def many_request(given: Given) -> ManyRequest:
             raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
         parsed = parse_request_object(load_json(source), cwd, face.many_max_files)
         value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
-    elif not (specs or piped) and given.flag("stdin") and not face.compat:
+    elif not (specs or piped) and given.flag("stdin") and face.empty_list_read:
         # An empty list (`rg -l NOMATCH | readmany many --stdin`) is nothing read, as in
         # glob: exit 1 and one line, not a usage error.
         return ManyRequest((), cwd=cwd, face=face, presentation=presentation)
@@ -75,7 +75,7 @@ def many_request(given: Given) -> ManyRequest:
             *(parse_file_spec(spec, cwd) for spec in specs),
             *(parse_file_spec(spec, cwd, literal=True) for spec in piped),
         )
-        if not face.compat:
+        if face.refuse_limit_zero:
             for spec, file in zip(specs, files, strict=False):
                 if file.limit == 0:  # the reference shows nothing for it, without a word
                     raise UsageError(
