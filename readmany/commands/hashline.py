@@ -21,15 +21,15 @@ from readmany.emit.render import present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR
 from readmany.frame import notices
-from readmany.frame.hashline import frame_rows
-from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, READ_MAX_BYTES, UNSIZED_READ_BYTES
+from readmany.frame.hashline import frame_rows, plain_text, plain_window
+from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, UNSIZED_READ_BYTES
 from readmany.read import images
 from readmany.read.classify import credentials_name
+from readmany.read.guard import credentials_refusal, secrets_refusal
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.line_range import (
     WHOLE_FILE_LIMIT,
     ReadStyle,
-    ToolRead,
     failure_message,
     format_size,
     read_tool,
@@ -46,7 +46,7 @@ from readmany.read.safe import (
 )
 from readmany.record import NamedTuple
 from readmany.request.hashline import HashlineRequest
-from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
+from readmany.select.boundary import secret_file_refusal, target_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,23 +59,6 @@ MAX_ANCHORED_BYTES = HASHLINE_MAX_ANCHORED_BYTES
 def main(request: HashlineRequest) -> int:
     """`readmany hashline` with its request: run and presented."""
     return present(lambda sink: run_hashline(request, sink), request.presentation)
-
-
-def _secrets_check(path: str, mode: str, data: bytes | None) -> str | None:
-    """`--secrets warn|skip`: the line naming what looks like a secret in the file, if any.
-    Judged on the bytes the read then shows (`data`, read once from the descriptor; None
-    for a file over the anchored read's limit): what is judged is what is shown."""
-    from readmany.read.secrets import scan, secrets_warning
-
-    if data is None:
-        return None
-    findings = scan(data.decode("utf-8", "replace"))
-    if not findings:
-        return None
-    if mode == "skip":
-        rules = ", ".join(dict.fromkeys(f.rule for f in findings))
-        return f"{path}: left out by --secrets skip: looks like a secret ({rules})"
-    return secrets_warning(path, findings, can_redact=False)
 
 
 def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
@@ -111,13 +94,17 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
             st.st_size <= MAX_ANCHORED_BYTES
         ):
             held = read_all(fd, st.st_size)
-        if credentials is not None:
-            refusal = _credentials_refusal(request.path, credentials, held)
+        # These files are small: read whole, within the anchored limit (`held` None for
+        # a larger one, too big for a hashline read: refused as such). What is judged is
+        # what is then shown: the bytes read once from the descriptor.
+        text = None if held is None else held.decode("utf-8", "replace")
+        if credentials is not None and text is not None:
+            refusal = credentials_refusal(request.path, credentials, text)
             if refusal is not None:
                 return _failure(refusal)
         warning = None
-        if request.secrets != Secrets.OFF:
-            warning = _secrets_check(request.path, request.secrets, held)
+        if request.secrets != Secrets.OFF and text is not None:
+            warning = secrets_refusal(request.path, request.secrets, text)
             if warning is not None and request.secrets == Secrets.SKIP:
                 return _failure(warning)
         is_image = images.sniff_image(read_prefix(fd, images.IMAGE_SNIFF_BYTES)) is not None
@@ -138,20 +125,6 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     problems = () if warning is None else (warning,)
     stats = Tally.of([FileStat(request.path, "read", size)])
     return Outcome(details, stats=stats, problems=problems)
-
-
-def _credentials_refusal(path: str, kind: str, data: bytes | None) -> str | None:
-    """An `.npmrc` or `.pypirc` that holds a token or password is a secret file, as glob
-    and many refuse it (these files are small: read whole, within the anchored limit;
-    `data` None for a larger one, too big for a hashline read: refused as such)."""
-    from readmany.read.secrets import holds_credentials
-
-    if data is None:
-        return None
-    text = data.decode("utf-8", "replace")
-    if not holds_credentials(kind, text):
-        return None
-    return secret_file_words(path, "it holds a token or password")
 
 
 class _Shown(NamedTuple):
@@ -245,59 +218,12 @@ def _plain_read(
         return _failure(result.error)
     total = result.file_lines
     start = (request.offset or 1) - 1
-    shown, next_offset = _plain_window(result, start, request.limit, total)
-    text = _plain_text_for_people(request, result) if people else result.text
+    shown, next_offset = plain_window(result, start, request.limit, total)
+    text = plain_text(request.path, request.limit, result) if people else result.text
     return _Shown(
         text,
         _details(request.path, None, start + 1, shown, total, next_offset, writable=writable),
     )
-
-
-def _plain_text_for_people(request: HashlineRequest, result: ToolRead) -> str:
-    """The plain read's text with the default face's notice."""
-    truncation = result.truncation
-    if truncation is None:  # an image
-        return notices.image_not_shown(
-            request.path, result.mime_type or "", format_size(result.size)
-        )
-    first = result.first + 1
-    total = result.line_count
-    if truncation.first_line_exceeds_limit:
-        name = request.path if not request.path.startswith("-") else "./" + request.path
-        show = f"sed -n {first}p {notices.shell_word(name)}"
-        notice = (
-            f"[Line {first} is {format_size(result.first_line_bytes)}, more than one read "
-            f"shows ({format_size(READ_MAX_BYTES)}). Show it with: {show}"
-        )
-        if first < total:
-            next_command = notices.hashline_command(request.path, first + 1, request.limit)
-            notice += f"; continue with: {next_command}"
-        return notice + "]"
-    last = min(first + truncation.output_lines - 1, total)
-    window_last = min(result.stop, total)
-    if last < window_last:
-        rest = window_last - last if request.limit is not None else None
-    elif request.limit is not None and last < total:
-        rest = request.limit
-    else:
-        return result.text
-    next_command = notices.hashline_command(request.path, last + 1, rest)
-    return result.text + "\n\n" + notices.showing(first, last, total, next_command)
-
-
-def _plain_window(
-    result: ToolRead, start: int, limit: int | None, total: int
-) -> tuple[int, int | None]:
-    """Lines shown and the offset the plain read's notice names (None if it names none)."""
-    if result.image_count:
-        return 0, None
-    truncation = result.truncation
-    if truncation is not None and truncation.first_line_exceeds_limit:
-        return 0, None
-    if truncation is not None and truncation.truncated:
-        return truncation.output_lines, start + truncation.output_lines + 1
-    end = total if limit is None else min(total, start + limit)
-    return end - start, (end + 1 if limit is not None and end < total else None)
 
 
 def _details(

@@ -49,10 +49,10 @@ from readmany.pack.budget import options_to_hold, size_at_least
 from readmany.pack.continuation import need_of_pieces, rest_specs
 from readmany.pack.fit import NOTHING, cost_of, fit, less, with_reserved
 from readmany.read.classify import credentials_name
-from readmany.read.guard import SECRET_FILE, check_secrets, empty_directory
+from readmany.read.guard import SECRET_FILE, check_secrets, credentials_refusal, empty_directory
 from readmany.read.line_range import ReadStyle, ToolRead, read_tool, resolve_path
 from readmany.request.many import FileRequest, ManyRequest
-from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
+from readmany.select.boundary import secret_file_refusal, target_name
 from readmany.units import utf8_len
 
 TYPE_CHECKING = False
@@ -100,17 +100,6 @@ def read_style(budget: Budget, face: Face) -> ReadStyle:
     )
 
 
-def _credentials_refused(path: str, kind: str, result: ToolRead) -> ToolRead:
-    """An `.npmrc` or `.pypirc` (`kind`: by its name or its link's target's) that holds a
-    token or password is a secret file, as glob refuses it: the read becomes its refusal."""
-    from readmany.read.secrets import holds_credentials
-
-    if not holds_credentials(kind, result.text):
-        return result
-    refusal = secret_file_words(path, "it holds a token or password")
-    return ToolRead(error=refusal, error_code=SECRET_FILE, size=result.size)
-
-
 def _read(file: FileRequest, request: ManyRequest, style: ReadStyle) -> ToolRead:
     """One file read as the face reads it: a secret file refused by its name (or its
     link's target's), or one that holds credentials once read, where the face refuses
@@ -134,8 +123,9 @@ def _read(file: FileRequest, request: ManyRequest, style: ReadStyle) -> ToolRead
     )
     if face.refuse_secret_files and result.ok:
         kind = credentials_name(file.path) or (target and credentials_name(target))
-        if kind is not None:
-            result = _credentials_refused(file.path, kind, result)
+        refusal = None if kind is None else credentials_refusal(file.path, kind, result.text)
+        if refusal is not None:
+            result = ToolRead(error=refusal, error_code=SECRET_FILE, size=result.size)
     return result
 
 

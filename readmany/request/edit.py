@@ -23,7 +23,7 @@ from readmany.edit.files import EditRun
 from readmany.errors import UsageError
 from readmany.inputs import current_directory, load_json
 from readmany.request.given import Given
-from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
+from readmany.select.boundary import secret_file_refusal, target_name
 
 
 def edit_run(given: Given) -> EditRun:
@@ -133,11 +133,11 @@ def _content_text(content: str | None, content_file: str | None) -> str | None:
     except UnicodeDecodeError:
         raise UsageError(f"--content-file {content_file}: not valid UTF-8") from None
     if credentials is not None:
-        from readmany.read.secrets import holds_credentials
+        from readmany.read.guard import credentials_refusal
 
-        if holds_credentials(credentials, text):
-            words = secret_file_words(content_file, "it holds a token or password")
-            raise UsageError(f"--content-file {words}")
+        refusal = credentials_refusal(content_file, credentials, text)
+        if refusal is not None:
+            raise UsageError(f"--content-file {refusal}")
     return text
 
 
