@@ -396,3 +396,9 @@ def test_a_command_given_the_values_as_parsed_is_caught() -> None:
     assert ("readmany.commands.many", "readmany.request.given") in {
         (name, target) for name, targets in graph.items() for target in targets & PARSED
     }
+
+
+def test_no_command_raises_a_usage_error() -> None:
+    # A command line's mistakes are found while its request is made (`readmany.request`).
+    found = [name for name, source in _command_sources().items() if "UsageError" in source]
+    assert found == []
