@@ -15,6 +15,6 @@ if TYPE_CHECKING:
 
 def stdin_only(request: GlobRequest) -> bool:
     """Whether `glob`'s files are a `--stdin` list alone (nothing listed is said so)."""
-    from readmany.inputs import StdinPaths
+    from readmany.request.inputs import StdinPaths
 
     return isinstance(request.literal_paths, StdinPaths) and not request.patterns

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from readmany.choices import Format, Order, Secrets
 from readmany.emit.render import Presentation
 from readmany.faces import Face
-from readmany.inputs import StdinPaths
 from readmany.record import NamedTuple
+from readmany.request.inputs import StdinPaths
 from readmany.select.candidates import shown_path
 from readmany.select.lookahead import Found, Selection, Source
 

@@ -4,9 +4,9 @@ Both parsers (`readmany.cli`, `readmany.fastargs`) give the values of a command
 function's parameters by name; `build` turns them into the command's request: its
 options checked one by one and against each other, each choice an enum
 (`readmany.choices`), sizes as numbers, stdin and `--request` read, `-o` checked against
-the inputs. Every usage error of a command line is raised from this package (or from
-what it calls to read an input); a command's `main` is given its request, never the
-values as parsed.
+the inputs. Every usage error of a command line is raised from this package (what a
+command line reads besides its arguments is `request.inputs`); a command's `main` is
+given its request, never the values as parsed.
 
 - `many`: `request.many.ManyRequest`
 - `glob`: `commands.glob_request.GlobRequest`, its configuration beneath the command line
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from readmany.errors import UsageError
-from readmany.inputs import GIT_DIR_FORM, in_git_directory
 from readmany.request.given import Given
+from readmany.request.inputs import GIT_DIR_FORM, in_git_directory
 
 
 def build(command: str, values: Mapping[str, object]) -> object:

@@ -21,8 +21,8 @@ from readmany.edit.anchored import (
 )
 from readmany.edit.files import EditRun
 from readmany.errors import UsageError
-from readmany.inputs import current_directory, load_json
 from readmany.request.given import Given
+from readmany.request.inputs import current_directory, load_json
 from readmany.select.boundary import secret_file_refusal, target_name
 
 
@@ -123,8 +123,8 @@ def _content_text(content: str | None, content_file: str | None) -> str | None:
         return content
     if content_file is None:
         return None
-    from readmany.inputs import read_input
     from readmany.limits import EDIT_TEXT_MAX_BYTES
+    from readmany.request.inputs import read_input
 
     credentials = _refuse_secret_content(content_file)
     data = read_input(content_file, "--content-file", EDIT_TEXT_MAX_BYTES)

@@ -13,9 +13,9 @@ from readmany.choices import Format, Order
 from readmany.commands.glob_request import GlobRequest
 from readmany.errors import UsageError
 from readmany.faces import Face
-from readmany.inputs import StdinPaths, current_directory
 from readmany.read.safe import refuse_root
 from readmany.request.given import Given, choice, parse_size, presentation_of, secrets_of
+from readmany.request.inputs import StdinPaths, current_directory
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,13 +12,13 @@ from readmany.choices import Secrets
 from readmany.emit.render import Presentation
 from readmany.errors import UsageError
 from readmany.faces import Face
-from readmany.inputs import current_directory, load_json, stdin_paths
 from readmany.limits import MANY_MAX_FILES, NO_LIMIT, READ_MAX_BYTES, READ_MAX_LINES
 from readmany.pack import UNCOUNTED, Budget
 from readmany.pack.budget import BudgetAsked
 from readmany.read.line_range import Number
 from readmany.record import NamedTuple
 from readmany.request.given import Given, parse_size, presentation_of, secrets_of
+from readmany.request.inputs import current_directory, load_json, stdin_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

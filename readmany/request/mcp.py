@@ -8,8 +8,8 @@ import os
 
 from readmany.choices import Secrets
 from readmany.errors import UsageError
-from readmany.inputs import current_directory
 from readmany.request.given import Given, choice
+from readmany.request.inputs import current_directory
 from readmany.serve.config import ServerConfig
 from readmany.serve.roots import nested_refusal, root_refusal
 
