@@ -706,7 +706,6 @@ def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     """A budgeted run over a.txt, b.txt and c.txt, between its two passes."""
     from readmany.commands.glob_plan import _Run
     from readmany.commands.glob_request import GlobRequest, lookahead_source
-    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -716,8 +715,8 @@ def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     stream = io.BytesIO()
     sink = Sink(stream, json_mode=False)
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, reference_reasons=False)
-    run = _Run(request, sink, selection, report)
+    run = _Run(request, sink, selection)
+    report = run.report
     run.gather(selection, sizes=True, stats=False)
     packing, start, end = run.plan()
     assert packing.omitted == ()
@@ -755,7 +754,6 @@ def test_a_text_kept_from_the_first_pass_is_written_as_it_was_measured(tmp_path:
 def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_bytes: int) -> None:
     from readmany.commands.glob_plan import _Run
     from readmany.commands.glob_request import GlobRequest, lookahead_source
-    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -766,8 +764,7 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=max_bytes
     )
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, reference_reasons=False)
-    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
+    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection)
     run.gather(selection, sizes=True, stats=False)
     kept = set(run.texts.kept)
     sizes = {entry.position: entry.block.bytes for entry in run.entries}
@@ -783,7 +780,6 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
 def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
     from readmany.commands.glob_plan import _Run
     from readmany.commands.glob_request import GlobRequest, lookahead_source
-    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -793,8 +789,7 @@ def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=1000, stats=True
     )
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, reference_reasons=False)
-    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
+    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection)
     run.gather(selection, sizes=True, stats=True)
     assert len(run.entries) == 2 and run.texts.kept == {}
 

@@ -1,38 +1,21 @@
 """`readmany glob` with a budget, `--tree` or `--stats`: measure every file, then write.
 
-Without these, `glob` streams (`commands.glob.run_glob`). A budget (`--max-bytes`,
-`--max-lines`, `--max-tokens`) and `--tree` need every file known before the first one is
-written, so the run has two passes over the selection:
-
-1. Each file is read as the streaming run reads it (same checks, same reports), framed
-   as it would be written, and measured; its text is then dropped. What stays per file is
-   its candidate, its place and the size of its block: memory grows with the number of
-   files, as a list of paths would, not with their text.
-2. The planner (`pack.pack_blocks`, the one `many` uses) chooses: files in output order
-   while they fit, or smallest first where that shows more of them whole, output order
-   kept; at most one file cut to fill the rest. The files shown are read again and written,
-   the tree of them first; a closing notice names the files left out. The tree and the
-   notice are output too: the plan is made again with room kept for them until they fit.
-
-The texts of the first pass are kept for the second while they fit in the budget (and
-`KEEP_BYTES`), the smallest first: memory holds at most a budget's worth of text, and the
-files a plan shows are mostly those. They are written as they were measured. Any other
-file shown is read again: one that changed between the passes is written only while it
-stays within the size it was planned with; a bigger one is left out then, and named with
-the others. Files from git's index (`--staged`) are read again from the index.
-
-`--tree` alone needs no sizes: its first pass only finds which files are shown, by their
-name and first bytes (the text too where `--secrets` or a credentials file needs it).
-
-`--stats` writes, instead of the files, a tree of what each costs (`emit.stats`): bytes and
-lines counted from the file's bytes without decoding them, tokens estimated. With a budget,
-the files and directories the plan leaves out or cuts are marked.
+Without these, `glob` streams (`commands.glob.run_glob`). A budget and `--tree` need every
+file known before the first one is written, so the run makes two passes over the
+selection, wired here: the first reads each file as the streaming run does (same checks,
+same reports) and keeps what the plan needs of it (`pack/passes.py`: its place and the
+size of its block, measured by `frame/planned.py`; its text while it fits, by
+`read/again.py`); the second writes the files the plan shows, read again where their text
+was not kept. `--tree` alone needs no sizes: its first pass only finds which files are
+shown, by their name and first bytes (the text too where `--secrets` or a credentials file
+needs it). `--stats` writes, instead of the files, a tree of what each costs
+(`emit.stats`), from the bytes, not decoded; with a budget, what the plan leaves out or
+cuts is marked.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 
 from readmany.commands import stdin_only
 from readmany.commands.glob_files import shown_files
@@ -43,14 +26,14 @@ from readmany.commands.glob_request import (
     open_selection,
 )
 from readmany.emit.outcome import Outcome
-from readmany.emit.report import LEFT_OUT, Report, git_kind
+from readmany.emit.planned import PlannedWriter
+from readmany.emit.report import Report, git_kind
 from readmany.emit.sink import Sink
-from readmany.frame import weigh
 from readmany.frame.planned import PlannedFrames
 from readmany.frame.sectioncut import Cut
 from readmany.pack import PARTIAL_BYTE_SLACK, Entry, Packing
 from readmany.pack.budget import BudgetAsked
-from readmany.pack.passes import FirstPass, SecondPass
+from readmany.pack.passes import FirstPass
 from readmany.read.again import ReadAgain, Texts, keep_bytes, stored_cost, unmeasured
 from readmany.read.classify import ASSET_KINDS, credentials_name
 from readmany.read.glob_file import (
@@ -59,16 +42,12 @@ from readmany.read.glob_file import (
     MeasuredFile,
     Skipped,
     TextFile,
-    with_total,
 )
 from readmany.select.candidates import Candidate, Item
 from readmany.select.lookahead import Selection
-from readmany.units import utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from readmany.emit.stats import StatsTree
     from readmany.read.glob_file import MatchedRead
     from readmany.read.measure import Cost
@@ -84,12 +63,17 @@ class _Run:
     """One planned run: the stages wired for the first pass (`FirstPass`, with the
     frames that measure and the texts kept), the plan, and the second pass."""
 
-    def __init__(
-        self, request: GlobRequest, sink: Sink, selection: Selection, report: Report
-    ) -> None:
+    def __init__(self, request: GlobRequest, sink: Sink, selection: Selection) -> None:
         self.request = request
         self.sink = sink
-        self.report = report
+        self.report = report = Report(
+            selection.root,
+            keep_records=sink.json_mode,
+            reference_reasons=False,
+            git=git_kind(request.staged, request.changed),
+            stdin_only=stdin_only(request),
+            hook_id=request.hook_id,
+        )
         budget = budget_of(request)
         # Newlines are counted only for a budget of lines (counting them costs more than
         # framing a block): without one, a block's `lines` is 0. Tokens are estimated only
@@ -101,6 +85,7 @@ class _Run:
             order=request.order,
             patterns=request.patterns,
             prefer=request.prefer,
+            lines=self.lines,
             tokens=self.tokens,
         )
         self.reader = candidate_reader(request)
@@ -268,131 +253,8 @@ class _Run:
 
     def write(self, packing: Packing, start: str, end: str) -> None:
         """Read the files shown again and write them, with the tree and the notice."""
-        _Writer(self).write(packing, start, end)
-
-
-class _Writer:
-    """The second pass of a planned run: the files shown read again (or as kept) and
-    written, each checked against the size it was planned with."""
-
-    def __init__(self, run: _Run) -> None:
-        self.sink, self.report = run.sink, run.report
-        self.first, self.frames, self.texts = run.first, run.frames, run.texts
-        self.items, self.entries = run.first.items, run.first.entries
-        self.source = run.source
-        self.lines, self.tokens = run.lines, run.tokens
-        self._not_shown = run._not_shown
-
-    def write(self, packing: Packing, start: str, end: str) -> None:
-        """Read the files shown again and write them, with the tree and the notice."""
-        sink, report, frames = self.sink, self.report, self.frames
-        second = SecondPass(packing, len(self.items))
-        cut = second.cut if isinstance(second.cut, Cut) else None
-        for position, index, block, result in second.blocks(self._again, self._cut(cut)):
-            prefix = start if index == 1 else frames.framing.joint
-            weighed = None
-            if sink.weigh:
-                at = cut if position == second.cut_position else None
-                weighed = weigh(prefix) + frames.block_tokens(position, result, index, at)
-            size = sink.write(prefix + block, weighed)
-            tokens = sink.last_tokens
-            item = self.items[position]
-            if item.candidate is None:
-                report.diff = frames.diff
-            elif isinstance(result, TextFile):
-                if position == second.cut_position and cut is not None:
-                    report.cut(item.path, result, size, tokens, cut.shown)
-                else:
-                    report.text(item.path, result, size, tokens)
-            elif isinstance(result, AssetFile):
-                report.asset(item.path, result, size, tokens)
-        report.left_out([self.items[position].path for position in second.left_out])
-        if not self.entries:  # --tree alone
-            sink.write(end)
-            return
-        late = second.late
-        report.left_out([self.items[position].path for position in late])
-        omitted = second.omitted()
-        if late:  # the closing notice again, with the files left out while writing
-            note = self.first.left_out_note(omitted, frames)
-            end = frames.framing.end(bool(second.written), note)
-        sink.write(end)
-        if omitted:
-            names = ", ".join(frames.left_out_names(omitted))
-            report.budget_notes.append(
-                f"{LEFT_OUT} ({len(omitted)} of {len(self.entries)}): {names}"
-            )
-        report.details["packing"] = self.first.details(packing, late)
-        if self.entries and not second.written and not report.any_shown:
-            report.problems.append(self.first.nothing_fits(self._newlines, self._weighed))
-
-    def _cut(self, cut: Cut | None) -> Callable[[int, int], tuple[str, TextFile | None]]:
-        """The block of the file the plan cut so, and its text as read."""
-
-        def cut_block(position: int, index: int) -> tuple[str, TextFile | None]:
-            assert cut is not None
-            held = self.texts.text_of(position)
-            block = self.frames.cut_block(position, cut, index)
-            return block, with_total(held) if held is not None else None
-
-        return cut_block
-
-    def _again(self, position: int, index: int) -> tuple[str | None, Any]:
-        """The block of a file read again; None if it is no longer shown, or (with a
-        budget) no longer fits the size it was planned with."""
-        item = self.items[position]
-        frames = self.frames
-        if item.candidate is None:
-            return frames.diff_block(index), None
-        kept = self.texts.pop(position)  # as checked and measured: written as it was
-        result: MatchedRead | None = kept or self.source.read(item)
-        if isinstance(result, TextFile):
-            checked = kept or self.texts.recheck(item, result)
-            if checked is None:
-                return None, None
-            block = frames.text_block(item, checked.text, index)
-            result = checked
-        elif isinstance(result, AssetFile):
-            block = frames.framing.data_url(item.path, result.mime_type, result.data, index)
-        else:
-            if not self.entries and result is not None:  # --tree alone: no budget to name
-                self._not_shown(item.path, result)
-            return None, None
-        if not self.entries:
-            return block, result
-        planned = self.entries[position].block
-        if utf8_len(block) > planned.bytes or (self.lines and block.count("\n") > planned.lines):
-            return None, None  # it grew since it was measured
-        grew = (
-            self.tokens
-            and not kept
-            and isinstance(result, TextFile)
-            and frames.text_tokens(item, result.text, index) > planned.tokens
-        )
-        if grew:
-            return None, None  # it changed since it was measured, and takes more
-        return block, result
-
-    def _weighed(self, entry: Entry) -> float:
-        """The estimated tokens of an entry's block, weighed now (no budget of tokens
-        weighed it in the first pass)."""
-        position = entry.position
-        if self.items[position].candidate is None:
-            return self.frames.block_tokens(position, None, position + 1, None)
-        text = self.texts.text_of(position)
-        if text is None:  # an asset: its block is read again to be weighed
-            block, _ = self._again(position, position + 1)
-            return weigh(block or "")
-        return self.frames.weighed_text(position, text)
-
-    def _newlines(self, entry: Entry) -> int:
-        """The newlines of an entry's block: counted now if the first pass did not."""
-        if self.lines or entry.cut_head is None:
-            return entry.block.lines
-        text = self.texts.text_of(entry.position)
-        if text is None:
-            return entry.block.lines
-        return self.frames.newlines(entry.position, text)
+        second = PlannedWriter(self.first, self.frames, self.texts, self.sink, self.report)
+        second.write(packing, start, end, self._not_shown)
 
 
 # --- the runs ---------------------------------------------------------------------------
@@ -401,15 +263,8 @@ class _Writer:
 def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """`glob` with a budget or `--tree`: measure, plan, write."""
     with selection or open_selection(request) as selection:
-        report = Report(
-            selection.root,
-            keep_records=sink.json_mode,
-            reference_reasons=False,
-            git=git_kind(request.staged, request.changed),
-            stdin_only=stdin_only(request),
-            hook_id=request.hook_id,
-        )
-        run = _Run(request, sink, selection, report)
+        run = _Run(request, sink, selection)
+        report = run.report
         with run.reader, contextlib.closing(run.source):
             budget = budget_of(request)
             run.gather(selection, sizes=budget is not None, stats=False)
@@ -440,15 +295,8 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
 
     budget = budget_of(request)
     with selection or open_selection(request) as selection:
-        report = Report(
-            selection.root,
-            keep_records=sink.json_mode,
-            reference_reasons=False,
-            git=git_kind(request.staged, request.changed),
-            stdin_only=stdin_only(request),
-            hook_id=request.hook_id,
-        )
-        run = _Run(request, sink, selection, report)
+        run = _Run(request, sink, selection)
+        report = run.report
         with run.reader, contextlib.closing(run.source):
             run.gather(selection, sizes=budget is not None, stats=True)
             omitted: set[str] = set()

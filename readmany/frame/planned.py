@@ -9,7 +9,7 @@ and what the second pass writes with. The texts come from `read.again.Texts`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from readmany.frame import weigh
 from readmany.frame.formats import framing_for
@@ -30,6 +30,8 @@ from readmany.units import utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from readmany.read.again import Texts
     from readmany.read.text import TextRead
     from readmany.select.candidates import Item
@@ -222,6 +224,12 @@ class PlannedFrames:
     def text_block(self, item: Item, text: TextRead, index: int) -> str:
         return text_block(self.framing, self._root, item.rel, item.path, text, index)
 
+    def written(self, item: Item, result: TextFile | AssetFile, index: int) -> str:
+        """The block of a file read again, the `index`-th, as the second pass writes it."""
+        if isinstance(result, TextFile):
+            return self.text_block(item, result.text, index)
+        return self.framing.data_url(item.path, result.mime_type, result.data, index)
+
     def diff_block(self, index: int) -> str:
         assert self.diff is not None
         return diff_block(self.framing, self.label, self.diff, index)
@@ -249,18 +257,29 @@ class PlannedFrames:
         its text's own if they were weighed as it was read."""
         return text_block_tokens(self.framing, self._root, item.rel, item.path, text, index, known)
 
-    def weighed_text(self, position: int, text: TextFile) -> float:
-        """The estimated tokens of a text's block at `position`, weighed now (no budget of
-        tokens weighed it in the first pass)."""
+    def weighed(self, position: int, again: Callable[[int, int], tuple[str | None, Any]]) -> float:
+        """The estimated tokens of the block at `position`, weighed now (no budget of
+        tokens weighed it in the first pass); `again` writes an asset's block again."""
         item = self.items[position]
+        if item.candidate is None:
+            return self.block_tokens(position, None, position + 1, None)
+        text = self.texts.text_of(position)
+        if text is None:  # an asset: its block is read again to be weighed
+            block, _ = again(position, position + 1)
+            return weigh(block or "")
         if text.whole is not None:  # only its start held: the frame, and all of the text
             frame = self.text_tokens(item, text.text._replace(body=""), position + 1, 0.0)
             return frame + whole_cost(text)[2]
         return self.text_tokens(item, text.text, position + 1)
 
-    def newlines(self, position: int, text: TextFile) -> int:
-        """The newlines of a text's block at `position`, counted now."""
-        item = self.items[position]
+    def newlines(self, position: int, counted: int, cuttable: bool) -> int:
+        """The newlines of the block at `position`: `counted` by the first pass (with a
+        budget of lines, or of a block not cut), else counted now."""
+        if self.lines or not cuttable:
+            return counted
+        text = self.texts.text_of(position)
+        if text is None:
+            return counted
         held = text.text if text.whole is None else text.text._replace(body="")
-        block = self.text_block(item, held, position + 1)
+        block = self.text_block(self.items[position], held, position + 1)
         return block.count("\n") + (text.whole.newlines if text.whole is not None else 0)

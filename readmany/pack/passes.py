@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from readmany.pack.budget import BudgetAsked, options_to_hold
 from readmany.pack.plan import Entry, Packing
 from readmany.pack.planner import everything, need_of, plan_around
+from readmany.units import utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +61,8 @@ if TYPE_CHECKING:
 class FirstPass:
     """What the first pass keeps of the files shown (`items`; with a budget, the blocks
     they make, `entries`), and the plan made of it. `order`, `patterns`, `prefer`: how
-    a budget ranks the files (`rank.rank`); `tokens`: the budget counts tokens."""
+    a budget ranks the files (`rank.rank`); `lines`, `tokens`: the budget counts lines,
+    tokens (only then are they counted in a block)."""
 
     def __init__(
         self,
@@ -69,6 +71,7 @@ class FirstPass:
         order: str,
         patterns: Sequence[str],
         prefer: Sequence[str],
+        lines: bool,
         tokens: bool,
     ) -> None:
         self.budget = budget
@@ -77,6 +80,7 @@ class FirstPass:
         self._order = order
         self._patterns = patterns
         self._prefer = prefer
+        self._lines = lines
         self._tokens = tokens
         # With `--order rank`: the names each entry's text imports (None: not a text),
         # kept instead of the text, for `rank.rank`; and the ranking once made.
@@ -197,7 +201,15 @@ class FirstPass:
         self._need = need_of(blocks, frames.joint(), start, end, ends_tokens)
         return self._need
 
-    # -- after the second pass --
+    # -- the second pass --
+
+    def outgrew(self, position: int, block: str, tokens: Callable[[], float] | None) -> bool:
+        """Whether the block written again at `position` takes more than it was planned
+        with; `tokens` weighs it where it may have changed in tokens too."""
+        planned = self.entries[position].block
+        if utf8_len(block) > planned.bytes or (self._lines and block.count("\n") > planned.lines):
+            return True  # it grew since it was measured
+        return tokens is not None and tokens() > planned.tokens
 
     def details(self, packing: Packing, late: Sequence[int]) -> dict[str, Any]:
         """`details.packing`: the plan as written, the files left out while writing too."""

@@ -105,6 +105,19 @@ class Texts:
         """The text kept at `position`, no longer kept (it is written as it was)."""
         return self.kept.pop(position, None)
 
+    def again(self, position: int) -> tuple[MatchedRead | None, bool]:
+        """The file at `position` for the second pass, and whether it was kept: a text
+        kept is as it was checked and measured; any other is read again and checked again
+        (None: a text no longer shown)."""
+        kept = self.pop(position)
+        if kept is not None:
+            return kept, True
+        item = self._items[position]
+        result = self.source.read(item)
+        if isinstance(result, TextFile):
+            return self.recheck(item, result), False
+        return result, False
+
     def text_of(self, position: int) -> TextFile | None:
         """The text of the entry at `position`: kept, or read again (the last one is kept)."""
         if self._last is not None and self._last[0] == position:
