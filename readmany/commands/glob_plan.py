@@ -34,8 +34,14 @@ from readmany.frame.sectioncut import Cut
 from readmany.pack import PARTIAL_BYTE_SLACK, Entry, Packing
 from readmany.pack.budget import BudgetAsked
 from readmany.pack.passes import FirstPass
-from readmany.read.again import ReadAgain, Texts, keep_bytes, stored_cost, unmeasured
-from readmany.read.classify import ASSET_KINDS, credentials_name
+from readmany.read.again import (
+    ReadAgain,
+    Texts,
+    first_look,
+    keep_bytes,
+    stored_cost,
+    unmeasured,
+)
 from readmany.read.glob_file import (
     AssetFile,
     Failed,
@@ -147,42 +153,34 @@ class _Run:
             if stats:
                 self.costs = StatsTree()
         attachments = self.sink.json_mode
-        # The first pass reads a file's text where it must: to know whether it is shown
-        # (a credentials file), or to report what it holds (`--secrets`).
-        every_text = request.secrets != "off"
         add_cost = self.costs.add if self.costs is not None else None
         add_read = report.tally.add_read
+        # The first pass reads a file's text where it must: to know whether it is shown
+        # (a credentials file), or to report what it holds (`--secrets`).
+        look_at = first_look(
+            self.reader,
+            measure,
+            staged=request.staged,
+            sizes=sizes,
+            every_text=request.secrets != "off",
+            attachments=attachments,
+        )
 
         def look(
             ordinal: int, event: Candidate, path: str, done: MatchedRead | MeasuredFile | None
         ) -> tuple[bool, MeasuredFile | None, MatchedRead | None]:
-            """What is known of a file before it is read: enough, where it costs what
-            it measures and its text cannot change whether it is shown."""
-            rel = event.rel
-            cost: MeasuredFile | None = None
-            if isinstance(done, MeasuredFile):  # measured by the helper process
-                cost, done = done, None
-            elif measure is not None and not request.staged and not sizes:
-                # (staged: measured as read; with a budget, a text is measured as it is
-                # read, in whichever process reads it: `TextFile.cost`)
-                measured = self.reader.measure(event, path, measure)
-                if isinstance(measured, (Skipped, Failed)):
-                    self._not_shown(path, measured)
-                    return True, None, None
-                cost = measured
-            if (
-                cost is not None
-                and not sizes
-                and not (every_text or credentials_name(rel))
-                and not (attachments and cost.kind in ASSET_KINDS)
-            ):
+            enough, cost, done = look_at(event, path, done)
+            if isinstance(cost, (Skipped, Failed)):
+                self._not_shown(path, cost)
+            elif enough and cost is not None:
                 if add_cost is not None:  # `_cost`, for thousands of files
-                    add_cost(rel, cost.bytes, cost.lines, cost.tokens)
+                    add_cost(event.rel, cost.bytes, cost.lines, cost.tokens)
                     add_read(path, 0)
                 else:
-                    self.items.append(Item(ordinal, event, rel, path))
-                return True, None, None
-            return False, cost, done
+                    self.first.shown(Item(ordinal, event, event.rel, path))
+            else:
+                return False, cost, done
+            return True, None, None
 
         shown = shown_files(
             selection,

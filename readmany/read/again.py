@@ -11,14 +11,14 @@ without saying anything again: the first pass reported it.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
-from readmany.read.classify import credentials_name
-from readmany.read.glob_file import AssetFile, MeasuredFile, TextFile
+from readmany.read.classify import ASSET_KINDS, credentials_name
+from readmany.read.glob_file import AssetFile, Failed, MeasuredFile, Skipped, TextFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from readmany.read.glob_file import CandidateReader, MatchedRead
+    from readmany.read.glob_file import CandidateReader, MatchedRead, MeasureChunks
     from readmany.read.measure import Cost
     from readmany.select.candidates import Candidate, Item
     from readmany.select.lookahead import Selection
@@ -145,6 +145,48 @@ class Texts:
             masked = result.text._replace(body=redact(body)[0])
             return result._replace(text=masked, weight=-1.0)
         return result
+
+
+def first_look(
+    reader: CandidateReader,
+    measure: MeasureChunks | None,
+    *,
+    staged: bool,
+    sizes: bool,
+    every_text: bool,
+    attachments: bool,
+) -> Callable[
+    [Candidate, str, MatchedRead | MeasuredFile | None],
+    tuple[bool, MeasuredFile | Skipped | Failed | None, MatchedRead | None],
+]:
+    """What is known of a file before the first pass reads it: whether that is enough
+    (where it costs what it `measure`s and its text cannot change whether it is shown),
+    what it costs (or why it is not shown), and what was read of it. The text must be
+    read where `sizes` (a budget) weighs it, where `every_text` (`--secrets`) checks it,
+    for a credentials file, and for an asset `attachments` (`--json`) keep."""
+
+    def look(
+        event: Candidate, path: str, done: MatchedRead | MeasuredFile | None
+    ) -> tuple[bool, MeasuredFile | Skipped | Failed | None, MatchedRead | None]:
+        cost: MeasuredFile | None = None
+        if isinstance(done, MeasuredFile):  # measured by the helper process
+            cost, done = done, None
+        elif measure is not None and not staged and not sizes:
+            # (staged: measured as read; with a budget, a text is measured as it is
+            # read, in whichever process reads it: `TextFile.cost`)
+            measured = reader.measure(event, path, measure)
+            if isinstance(measured, (Skipped, Failed)):
+                return True, measured, None
+            cost = measured
+        enough = (
+            cost is not None
+            and not sizes
+            and not (every_text or credentials_name(event.rel))
+            and not (attachments and cost.kind in ASSET_KINDS)
+        )
+        return enough, cost, None if enough else done
+
+    return look
 
 
 def stored_cost(
