@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
+from readmany.choices import Format, Order, Secrets
+from readmany.emit.render import Presentation
 from readmany.faces import Face
-from readmany.invoke import StdinPaths
 from readmany.record import NamedTuple
+from readmany.request.inputs import StdinPaths
 from readmany.select.lookahead import Selection, Source
 
 TYPE_CHECKING = False
@@ -30,7 +32,8 @@ if TYPE_CHECKING:
 
 
 class GlobRequest(NamedTuple):
-    """The flags of `readmany glob`, as the CLI parsed them."""
+    """What one `readmany glob` reads and how it shows it (made from the command line by
+    `readmany.request.glob`; by the MCP tools from their arguments)."""
 
     patterns: tuple[str, ...]  # positional patterns, then --include
     excludes: tuple[str, ...] = ()
@@ -47,20 +50,21 @@ class GlobRequest(NamedTuple):
     staged: bool = False  # the files staged for the next commit, as staged (git's index)
     changed: str | None = None  # the files that differ from this revision (the work tree)
     with_diff: bool = False  # one more section: the diff itself
-    secrets: str = "off"  # --secrets: off, warn, skip or redact
+    secrets: Secrets = Secrets.OFF
     hook_id: str | None = None  # --hook-id: run as this pre-commit hook (with --staged)
     # -- context for a chat (the default face only) --
-    format: str = "text"  # --format: text, markdown or xml
+    format: Format = Format.TEXT
     line_numbers: bool = False  # -n
     tree: bool = False  # --tree: a directory tree of the files shown, first
     stats: bool = False  # --stats: what each file costs, instead of the files
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
-    # --order: which files a budget keeps (rank.ORDERS); the reference's rule by default
-    order: str = "smallest"
+    order: Order = Order.SMALLEST  # which files a budget keeps; the reference's rule
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
     json: bool = False  # --json: its details say what each file takes, in tokens too
+    presentation: Presentation = Presentation()  # where the content goes, from the CLI
+    config: str | None = None  # the project configuration read (`readmany.config`)
 
     @property
     def weighs(self) -> bool:

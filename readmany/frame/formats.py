@@ -38,8 +38,6 @@ from readmany.frame.separator import (
 )
 from readmany.units import utf8_len
 
-FORMATS = ("text", "markdown", "xml")
-
 
 class GlobFraming:
     """How one run frames its files; `text` unless a subclass says otherwise."""
@@ -314,7 +312,7 @@ def measured(text: str, *, lines: bool = True) -> tuple[int, int]:
 def framing_for(
     name: str, *, line_numbers: bool = False, reserved: str | None = None, guard: bool = False
 ) -> GlobFraming:
-    """The framing called `name` (one of `FORMATS`); `reserved`: as the class says;
+    """The framing called `name` (a `choices.Format`); `reserved`: as the class says;
     `guard`: text sections are guarded (`frame.separator`; markdown and xml always are)."""
     if name == "text":
         return GlobFraming(line_numbers=line_numbers, reserved=reserved, guard=guard)
