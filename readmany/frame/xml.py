@@ -28,6 +28,11 @@ non-characters, as JSON escapes) with `&`, `<` and `>` escaped. An optional note
 that the file was cut) is a `<note>` before the content; an optional directory tree is
 a `<directory_tree>` element before the first document, and an optional closing note (the
 files a budget left out) a `<note>` after the last. Documents are numbered from 1.
+
+An outline (a file a budget shows as what it defines, not as its text) is a `<document>`
+whose `<outline>` element stands where a file's `<document_content>` would, after a
+`<note>` that says what it is: no parser of the content takes it for the file's text.
+`parse_xml` gives the files' texts only; `parse_xml_outlines` gives the outlines.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from collections.abc import Iterator
 
 from readmany.frame.numbering import NUMBER_GAP, number_lines, strip_line_numbers
 from readmany.frame.paths import header_path, quoted
+from readmany.record import NamedTuple
 
 OPEN = "<documents>\n"
 CLOSE = "</documents>"
@@ -153,15 +159,18 @@ def frame_xml(
     line_numbers: bool = False,
     note: str = "",
     quote: bool = False,
+    outline: bool = False,
 ) -> str:
     """The `index`-th (1-based) `<document>` element, with a newline after it; `quote`:
-    the path in `<source>` as a JSON string whatever it holds."""
+    the path in `<source>` as a JSON string whatever it holds; `outline`: `body` is the
+    file's outline, in `<outline>`."""
     if line_numbers:
         body = number_lines(body)
     noted = f"<note>{encode_text(note)}</note>\n" if note else ""
+    element = "outline" if outline else "document_content"
     return (
         f'<document index="{index}">\n<source>{source_path(path, quote=quote)}</source>\n{noted}'
-        f"<document_content>{encode_text(body)}</document_content>\n</document>\n"
+        f"<{element}>{encode_text(body)}</{element}>\n</document>\n"
     )
 
 
@@ -365,7 +374,13 @@ def _unescape(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
+class _Read(NamedTuple):
+    tree: str | None
+    files: list[tuple[str, str]]
+    outlines: list[tuple[str, str]]
+
+
+def _read(text: str) -> _Read:
     reader = _XmlReader(text[:-1] if text.endswith("\n") else text)
     reader.expect(OPEN)
     tree = None
@@ -374,19 +389,25 @@ def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
         tree = reader.character_data("</directory_tree>")
         reader.expect("\n")
     files: list[tuple[str, str]] = []
+    outlines: list[tuple[str, str]] = []
     while not reader.next_is(CLOSE):
         if reader.next_is("<note>"):  # the closing note
             reader.expect("<note>")
             reader.character_data("</note>")
             reader.expect("\n")
             break
-        reader.expect(f'<document index="{len(files) + 1}">\n<source>')
+        reader.expect(f'<document index="{len(files) + len(outlines) + 1}">\n<source>')
         shown = _unescape(reader.until("</source>"))
         reader.expect("</source>\n")
         if reader.next_is("<note>"):
             reader.expect("<note>")
             reader.character_data("</note>")
             reader.expect("\n")
+        if reader.next_is("<outline>"):
+            reader.expect("<outline>")
+            outlines.append((_unquote(shown), reader.character_data("</outline>")))
+            reader.expect("\n</document>\n")
+            continue
         reader.expect("<document_content>")
         body = reader.character_data("</document_content>")
         reader.expect("\n</document>\n")
@@ -394,7 +415,7 @@ def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
     reader.expect(CLOSE)
     if reader.at != len(reader.text):
         raise ValueError(f"text after {CLOSE} at {reader.at}")
-    return tree, files
+    return _Read(tree, files, outlines)
 
 
 def _unquote(shown: str) -> str:
@@ -414,7 +435,7 @@ def parse_xml(text: str, *, line_numbers: bool = False) -> list[tuple[str, str]]
     With `line_numbers`, the numbers `-n` added are taken off again. A newline after
     `</documents>` (as the output is written) is allowed.
     """
-    files = _read(text)[1]
+    files = _read(text).files
     if line_numbers:
         return [(path, strip_line_numbers(body)) for path, body in files]
     return files
@@ -422,4 +443,9 @@ def parse_xml(text: str, *, line_numbers: bool = False) -> list[tuple[str, str]]
 
 def parse_xml_tree(text: str) -> str | None:
     """The directory tree of an XML output, if it has one."""
-    return _read(text)[0]
+    return _read(text).tree
+
+
+def parse_xml_outlines(text: str) -> list[tuple[str, str]]:
+    """(path, outline) of every outline of an XML output (never numbered by `-n`)."""
+    return _read(text).outlines
