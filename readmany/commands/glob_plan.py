@@ -32,6 +32,7 @@ the files and directories the plan leaves out or cuts are marked.
 from __future__ import annotations
 
 import contextlib
+import functools
 import heapq
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -53,6 +54,7 @@ from readmany.frame.formats import measured as size_of
 from readmany.frame.leftout import LeftOutNames, left_out_note
 from readmany.frame.sectioncut import LEAST_NOTE, Cut, SectionCutter
 from readmany.frame.sections import (
+    OutlineBlock,
     diff_block,
     diff_label,
     diff_tokens,
@@ -198,6 +200,11 @@ class _Run:
         self.tokens = request.max_tokens is not None
         # Of a long text, the first pass holds only what a cut can show (`held_text`).
         self._hold = held_chars(request, self.reader.limits)
+        # --outline: a text file left out may be shown as its outline, made on first ask
+        # (read again whole, parsed) and kept for the plans made again and the writing.
+        self.outlines = request.outline and budget is not None
+        self._outlined: dict[int, OutlineBlock | None] = {}
+        self._least_outline: int | None = None
 
     @property
     def root(self) -> str:
@@ -409,9 +416,54 @@ class _Run:
         # What a cut takes at least, known without framing: the frame of no line for
         # an empty path, this path (shown whole, or longer when quoted) and a line.
         least = self.least_frame() + utf8_len(item.path) + block.first_line if cuttable else 0
+        outline = None
+        if cuttable and self.outlines and item.candidate is not None:
+            outline = functools.partial(self.outline_of, position)
         self.entries.append(
-            Entry(position, item.path, block, True, block if cuttable else None, least)
+            Entry(position, item.path, block, True, block if cuttable else None, least, outline)
         )
+
+    # -- outlines --
+
+    def outline_of(self, position: int) -> OutlineBlock | None:
+        """The block of the file at `position` shown as its outline, None if it has none:
+        its text read again whole and checked as the first pass checked it, outlined
+        (`read.outline`), framed at its place at most (`position + 1`: xml numbers it)."""
+        if position in self._outlined:
+            return self._outlined[position]
+        from readmany.frame.sections import outline_block
+        from readmany.read.outline import outline
+
+        item = self.items[position]
+        block = None
+        result = self.source.read(item)
+        checked = self._recheck(item, result) if isinstance(result, TextFile) else None
+        if checked is not None and checked.whole is None:
+            shown = outline(item.rel, checked.text.body)
+            if shown is not None:
+                block = outline_block(
+                    self.framing,
+                    self.report.root,
+                    item.rel,
+                    item.path,
+                    shown,
+                    position + 1,
+                    file=(checked.kind, checked.size),
+                    lines=self.lines,
+                    tokens=self.tokens,
+                )
+        self._outlined[position] = block
+        return block
+
+    def least_outline(self) -> int:
+        """Bytes every outline's block takes at least: the frame of one short entry, with
+        the note, for an empty path."""
+        if self._least_outline is None:
+            from readmany.frame.notices import outline_only
+
+            note = outline_only(1, "")
+            self._least_outline = utf8_len(self.framing.outline_block("", "1  x\n", 1, note))
+        return self._least_outline
 
     # -- cutting --
 
@@ -472,6 +524,7 @@ class _Run:
             least_cut=self.least_frame(),
             least_cut_tokens=self.least_frame_tokens(),
             first_kept=self.diff is not None,
+            least_outline=self.least_outline() if self.outlines else 0,
             **self._ranked(),
         )
 
@@ -521,7 +574,7 @@ class _Run:
 
     def _ends(self, packing: Packing, budget: BudgetAsked | None) -> tuple[str, str]:
         plan = packing.plan
-        shown = sorted(plan.full)
+        shown = sorted({*plan.full, *(position for position, _ in plan.outlined)})
         if plan.partial_index is not None:
             shown = sorted({*shown, plan.partial_index})
         note = self._left_out_note(packing, budget) if packing.omitted else ""
@@ -588,7 +641,21 @@ class _Run:
         index = 0
         if plan.partial_index is not None and isinstance(plan.partial, Cut):
             self._written_cut = (plan.partial_index, plan.partial)
+        outlines = dict(plan.outlined)
         for position, item in enumerate(self.items):
+            shown = outlines.get(position)
+            if isinstance(shown, OutlineBlock):
+                index += 1
+                prefix = start if index == 1 else framing.joint
+                framed = framing.outline_block(item.path, shown.body, index, shown.note)
+                weighed = None
+                if sink.weigh:
+                    weighed = weigh(prefix) + framing.outline_tokens(
+                        item.path, shown.body, index, shown.note
+                    )
+                size = sink.write(prefix + framed, weighed)
+                report.outlined(item.path, shown, size, sink.last_tokens)
+                continue
             if position in plan.full:
                 block, result = self._block_again(position, index + 1)
                 if block is None:

@@ -61,6 +61,9 @@ class GlobRequest(NamedTuple):
     # --order: which files a budget keeps (rank.ORDERS); the reference's rule by default
     order: str = "smallest"
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
+    outline: bool = False  # --outline: a file a budget leaves out may be shown as its outline
+    parts: bool = False  # --parts: the whole selection, in parts that each fit the budget
+    part: int | None = None  # --part K: only the K-th of those (1-based)
     json: bool = False  # --json: its details say what each file takes, in tokens too
 
     @property

@@ -33,11 +33,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from readmany.frame.sections import OutlineBlock
     from readmany.read.glob_file import AssetFile, Failed, TextFile
 
 _TRUNCATED = "truncated to the line limits"
 LEFT_OUT = "left out by the budget"
 CUT_BY_BUDGET = "cut by the budget"
+OUTLINED = "shown as its outline by the budget"
 _SELECT_CATEGORIES = {
     REASON_OUTSIDE: "boundary",
     REASON_IGNORED: "ignored",
@@ -128,6 +130,20 @@ class FileRecords:
                 "kind": result.kind,
                 "bytes": result.size,
                 **facts,
+                "outputBytes": size,
+                "estimatedTokens": round(tokens),
+            }
+        )
+
+    def file_outlined(self, path: str, shown: OutlineBlock, size: int, tokens: float) -> None:
+        """A file shown as its outline: `outline` says how it was made, never its text."""
+        self.files.append(path)
+        self.read.append(
+            {
+                "path": path,
+                "kind": shown.kind,
+                "bytes": shown.size,
+                "outline": shown.method,
                 "outputBytes": size,
                 "estimatedTokens": round(tokens),
             }
@@ -327,6 +343,12 @@ class Report:
             self.records.file_read(
                 path, result, size, tokens, truncated=True, lossy=result.text.lossy
             )
+
+    def outlined(self, path: str, shown: OutlineBlock, size: int, tokens: float) -> None:
+        """A file the budget shows as its outline (`frame.sections.OutlineBlock`)."""
+        self.tally.add(FileStat(path, "outlined", size, OUTLINED))
+        if self.records is not None:
+            self.records.file_outlined(path, shown, size, tokens)
 
     def left_out(self, paths: list[str]) -> None:
         """Files the budget left out (named in one of `budget_notes`)."""

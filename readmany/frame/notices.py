@@ -80,6 +80,15 @@ def showing(first: int, last: int, total: int, next_command: str, before: str = 
     return f"[{before}Showing lines {first}-{last} of {total}. Continue with: {next_command}]"
 
 
+def outline_only(total: int, read_command: str) -> str:
+    """The note of an outline: what it is (not the file's text) and how to read the file."""
+    lines = "line" if total == 1 else "lines"
+    return (
+        f"[Outline only, not the text: what the file's {total} {lines} define, each at its "
+        f"line number. Read it with: {read_command}]"
+    )
+
+
 def image_not_shown(path: str, mime: str, size: str) -> str:
     """An image named to a text read: its type and size, and the command that gets it
     as a `data:` URL (where the path can be a pattern of `glob`)."""
