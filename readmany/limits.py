@@ -71,3 +71,7 @@ NO_LIMIT = sys.maxsize
 """A budget dimension nobody set (`--max-bytes` given alone has no line limit)."""
 UNCOUNTED = float("inf")
 """The tokens of a budget that counts none (no `--max-tokens`)."""
+
+MAX_PARTS = 100
+"""The most parts `glob --parts` writes (readmany's own): past it, the budget is too small
+for the selection, and each part's head, which names what every other part holds, grows."""
