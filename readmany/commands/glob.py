@@ -101,14 +101,25 @@ def main(options: Options) -> int:
         raise UsageError(
             "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"
         )
-    if value.output:  # in both faces: -o is readmany's own, the reference has none
-        _refuse_output_as_input(value)
-    if value.output and (by_git or os.path.isfile(value.output)):
-        _warn_if_tracked(value.output, by_git)
+    written = value.output
+    if written and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt, …
+        from readmany.commands.glob_parts import part_name
+
+        written = part_name(written, value.part or 1)
+    if written:  # in both faces: -o is readmany's own, the reference has none
+        _refuse_output_as_input(value._replace(output=written))
+    if written and (by_git or os.path.isfile(written)):
+        _warn_if_tracked(written, by_git)
     # The walk starts first: in a helper process, it goes on while the rest is set up.
     with open_selection(value) as selection:
         run = run_glob
-        if value.stats or value.budgeted or value.tree:
+        presentation = Presentation.of(options)
+        if value.parts:
+            from readmany.commands import glob_parts
+
+            run = glob_parts.run_parts
+            presentation = presentation._replace(output=None)  # -o names the parts
+        elif value.stats or value.budgeted or value.tree:
             from readmany.commands import glob_plan
 
             run = glob_plan.run_stats if value.stats else glob_plan.run_planned
@@ -119,7 +130,7 @@ def main(options: Options) -> int:
                 outcome.details["config"] = config
             return outcome
 
-        return present(run_and_name_the_configuration, Presentation.of(options))
+        return present(run_and_name_the_configuration, presentation)
 
 
 # The options of a context for a chat, as the command line spells them: none is --compat's.
@@ -209,7 +220,15 @@ def _outline(options: Options, order: str, budgeted: bool) -> bool:
             )
         if options.flag("stats"):
             raise UsageError("--stats measures whole files only: drop --outline")
-    return not refused and budgeted and order != "smallest" and not options.flag("stats")
+        if options.flag("parts"):
+            raise UsageError("--parts shows every file whole or cut across parts: drop --outline")
+    return (
+        not refused
+        and budgeted
+        and order != "smallest"
+        and not options.flag("stats")
+        and not options.flag("parts")
+    )
 
 
 def _parts(options: Options, budgeted: bool) -> dict[str, Any]:
@@ -224,6 +243,8 @@ def _parts(options: Options, budgeted: bool) -> dict[str, Any]:
         )
     if parts and options.flag("stats"):
         raise UsageError("--stats writes no parts: drop --parts or --stats")
+    if parts and options.flag("tree"):
+        raise UsageError("--parts heads each part with what every part holds: drop --tree")
     if parts and options.flag("copy") and part is None:
         raise UsageError("--copy takes one part at a time: add --part 1 (then 2, …)")
     return {"parts": parts, "part": part}

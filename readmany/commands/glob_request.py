@@ -96,7 +96,7 @@ def select_request(request: GlobRequest) -> SelectRequest:
         ignore_files=request.ignore_files,
         recursive=request.recursive,
         rules=walk_rules(request.face),
-        outputs=output_paths(request.output),
+        outputs=output_paths(request.output, parts=request.parts),
         global_excludes=request.face.global_excludes,
     )
 
@@ -115,10 +115,15 @@ def walk_rules(face: Face) -> WalkRules:
     )
 
 
-def output_paths(output: str | None) -> tuple[str, ...]:
-    """The `-o` target as the walk may meet it: absolute, and with links resolved."""
+def output_paths(output: str | None, *, parts: bool = False) -> tuple[str, ...]:
+    """The `-o` target as the walk may meet it: absolute, and with links resolved; with
+    `parts`, every file `--parts` may write for it (`ctx.1.txt` …)."""
     if not output:
         return ()
+    if parts:
+        from readmany.commands.glob_parts import part_names
+
+        return tuple(path for name in part_names(output) for path in output_paths(name))
     absolute = os.path.abspath(output)
     try:
         real = os.path.realpath(absolute)

@@ -321,9 +321,9 @@ class Report:
         """`SecretsCheck.checked_diff`."""
         return self.secrets.checked_diff(diff, mode, label)
 
-    def text(self, path: str, result: TextFile, size: int, tokens: float) -> None:
+    def text(self, path: str, result: TextFile, size: int, tokens: float, **facts: object) -> None:
         """A text shown: `size` bytes and about `tokens` tokens of the output (the
-        tokens are weighed for `--json` alone)."""
+        tokens are weighed for `--json` alone); `facts`, more of its `--json` record."""
         text = result.text
         if text.truncated:
             self.tally.add(FileStat(path, "cut", size, _TRUNCATED))
@@ -331,7 +331,30 @@ class Report:
             self.tally.add_read(path, size)
         if self.records is not None:
             self.records.file_read(
-                path, result, size, tokens, truncated=text.truncated, lossy=text.lossy
+                path, result, size, tokens, truncated=text.truncated, lossy=text.lossy, **facts
+            )
+
+    def piece(
+        self, path: str, size: int, tokens: float, lines: tuple[int, int, int], part: int
+    ) -> None:
+        """A piece of a file cut across the parts of `--parts`: its `lines` (first, last,
+        of how many), in part `part`. The file is counted once, with its first piece."""
+        first, last, total = lines
+        if first == 1:
+            self.tally.add_read(path, size)
+        if self.records is not None:
+            if first == 1:
+                self.records.files.append(path)
+            self.records.read.append(
+                {
+                    "path": path,
+                    "kind": "text",
+                    "lines": [first, last],
+                    "totalLines": total,
+                    "part": part,
+                    "outputBytes": size,
+                    "estimatedTokens": round(tokens),
+                }
             )
 
     def cut(self, path: str, result: TextFile, size: int, tokens: float, shown: int) -> None:
@@ -354,10 +377,12 @@ class Report:
         """Files the budget left out (named in one of `budget_notes`)."""
         self.tally.add_many(paths, "omitted", LEFT_OUT)
 
-    def asset(self, path: str, result: AssetFile, size: int, tokens: float) -> None:
+    def asset(
+        self, path: str, result: AssetFile, size: int, tokens: float, **facts: object
+    ) -> None:
         self.tally.add(FileStat(path, "read", size))
         if self.records is not None:
-            self.records.file_read(path, result, size, tokens, mimeType=result.mime_type)
+            self.records.file_read(path, result, size, tokens, mimeType=result.mime_type, **facts)
 
     def attach(self, path: str, result: AssetFile) -> None:
         """An asset sent as an attachment (`--json`), not as content: none of the output."""

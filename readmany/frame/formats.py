@@ -87,6 +87,11 @@ class GlobFraming:
         """What comes before the first block: the tree, if there is one."""
         return tree + "\n" if tree is not None else ""
 
+    def part_start(self, number: int, count: int, head: str) -> str:
+        """What comes before the first block of part `number` of `count` (`--parts`):
+        `head`, the line that says what each part holds (`notices.part_head`)."""
+        return head + "\n\n"
+
     def block(
         self,
         path: str,
@@ -273,6 +278,9 @@ class MarkdownFraming(_NotedFraming):
     def start(self, tree: str | None) -> str:
         return self._markdown.markdown_tree(tree) + self.joint if tree is not None else ""
 
+    def part_start(self, number: int, count: int, head: str) -> str:
+        return self._markdown.markdown_part(number, count, head) + self.joint
+
     def _frame(
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
     ) -> str:
@@ -311,6 +319,9 @@ class XmlFraming(_NotedFraming):
 
     def start(self, tree: str | None) -> str:
         return self._xml.xml_open(tree)
+
+    def part_start(self, number: int, count: int, head: str) -> str:
+        return self._xml.xml_open(part=(number, count, head))
 
     def _frame(
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool

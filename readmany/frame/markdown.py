@@ -22,6 +22,8 @@ change it: leading or trailing whitespace, or a trailing `#`. A note (say, that 
 was cut) may stand on its own line between heading and fence. Blocks are separated by a
 blank line; an optional directory tree comes first, under `# Directory tree`, and an
 optional closing note (the files a budget left out) last: one line that starts with `[`.
+A part of `glob --parts` starts with `# Part 2 of 5` and the line that says what each
+part holds.
 
 An outline (a file a budget shows as what it defines, not as its text) is headed with
 the path and `OUTLINE_MARK`, `## src/big.py (outline)`, and always has a note; a path
@@ -40,6 +42,7 @@ from readmany.record import NamedTuple
 
 HEADING = "## "
 TREE_HEADING = "# Directory tree"
+PART_HEADING = "# Part "
 NO_FINAL_NEWLINE = "\\ No newline at end of file"
 BLOCK_SEPARATOR = "\n\n"
 CLOSING_NOTE = "["  # how the closing note starts
@@ -170,6 +173,12 @@ def markdown_pieces(
     yield fence if body.endswith("\n") else f"\n{fence}\n{NO_FINAL_NEWLINE}"
 
 
+def markdown_part(number: int, count: int, head: str) -> str:
+    """The head of part `number` of `count` (`glob --parts`): a heading, and `head`, the
+    line that says what each part holds."""
+    return f"{PART_HEADING}{number} of {count}\n\n{head}"
+
+
 def markdown_tree(tree: str) -> str:
     """The directory tree's block, to put before the first file's."""
     return f"{TREE_HEADING}\n\n{_fenced(tree, '')}"
@@ -264,7 +273,12 @@ class _Read(NamedTuple):
 def _read(text: str) -> _Read:
     reader = _MarkdownReader(text)
     tree = None
-    if text.startswith(TREE_HEADING + "\n\n"):
+    if text.startswith(PART_HEADING):  # a part's head: its heading, and the line after
+        reader.line()
+        reader.expect("\n")
+        reader.line()
+        reader.separator()
+    if text.startswith(TREE_HEADING + "\n\n", reader.at):
         reader.expect(TREE_HEADING + "\n\n")
         tree = reader.fenced()
         reader.separator()

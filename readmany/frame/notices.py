@@ -89,6 +89,44 @@ def outline_only(total: int, read_command: str) -> str:
     )
 
 
+def part_head(number: int, count: int, held: Sequence[str]) -> str:
+    """The line that heads part `number` of `count` (`glob --parts`): what each part holds,
+    `held[k]` the (k+1)-th's (`part_holds`), this one's first."""
+    this = held[number - 1]
+    others = "; ".join(f"part {k}: {what}" for k, what in enumerate(held, 1) if k != number)
+    text = f"[Part {number} of {count}: this part holds {this}"
+    return f"{text}. The others: {others}]" if others else f"{text}]"
+
+
+def part_holds(shares: Sequence[tuple[str, int, int]]) -> str:
+    """What one part holds, said short: `(path, first, last)` each (`first` 0: the whole
+    file; else its lines `first`-`last`), in output order: the first and the last, and
+    how many, since a part holds a run of the output."""
+
+    def named(share: tuple[str, int, int]) -> str:
+        path, first, last = share
+        word = shell_word(path)
+        return f"{word} lines {first}-{last}" if first else word
+
+    if len(shares) <= 2:
+        return ", ".join(named(share) for share in shares)
+    return f"{named(shares[0])} … {named(shares[-1])} ({len(shares)} files)"
+
+
+def piece_note(
+    first: int, last: int, total: int, before: tuple[int, int] | None, after: int | None
+) -> str:
+    """The note of a piece of a file cut across parts: its lines, and the parts (1-based)
+    that hold the lines before it (from, to) and after it."""
+    text = f"[Lines {first}-{last} of {total}"
+    if before is not None:
+        where = f"part {before[0]}" if before[0] == before[1] else f"parts {before[0]}-{before[1]}"
+        text += f"; lines 1-{first - 1} in {where}"
+    if after is not None:
+        text += f"; the rest, from line {last + 1}, in part {after}"
+    return text + "]"
+
+
 def image_not_shown(path: str, mime: str, size: str) -> str:
     """An image named to a text read: its type and size, and the command that gets it
     as a `data:` URL (where the path can be a pattern of `glob`)."""

@@ -27,7 +27,8 @@ header writes it (`paths.header_path`, here also quoting lone surrogates and the
 non-characters, as JSON escapes) with `&`, `<` and `>` escaped. An optional note (say,
 that the file was cut) is a `<note>` before the content; an optional directory tree is
 a `<directory_tree>` element before the first document, and an optional closing note (the
-files a budget left out) a `<note>` after the last. Documents are numbered from 1.
+files a budget left out) a `<note>` after the last. Documents are numbered from 1. A part
+of `glob --parts` has a `<part number="2" of="5">` first, which says what each part holds.
 
 An outline (a file a budget shows as what it defines, not as its text) is a `<document>`
 whose `<outline>` element stands where a file's `<document_content>` would, after a
@@ -296,11 +297,17 @@ def xml_note(note: str) -> str:
     return f"<note>{encode_text(note)}</note>\n"
 
 
-def xml_open(tree: str | None = None) -> str:
-    """What comes before the first document: `<documents>` and the tree if given."""
+def xml_open(tree: str | None = None, part: tuple[int, int, str] | None = None) -> str:
+    """What comes before the first document: `<documents>`, the head of a part of `glob
+    --parts` if given (number, count, the line that says what each part holds) and the
+    tree if given."""
+    opened = OPEN
+    if part is not None:
+        number, count, head = part
+        opened += f'<part number="{number}" of="{count}">{encode_text(head)}</part>\n'
     if tree is None:
-        return OPEN
-    return f"{OPEN}<directory_tree>{encode_text(tree)}</directory_tree>\n"
+        return opened
+    return f"{opened}<directory_tree>{encode_text(tree)}</directory_tree>\n"
 
 
 def render_xml(
@@ -384,6 +391,11 @@ def _read(text: str) -> _Read:
     reader = _XmlReader(text[:-1] if text.endswith("\n") else text)
     reader.expect(OPEN)
     tree = None
+    if reader.next_is("<part "):  # the head of a part of `glob --parts`
+        reader.until(">")
+        reader.expect(">")
+        reader.character_data("</part>")
+        reader.expect("\n")
     if reader.next_is("<directory_tree>"):
         reader.expect("<directory_tree>")
         tree = reader.character_data("</directory_tree>")

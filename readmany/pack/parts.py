@@ -36,15 +36,18 @@ PART_ATTEMPTS = 8  # splits made with more room kept for each part's head and en
 
 
 class PieceBlock(NamedTuple):
-    """A run of a file's lines, framed: a block, and which lines it holds."""
+    """A run of a file's lines as a block: what it costs framed, which lines it holds,
+    and what frames it again where it is written (`head`, the lines; `note`)."""
 
-    text: str
+    text: str  # "" (framed again where it is written)
     bytes: int
     lines: int
     tokens: float
     first: int  # 1-based, the first line it holds
     last: int  # the last line it holds
     total: int  # the file's lines
+    head: str = ""
+    note: str = ""
 
 
 class Share(NamedTuple):
