@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 IN_ANOTHER_PART = "in the other parts"
 FITS_NO_PART = "fits no part of the budget"
 CHANGED = "changed while the parts were written, left out"
+HEAD_SHARE = 4  # a part's head names the others in at most 1/HEAD_SHARE of the budget
 
 
 def part_name(output: str, number: int) -> str:
@@ -144,7 +145,8 @@ class _Written:
 
 
 def _heads(run: _Run, parts: Parts) -> list[str]:
-    """The head line of each part: what it and every other part holds."""
+    """The head line of each part: what it and every other part holds, within a quarter
+    of the budget (`HEAD_SHARE`)."""
     held = []
     for part in parts.parts:
         shares = []
@@ -152,9 +154,16 @@ def _heads(run: _Run, parts: Parts) -> list[str]:
             path = run.items[share.position].path
             piece = share.piece
             shares.append((path, piece.first, piece.last) if piece is not None else (path, 0, 0))
-        held.append(notices.part_holds(shares))
+        held.append(shares)
     count = len(parts.parts)
-    return [notices.part_head(number, count, held) for number in range(1, count + 1)]
+    limits = budget_of(run.request)
+    assert limits is not None
+    room = limits.limits
+    most = room.max_bytes
+    if room.counts_tokens:  # characters: a token is about 4 of them in a list of paths
+        most = min(most, int(room.max_tokens * 3))
+    most = max(1, most // HEAD_SHARE)
+    return [notices.part_head(number, count, held, most) for number in range(1, count + 1)]
 
 
 def _ends_cost(run: _Run, parts: Parts) -> Budget:
@@ -301,7 +310,11 @@ def _write_part(
         if piece is not None:
             index += 1
             framed = framing.block(item.path, piece.head, index, note=piece.note)
-            size = sink.write(prefix + framed)
+            weighed = None
+            if sink.weigh:  # as the plan weighed it: the frame and the lines apart
+                tokens = framing.tokens(item.path, piece.head, index, note=piece.note, cut=True)
+                weighed = weigh(prefix) + tokens
+            size = sink.write(prefix + framed, weighed)
             lines = (piece.first, piece.last, piece.total)
             report.piece(item.path, size, sink.last_tokens, lines, number)
             written.counted.add(position)
@@ -312,7 +325,10 @@ def _write_part(
             report.budget_notes.append(f"{item.path}: {CHANGED}")
             continue
         index += 1
-        size = sink.write(prefix + block)
+        weighed = None
+        if sink.weigh:
+            weighed = weigh(prefix) + run._block_tokens(position, result, index)
+        size = sink.write(prefix + block, weighed)
         written.counted.add(position)
         if item.candidate is None:
             report.diff = run.diff

@@ -277,7 +277,8 @@ def _read(text: str) -> _Read:
         reader.line()
         reader.expect("\n")
         reader.line()
-        reader.separator()
+        if not reader.done():
+            reader.expect("\n")
     if text.startswith(TREE_HEADING + "\n\n", reader.at):
         reader.expect(TREE_HEADING + "\n\n")
         tree = reader.fenced()

@@ -89,19 +89,47 @@ def outline_only(total: int, read_command: str) -> str:
     )
 
 
-def part_head(number: int, count: int, held: Sequence[str]) -> str:
-    """The line that heads part `number` of `count` (`glob --parts`): what each part holds,
-    `held[k]` the (k+1)-th's (`part_holds`), this one's first."""
-    this = held[number - 1]
-    others = "; ".join(f"part {k}: {what}" for k, what in enumerate(held, 1) if k != number)
-    text = f"[Part {number} of {count}: this part holds {this}"
-    return f"{text}. The others: {others}]" if others else f"{text}]"
+def part_head(
+    number: int, count: int, held: Sequence[Sequence[tuple[str, int, int]]], most: int
+) -> str:
+    """The line that heads part `number` of `count` (`glob --parts`): what this part holds,
+    then what the others do; `held[k]`, the (k+1)-th part's files as `part_holds` takes
+    them. Past `most` characters, the other parts are named in runs (`parts 4-9: …`), as
+    few as it takes: a part holds a run of the output, so a run of parts does too."""
+    runs = count - 1
+    while True:
+        text = _part_head(number, count, held, runs)
+        if len(text) <= most or runs <= 1:
+            return text
+        runs = max(1, runs // 2)
+
+
+def _part_head(
+    number: int, count: int, held: Sequence[Sequence[tuple[str, int, int]]], runs: int
+) -> str:
+    others = [k for k in range(1, count + 1) if k != number]
+    said = []
+    if others:
+        size = -(-len(others) // max(1, runs))
+        start = 0
+        while start < len(others):
+            # A run never spans this part: it stops before it.
+            stop = min(start + size, len(others))
+            if start < number - 1 < stop:
+                stop = number - 1
+            group = others[start:stop]
+            shares = [share for k in group for share in held[k - 1]]
+            name = f"part {group[0]}" if len(group) == 1 else f"parts {group[0]}-{group[-1]}"
+            said.append(f"{name}: {part_holds(shares)}")
+            start = stop
+    text = f"[Part {number} of {count}: this part holds {part_holds(held[number - 1])}"
+    return f"{text}. The others: {'; '.join(said)}]" if said else f"{text}]"
 
 
 def part_holds(shares: Sequence[tuple[str, int, int]]) -> str:
-    """What one part holds, said short: `(path, first, last)` each (`first` 0: the whole
-    file; else its lines `first`-`last`), in output order: the first and the last, and
-    how many, since a part holds a run of the output."""
+    """What a run of the output holds, said short: `(path, first, last)` each (`first` 0:
+    the whole file; else its lines `first`-`last`), in output order: the first and the
+    last, and how many files."""
 
     def named(share: tuple[str, int, int]) -> str:
         path, first, last = share
@@ -109,8 +137,11 @@ def part_holds(shares: Sequence[tuple[str, int, int]]) -> str:
         return f"{word} lines {first}-{last}" if first else word
 
     if len(shares) <= 2:
+        if len(shares) == 2 and shares[0][0] == shares[1][0]:  # two pieces of one file
+            return f"{named((shares[0][0], shares[0][1], shares[1][2]))}"
         return ", ".join(named(share) for share in shares)
-    return f"{named(shares[0])} … {named(shares[-1])} ({len(shares)} files)"
+    files = len({path for path, _first, _last in shares})
+    return f"{named(shares[0])} … {named(shares[-1])} ({files} files)"
 
 
 def piece_note(
