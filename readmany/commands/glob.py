@@ -103,7 +103,7 @@ def main(options: Options) -> int:
         )
     written = value.output
     if written and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt, …
-        from readmany.commands.glob_parts import part_name
+        from readmany.emit.target import part_name
 
         written = part_name(written, value.part or 1)
     if written:  # in both faces: -o is readmany's own, the reference has none

@@ -16,7 +16,6 @@ after the other. `--part K` writes part K alone (to `ctx.K.txt` with `-o`).
 from __future__ import annotations
 
 import contextlib
-import os
 from bisect import bisect_right
 
 from readmany.commands import stdin_only
@@ -25,6 +24,7 @@ from readmany.commands.glob_request import GlobRequest, open_selection
 from readmany.emit.outcome import Outcome
 from readmany.emit.report import Report, git_kind
 from readmany.emit.sink import Sink
+from readmany.emit.target import part_name
 from readmany.errors import UsageError
 from readmany.frame import notices, weigh
 from readmany.frame.formats import measured as size_of
@@ -43,21 +43,6 @@ IN_ANOTHER_PART = "in the other parts"
 FITS_NO_PART = "fits no part of the budget"
 CHANGED = "changed while the parts were written, left out"
 HEAD_SHARE = 4  # a part's head names the others in at most 1/HEAD_SHARE of the budget
-
-
-def part_name(output: str, number: int) -> str:
-    """The file part `number` is written to for `-o output`: `ctx.txt` -> `ctx.2.txt`,
-    `ctx` -> `ctx.2`, `.ctx` -> `.ctx.2`."""
-    directory, name = os.path.split(output)
-    stem, extension = os.path.splitext(name)
-    return os.path.join(directory, f"{stem}.{number}{extension}")
-
-
-def part_names(output: str | None) -> tuple[str, ...]:
-    """Every file `--parts` may write for `-o output` (none are read as input)."""
-    if not output:
-        return ()
-    return tuple(part_name(output, number) for number in range(1, MAX_PARTS + 1))
 
 
 class Pieces:

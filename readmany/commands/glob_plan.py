@@ -204,7 +204,7 @@ class _Run:
         # (read again whole, parsed) and kept for the plans made again and the writing.
         self.outlines = request.outline and budget is not None
         self._outlined: dict[int, OutlineBlock | None] = {}
-        self._least_outline: int | None = None
+        self._least_outline: tuple[int, float] | None = None
 
     @property
     def root(self) -> str:
@@ -455,14 +455,15 @@ class _Run:
         self._outlined[position] = block
         return block
 
-    def least_outline(self) -> int:
-        """Bytes every outline's block takes at least: the frame of one short entry, with
-        the note, for an empty path."""
+    def least_outline(self) -> tuple[int, float]:
+        """Bytes and tokens (0 without a budget of tokens) every outline's block takes at
+        least: the frame of one short entry, with the note, for an empty path."""
         if self._least_outline is None:
             from readmany.frame.notices import outline_only
 
             note = outline_only(1, "")
-            self._least_outline = utf8_len(self.framing.outline_block("", "1  x\n", 1, note))
+            least = self.framing.outline_block("", "1  x\n", 1, note)
+            self._least_outline = (utf8_len(least), weigh(least) if self.tokens else 0.0)
         return self._least_outline
 
     # -- cutting --
@@ -524,7 +525,7 @@ class _Run:
             least_cut=self.least_frame(),
             least_cut_tokens=self.least_frame_tokens(),
             first_kept=self.diff is not None,
-            least_outline=self.least_outline() if self.outlines else 0,
+            least_outline=self.least_outline() if self.outlines else (0, 0.0),
             **self._ranked(),
         )
 

@@ -121,7 +121,7 @@ def output_paths(output: str | None, *, parts: bool = False) -> tuple[str, ...]:
     if not output:
         return ()
     if parts:
-        from readmany.commands.glob_parts import part_names
+        from readmany.emit.target import part_names
 
         return tuple(path for name in part_names(output) for path in output_paths(name))
     absolute = os.path.abspath(output)

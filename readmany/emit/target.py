@@ -443,3 +443,20 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def part_name(output: str, number: int) -> str:
+    """The file part `number` is written to for `-o output`: `ctx.txt` -> `ctx.2.txt`,
+    `ctx` -> `ctx.2`, `.ctx` -> `.ctx.2`."""
+    directory, name = os.path.split(output)
+    stem, extension = os.path.splitext(name)
+    return os.path.join(directory, f"{stem}.{number}{extension}")
+
+
+def part_names(output: str | None) -> tuple[str, ...]:
+    """Every file `--parts` may write for `-o output` (none are read as input)."""
+    if not output:
+        return ()
+    from readmany.limits import MAX_PARTS
+
+    return tuple(part_name(output, number) for number in range(1, MAX_PARTS + 1))

@@ -264,13 +264,13 @@ def _unquote(shown: str) -> str:
     return shown
 
 
-class _Read(NamedTuple):
+class _MarkdownRead(NamedTuple):
     tree: str | None
     files: list[tuple[str, str]]
     outlines: list[tuple[str, str]]
 
 
-def _read(text: str) -> _Read:
+def _read(text: str) -> _MarkdownRead:
     reader = _MarkdownReader(text)
     tree = None
     if text.startswith(PART_HEADING):  # a part's head: its heading, and the line after
@@ -302,7 +302,7 @@ def _read(text: str) -> _Read:
             reader.expect("\n")
         (outlines if is_outline else files).append((path, reader.fenced()))
         reader.separator()
-    return _Read(tree, files, outlines)
+    return _MarkdownRead(tree, files, outlines)
 
 
 def parse_markdown(text: str, *, line_numbers: bool = False) -> list[tuple[str, str]]:

@@ -381,13 +381,13 @@ def _unescape(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-class _Read(NamedTuple):
+class _XmlRead(NamedTuple):
     tree: str | None
     files: list[tuple[str, str]]
     outlines: list[tuple[str, str]]
 
 
-def _read(text: str) -> _Read:
+def _read(text: str) -> _XmlRead:
     reader = _XmlReader(text[:-1] if text.endswith("\n") else text)
     reader.expect(OPEN)
     tree = None
@@ -427,7 +427,7 @@ def _read(text: str) -> _Read:
     reader.expect(CLOSE)
     if reader.at != len(reader.text):
         raise ValueError(f"text after {CLOSE} at {reader.at}")
-    return _Read(tree, files, outlines)
+    return _XmlRead(tree, files, outlines)
 
 
 def _unquote(shown: str) -> str:

@@ -5,7 +5,7 @@ A pure function of the blocks' sizes, like the rest of the stage. Files are take
 output order into the current part while they fit; a file that does not fit what is left
 of it starts the next part. A file larger than a whole part is cut across parts by whole
 lines: its first piece fills what is left of the current part, each next piece a part of
-its own (`Piece`, handed by the command, frames the longest run of lines from a line on
+its own (`PieceOf`, handed by the command, frames the longest run of lines from a line on
 that fits a room). A file that cannot be cut (an image's `data:` URL, the diff) and is
 larger than a part, or a line larger than a part, fits no part: it is left out, and the
 command says so.
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     # The longest run of a file's lines from a first line on whose block fits a room,
     # framed as the `part`-th part's (0-based); None when not even one line fits.
-    Piece = Callable[[int, int, Budget, int], "PieceBlock | None"]
+    PieceOf = Callable[[int, int, Budget, int], "PieceBlock | None"]
 
 PART_ATTEMPTS = 8  # splits made with more room kept for each part's head and end
 
@@ -71,7 +71,7 @@ def split(
     room: Budget,
     *,
     joint: tuple[int, int, float],
-    piece: Piece,
+    piece: PieceOf,
 ) -> Parts:
     """The entries in parts of at most `room` each (`joint` between two blocks)."""
     parts: list[list[Share]] = [[]]
@@ -136,7 +136,7 @@ def _fits_alone(block: Block, room: Budget, counting: bool) -> bool:
 
 def _cut_across(
     entry: Entry,
-    piece: Piece,
+    piece: PieceOf,
     parts: list[list[Share]],
     left: Budget,
     between: tuple[int, int, float],
@@ -180,7 +180,7 @@ def plan_parts(
     limits: Budget,
     *,
     joint: tuple[int, int, float],
-    piece: Piece,
+    piece: PieceOf,
     ends: Callable[[Parts], Budget],
 ) -> Parts | None:
     """The split of `entries` in parts of `limits`, with room kept in each for what

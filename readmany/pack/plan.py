@@ -147,6 +147,7 @@ def pack_blocks(
     ranked: Sequence[Entry] | None = None,
     strategy: str = "rank",
     least_outline: int = 0,
+    least_outline_tokens: float = 0.0,
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
 
@@ -160,7 +161,8 @@ def pack_blocks(
     only, `strategy`, that takes them whole in that order, passing over a file that does
     not fit, then the outline of each file left that has one (`Entry.outline`) while it
     fits, and cuts the first file left in that order to fill the rest. An outline is asked
-    for only while `least_outline` bytes are left (what one takes at least).
+    for only while `least_outline` bytes (and `least_outline_tokens`, for a budget of
+    tokens) are left: what one takes at least.
     """
     budget = budget or Budget()
     if not budget.counts_tokens:
@@ -171,8 +173,9 @@ def pack_blocks(
         joint_tokens = text_weight(SEPARATOR)
     joints = (*joint, joint_tokens)
     if ranked is not None:
+        least = (least_outline, least_outline_tokens if budget.counts_tokens else 0.0)
         by_value = _take(ranked, budget=budget, joint=joints, stop_at_misfit=False)
-        by_value, outlined = _outline_into(ranked, by_value, joints, least_outline)
+        by_value, outlined = _outline_into(ranked, by_value, joints, least)
         plan = _cut_into(
             strategy,
             ranked,
@@ -264,17 +267,19 @@ def _outline_into(
     ranked: Sequence[Entry],
     taken: _Taken,
     joint: tuple[int, int, float],
-    least_outline: int,
+    least: tuple[int, float],
 ) -> tuple[_Taken, tuple[tuple[int, Block], ...]]:
     """The outlines of the files `taken` left out, in `ranked` order, while they fit the
-    room it leaves (which already holds the joint before a block), and that room after."""
+    room it leaves (which already holds the joint before a block), and that room after;
+    none is asked for once less than `least` (bytes, tokens) is left."""
     full, success, (room_bytes, room_lines, room_tokens) = taken
-    if least_outline <= 0 or room_bytes < least_outline:
+    least_bytes, least_tokens = least
+    if least_bytes <= 0:
         return taken, ()
     joint_bytes, joint_lines, joint_tokens = joint
     outlined: list[tuple[int, Block]] = []
     for entry in ranked:
-        if room_bytes < least_outline:
+        if room_bytes < least_bytes or room_tokens < least_tokens:
             break
         if entry.position in full or entry.outline is None:
             continue
