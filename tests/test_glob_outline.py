@@ -229,3 +229,43 @@ def test_outline_misuse_is_one_line_and_exit_2(repo: Path, args: list[str], said
     assert result.stdout == b""
     lines = result.stderr.decode().splitlines()
     assert len(lines) == 1 and said in lines[0]
+
+
+def _counting_outlines(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from readmany.read import outline
+
+    asked: list[str] = []
+    real = outline.outline
+
+    def counted(path: str, text: str) -> Any:
+        asked.append(path)
+        return real(path, text)
+
+    monkeypatch.setattr(outline, "outline", counted)
+    return asked
+
+
+def test_no_outline_is_made_once_too_few_tokens_are_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The small files fill the budget of tokens to within an outline's least: the large
+    # ones left are not read again and parsed for an outline that cannot fit.
+    files: dict[str, str | bytes] = {f"big_{i}.py": CORE for i in range(20)}
+    files.update({f"small_{i:02}.py": f"X_{i} = {i}\n" for i in range(200)})
+    make(tmp_path, files)
+    asked = _counting_outlines(monkeypatch)
+    _content, details = _glob(tmp_path, "--max-tokens", "2000")
+    assert details["estimatedTokens"] >= 1950  # the small files filled it
+    assert asked == []
+
+
+def test_outlines_stop_being_asked_for_after_a_run_that_does_not_fit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readmany.pack.plan import OUTLINE_MISSES
+
+    make(tmp_path, {f"big_{i:02}.py": CORE for i in range(OUTLINE_MISSES + 10)})
+    asked = _counting_outlines(monkeypatch)
+    _content, details = _glob(tmp_path, "--max-tokens", "600")  # no outline fits
+    assert "outlinedPaths" not in details["packing"]
+    assert len(set(asked)) == OUTLINE_MISSES
