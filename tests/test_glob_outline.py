@@ -269,3 +269,16 @@ def test_outlines_stop_being_asked_for_after_a_run_that_does_not_fit(
     _content, details = _glob(tmp_path, "--max-tokens", "600")  # no outline fits
     assert "outlinedPaths" not in details["packing"]
     assert len(set(asked)) == OUTLINE_MISSES
+
+
+def test_a_file_past_the_outline_limit_is_never_read_for_an_outline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readmany.limits import OUTLINE_MAX_BYTES
+
+    big = "def f():\n    return 1\n\n" * (OUTLINE_MAX_BYTES // 20)
+    make(tmp_path, {"big.py": big, "a.txt": "a\n"})
+    asked = _counting_outlines(monkeypatch)
+    _content, details = _glob(tmp_path, "--max-tokens", "20k")
+    assert asked == []
+    assert "outlinedPaths" not in details["packing"]

@@ -79,6 +79,7 @@ from readmany.read.glob_file import (
     whole_cost,
     with_total,
 )
+from readmany.limits import OUTLINE_MAX_BYTES
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, shown_path
 from readmany.select.lookahead import Selection
@@ -417,7 +418,12 @@ class _Run:
         # an empty path, this path (shown whole, or longer when quoted) and a line.
         least = self.least_frame() + utf8_len(item.path) + block.first_line if cuttable else 0
         outline = None
-        if cuttable and self.outlines and item.candidate is not None:
+        if (
+            cuttable
+            and self.outlines
+            and item.candidate is not None
+            and size[0] <= OUTLINE_MAX_BYTES
+        ):
             outline = functools.partial(self.outline_of, position)
         self.entries.append(
             Entry(position, item.path, block, True, block if cuttable else None, least, outline)
