@@ -366,8 +366,9 @@ def glob_command(
             "--max-bytes",
             metavar="SIZE",
             help="Budget of the whole output in bytes (100k, 2M): whole files taken by "
-            "--order while they fit (shown in output order); one file cut to fill the rest; "
-            "the files left out named at the end, on stderr and in --json details.packing.",
+            "--order while they fit (shown in output order), then outlines of those left "
+            "(--outline); one file cut to fill the rest; the files left out named at the "
+            "end, on stderr and in --json details.packing.",
         ),
     ] = None,
     max_lines: Annotated[
