@@ -62,6 +62,7 @@ from readmany.frame.sections import (
     text_block_measure,
     text_block_tokens,
 )
+from readmany.limits import OUTLINE_MAX_BYTES
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
     Entry,
@@ -79,7 +80,6 @@ from readmany.read.glob_file import (
     whole_cost,
     with_total,
 )
-from readmany.limits import OUTLINE_MAX_BYTES
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, shown_path
 from readmany.select.lookahead import Selection
