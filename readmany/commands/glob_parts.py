@@ -18,11 +18,10 @@ from __future__ import annotations
 import contextlib
 from bisect import bisect_right
 
-from readmany.commands import stdin_only
 from readmany.commands.glob_plan import _Run, budget_of
 from readmany.commands.glob_request import GlobRequest, open_selection
 from readmany.emit.outcome import Outcome
-from readmany.emit.report import Report, git_kind
+from readmany.emit.planned import PlannedWriter
 from readmany.emit.sink import Sink
 from readmany.emit.target import part_name
 from readmany.errors import UsageError
@@ -57,10 +56,7 @@ class Pieces:
 
     def _body(self, position: int) -> tuple[str | None, list[int]]:
         if self._text is None or self._text[0] != position:
-            run = self.run
-            item = run.items[position]
-            result = run.source.read(item)
-            checked = run._recheck(item, result) if isinstance(result, TextFile) else None
+            checked = self.run.texts.whole(position)
             body = checked.text.body if checked is not None else None
             ends = line_ends(body, len(body) * 4 + 4)[0] if body is not None else []
             if body is not None and ends[-1] < len(body):
@@ -113,11 +109,11 @@ class Pieces:
         note = notices.piece_note(first, last, total, before, after)
         path = run.items[position].path
         head = body[ends[first - 1] : ends[last]]
-        text = run.framing.block(path, head, position + 1, note=note)
+        text = run.frames.framing.block(path, head, position + 1, note=note)
         size, lines = size_of(text, lines=run.lines)
         tokens = 0.0
         if run.tokens:
-            tokens = run.framing.tokens(path, head, position + 1, note=note, cut=True)
+            tokens = run.frames.framing.tokens(path, head, position + 1, note=note, cut=True)
         return PieceBlock("", size, lines, tokens, first, last, total, head, note)
 
 
@@ -154,10 +150,10 @@ def _heads(run: _Run, parts: Parts) -> list[str]:
 def _ends_cost(run: _Run, parts: Parts) -> Budget:
     """The most any part's head and end take (with the final newline)."""
     count = len(parts.parts)
-    end = run.framing.end(True)
+    end = run.frames.framing.end(True)
     most = Budget(0, 0, 0.0)
     for number, head in enumerate(_heads(run, parts), 1):
-        start = run.framing.part_start(number, count, head)
+        start = run.frames.framing.part_start(number, count, head)
         tokens = weigh(start) + weigh(end) + weigh("\n") if run.tokens else 0.0
         cost = Budget(
             utf8_len(start) + utf8_len(end) + 1, start.count("\n") + end.count("\n") + 1, tokens
@@ -175,15 +171,8 @@ def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = No
     budget = budget_of(request)
     assert budget is not None
     with selection or open_selection(request) as selection:
-        report = Report(
-            selection.root,
-            keep_records=sink.json_mode,
-            reference_reasons=False,
-            git=git_kind(request.staged, request.changed),
-            stdin_only=stdin_only(request),
-            hook_id=request.hook_id,
-        )
-        run = _Run(request, sink, selection, report)
+        run = _Run(request, sink, selection)
+        report = run.report
         with run.reader, contextlib.closing(run.source):
             run.gather(selection, sizes=True, stats=False)
             written = _Written()
@@ -194,7 +183,7 @@ def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = No
                     found = plan_parts(
                         run.entries,
                         budget.limits,
-                        joint=run._joint(),
+                        joint=run.frames.joint(),
                         piece=pieces,
                         ends=lambda parts: _ends_cost(run, parts),
                     )
@@ -236,7 +225,7 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
     for number, part in enumerate(parts.parts, 1):
         if request.part is not None and number != request.part:
             continue
-        start = run.framing.part_start(number, count, heads[number - 1])
+        start = run.frames.framing.part_start(number, count, heads[number - 1])
         if request.output:
             from readmany.emit.target import open_output
 
@@ -285,7 +274,8 @@ def _write_part(
 ) -> None:
     """Write one part: its head, its blocks (a whole file read again, or a piece framed
     again at its place: xml numbers a part's documents from 1), its end."""
-    framing, report = run.framing, run.report
+    framing, report = run.frames.framing, run.report
+    again = PlannedWriter(run.first, run.frames, run.texts, sink, report)
     index = 0
     for share in part:
         position = share.position
@@ -304,7 +294,7 @@ def _write_part(
             report.piece(item.path, size, sink.last_tokens, lines, number)
             written.counted.add(position)
             continue
-        block, result = run._block_again(position, index + 1)
+        block, result = again.again(position, index + 1)
         if block is None:  # changed since it was measured: said, not written
             report.left_out([item.path])
             report.budget_notes.append(f"{item.path}: {CHANGED}")
@@ -312,11 +302,11 @@ def _write_part(
         index += 1
         weighed = None
         if sink.weigh:
-            weighed = weigh(prefix) + run._block_tokens(position, result, index)
+            weighed = weigh(prefix) + run.frames.block_tokens(position, result, index, None)
         size = sink.write(prefix + block, weighed)
         written.counted.add(position)
         if item.candidate is None:
-            report.diff = run.diff
+            report.diff = run.frames.diff
         elif isinstance(result, TextFile):
             report.text(item.path, result, size, sink.last_tokens, part=number)
         elif isinstance(result, AssetFile):
