@@ -282,3 +282,10 @@ def test_a_file_past_the_outline_limit_is_never_read_for_an_outline(
     _content, details = _glob(tmp_path, "--max-tokens", "20k")
     assert asked == []
     assert "outlinedPaths" not in details["packing"]
+
+
+def test_the_tree_names_the_outlined_file_with_the_files_shown(repo: Path) -> None:
+    content, details = _glob(repo, *BUDGET, "--tree")
+    tree = content.split("\n\n", 1)[0]
+    assert "core.py" in tree and "cli.py" in tree
+    assert "app/core.py" in details["files"]

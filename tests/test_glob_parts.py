@@ -234,3 +234,19 @@ def test_bad_combinations_are_one_line_and_exit_2(repo: Path, args: list[str], s
     assert result.stdout == b""
     lines = result.stderr.decode().splitlines()
     assert len(lines) == 1 and said in lines[0], lines
+
+
+def test_copy_takes_the_one_part_asked_for(repo: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    pasted = tmp_path / "pasted"
+    (fake / "xclip").write_text(f"#!/bin/sh\ncat > {pasted}\n")
+    (fake / "xclip").chmod(0o755)
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "DISPLAY": ":0"}
+    parts = _parts(repo, "--max-bytes", "2k")
+    result = run_readmany(
+        ["glob", ".", "--parts", "--part", "2", "--max-bytes", "2k", "--copy"], cwd=repo, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert pasted.read_bytes().decode() == parts[1]
+    assert result.stdout == b""
