@@ -250,3 +250,31 @@ def test_copy_takes_the_one_part_asked_for(repo: Path, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert pasted.read_bytes().decode() == parts[1]
     assert result.stdout == b""
+
+
+def test_a_long_file_cut_across_parts_is_never_framed_past_twice_a_piece(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A budget of tokens alone bounds no count of lines beforehand: the search for the
+    # longest piece that fits framed half of the rest of the file at its first try, for
+    # every part (a 156 MB file: 130 s and 700 MB before it was refused for its parts).
+    from readmany.commands import glob_parts
+
+    make(tmp_path, {"long.py": "".join(f"x_{i} = {i}  # a line\n" for i in range(40_000))})
+    framed: list[tuple[int, int]] = []  # (lines framed, the piece's part)
+    original = glob_parts.Pieces._framed
+
+    def spy(self: Any, position: int, body: str, ends: Any, first: int, count: int,
+            total: int, part: int) -> Any:  # fmt: skip
+        framed.append((count, part))
+        return original(self, position, body, ends, first, count, total, part)
+
+    monkeypatch.setattr(glob_parts.Pieces, "_framed", spy)
+    result = run_readmany(
+        ["glob", "long.py", "--parts", "--max-tokens", "20k", "--json", "-q"], cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    written = json.loads(result.stdout)["details"]["parts"]["count"]
+    assert written > 10
+    largest = 40_000 // (written - 1)  # a piece holds no more lines than this
+    assert max(count for count, _part in framed) <= 2 * largest + 2
