@@ -278,3 +278,18 @@ def test_a_long_file_cut_across_parts_is_never_framed_past_twice_a_piece(
     assert written > 10
     largest = 40_000 // (written - 1)  # a piece holds no more lines than this
     assert max(count for count, _part in framed) <= 2 * largest + 2
+
+
+def test_a_part_refused_leaves_no_other_part_written(tmp_path: Path) -> None:
+    # A repository's `ctx.2.txt` is a link out of it: the run is refused (one line, 2),
+    # and refused before it writes `ctx.1.txt`.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = make(tmp_path / "repo", {f"f{i}.txt": f"file {i}\n" * 200 for i in range(6)})
+    (repo / "ctx.2.txt").symlink_to(outside / "evil")
+    result = run_readmany(["glob", ".", "--parts", "--max-bytes", "3k", "-o", "ctx.txt"], cwd=repo)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1 and "ctx.2.txt" in lines[0], lines
+    assert sorted(p.name for p in repo.iterdir() if p.name.startswith("ctx")) == ["ctx.2.txt"]
+    assert os.listdir(outside) == []

@@ -234,6 +234,11 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
             for share in part:
                 if share.position not in here and (share.piece is None or share.piece.first == 1):
                     elsewhere.append(run.items[share.position].path)
+    if request.output:
+        from readmany.emit.target import check_parts
+
+        numbers = range(1, count + 1) if request.part is None else (request.part,)
+        check_parts(part_name(request.output, number) for number in numbers)
     for number, part in enumerate(parts.parts, 1):
         if request.part is not None and number != request.part:
             continue

@@ -407,6 +407,16 @@ def open_part(path: str) -> OutputTarget:
         raise _usage(path, exc.strerror or str(exc)) from None
 
 
+def check_parts(paths: Iterable[str]) -> None:
+    """`check_output` of every file a `--parts` run will write, before it writes any: a
+    refusal found at the third part leaves the first two written otherwise."""
+    for path in paths:
+        try:
+            check_output(path)
+        except OSError as exc:
+            raise _usage(path, exc.strerror or str(exc)) from None
+
+
 def refuse_as_input(target: OutputTarget | OutputPlan, paths: Iterable[str]) -> str | None:
     """A one-line refusal when one of the named input `paths` is the `-o` file itself.
 
