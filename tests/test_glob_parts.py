@@ -293,3 +293,18 @@ def test_a_part_refused_leaves_no_other_part_written(tmp_path: Path) -> None:
     assert len(lines) == 1 and "ctx.2.txt" in lines[0], lines
     assert sorted(p.name for p in repo.iterdir() if p.name.startswith("ctx")) == ["ctx.2.txt"]
     assert os.listdir(outside) == []
+
+
+def test_no_file_that_fits_a_part_is_exit_1_as_no_file_that_fits_a_budget(
+    tmp_path: Path,
+) -> None:
+    make(tmp_path, {"a.txt": "a\n" * 400, "b.txt": "b\n" * 400})
+    plain = run_readmany(["glob", ".", "--max-bytes", "100"], cwd=tmp_path)
+    assert plain.returncode == 1
+    result = run_readmany(["glob", ".", "--parts", "--max-bytes", "300", "--json"], cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    details = json.loads(result.stdout)["details"]
+    assert details["parts"]["count"] == 0
+    assert details["parts"]["leftOutPaths"] == ["a.txt", "b.txt"]
+    said = result.stderr.decode().splitlines()
+    assert "readmany: nothing written: every file fits no part of the budget: raise it" in said

@@ -269,6 +269,8 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
     if left:
         report.tally.add_many(left, "omitted", FITS_NO_PART)
         report.budget_notes.append(f"{FITS_NO_PART} ({len(left)}): {', '.join(left)}")
+        if not parts.parts:  # nothing at all written: as a budget no file fits (exit 1)
+            report.problems.append(f"nothing written: every file {FITS_NO_PART}: raise it")
     if written.names:
         shown = (
             written.names[0]
