@@ -308,3 +308,28 @@ def test_no_file_that_fits_a_part_is_exit_1_as_no_file_that_fits_a_budget(
     assert details["parts"]["leftOutPaths"] == ["a.txt", "b.txt"]
     said = result.stderr.decode().splitlines()
     assert "readmany: nothing written: every file fits no part of the budget: raise it" in said
+
+
+@pytest.mark.parametrize(
+    ("output", "said"),
+    [
+        ("", "-o: the file name is empty"),
+        ("sub/", "-o sub/: is a directory name"),
+        (".", "-o .: is a directory name"),
+        ("/dev/null", "-o /dev/null: --parts writes numbered files beside a file's name"),
+        ("/dev/stdout", "-o /dev/stdout: --parts writes numbered files beside a file's name"),
+    ],
+)
+def test_an_o_that_names_no_file_to_number_is_refused(
+    repo: Path, tmp_path: Path, output: str, said: str
+) -> None:
+    # They wrote /dev/null.1 and /dev/stdout.1 in /dev, sub/.1, ..1, or (-o '') stdout.
+    (repo / "sub").mkdir()
+    before = sorted(os.listdir("/dev"))
+    result = run_readmany(["glob", ".", "--parts", "--max-bytes", "2k", "-o", output], cwd=repo)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == b""
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1 and said in lines[0], lines
+    assert os.listdir(repo / "sub") == [] and not (repo / "..1").exists()
+    assert sorted(os.listdir("/dev")) == before

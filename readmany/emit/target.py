@@ -464,6 +464,24 @@ def _umask() -> int:
     return mask
 
 
+def check_parts_output(output: str) -> None:
+    """A usage error for an `-o` that names no file the parts can be numbered beside:
+    empty, a directory's name (`sub/`, `.`), or what is no file (`/dev/stdout`, a device,
+    a FIFO), which made `/dev/null.1`, `sub/.1` and `..1`, or stdout for `-o ''`."""
+    if not output:
+        raise UsageError("-o: the file name is empty: give a file name, or leave out -o")
+    name = os.path.basename(output)
+    fix = "give a file name such as ctx.txt (the parts are ctx.1.txt, …)"
+    if name in ("", ".", ".."):
+        raise _usage(output, f"is a directory name: {fix}")
+    try:
+        mode = os.stat(output).st_mode
+    except (OSError, ValueError):
+        mode = None
+    if _system_link(output) or (mode is not None and not stat.S_ISREG(mode)):
+        raise _usage(output, f"--parts writes numbered files beside a file's name: {fix}")
+
+
 def part_name(output: str, number: int) -> str:
     """The file part `number` is written to for `-o output`: `ctx.txt` -> `ctx.2.txt`,
     `ctx` -> `ctx.2`, `.ctx` -> `.ctx.2`."""

@@ -82,9 +82,10 @@ def glob_request(given: Given) -> GlobRequest:
             "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"
         )
     written = value.output
-    if written and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt, …
-        from readmany.emit.target import part_name
+    if written is not None and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt
+        from readmany.emit.target import check_parts_output, part_name
 
+        check_parts_output(written)
         written = part_name(written, value.part or 1)
     if written:  # in both faces: -o is readmany's own, the reference has none
         _refuse_output_as_input(value._replace(output=written))
