@@ -69,7 +69,7 @@ def test_a_cut_or_undecodable_text_is_decoded(tmp_path: Path) -> None:
 
 _TREE: dict[str, str | bytes] = {
     "plain.py": "def f():\n    return 1\n",
-    "accent.md": "café – naïve\n",
+    "accent.md": "café \u2013 naïve\n",
     "emoji.txt": "😀\n",
     "latin1.txt": b"caf\xe9\n",
     "bom.txt": b"\xef\xbb\xbfwith a mark\n",
