@@ -35,12 +35,23 @@ if TYPE_CHECKING:
 def main(request: GlobRequest) -> int:
     """`readmany glob` with its request: run and presented."""
     value = request
-    if value.output and (value.by_git or os.path.isfile(value.output)):
-        _warn_if_tracked(value.output, value.by_git)
+    written = value.output
+    if written and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt, …
+        from readmany.emit.target import part_name
+
+        written = part_name(written, value.part or 1)
+    if written and (value.by_git or os.path.isfile(written)):
+        _warn_if_tracked(written, value.by_git)
     # The walk starts first: in a helper process, it goes on while the rest is set up.
     with open_selection(value) as selection:
         run = run_glob
-        if value.stats or value.budgeted or value.tree:
+        presentation = value.presentation
+        if value.parts:
+            from readmany.commands import glob_parts
+
+            run = glob_parts.run_parts
+            presentation = presentation._replace(output=None)  # -o names the parts
+        elif value.stats or value.budgeted or value.tree:
             from readmany.commands import glob_plan
 
             run = glob_plan.run_stats if value.stats else glob_plan.run_planned
@@ -51,7 +62,7 @@ def main(request: GlobRequest) -> int:
                 outcome.details["config"] = value.config
             return outcome
 
-        return present(run_and_name_the_configuration, value.presentation)
+        return present(run_and_name_the_configuration, presentation)
 
 
 def _warn_if_tracked(output: str, by_git: bool) -> None:

@@ -62,6 +62,9 @@ class GlobRequest(NamedTuple):
     max_tokens: int | None = None
     order: Order = Order.SMALLEST  # which files a budget keeps; the reference's rule
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
+    outline: bool = False  # --outline: a file a budget leaves out may be shown as its outline
+    parts: bool = False  # --parts: the whole selection, in parts that each fit the budget
+    part: int | None = None  # --part K: only the K-th of those (1-based)
     json: bool = False  # --json: its details say what each file takes, in tokens too
     presentation: Presentation = Presentation()  # where the content goes, from the CLI
     config: str | None = None  # the project configuration read (`readmany.config`)
@@ -84,7 +87,6 @@ class GlobRequest(NamedTuple):
 
 
 def select_request(request: GlobRequest) -> SelectRequest:
-    from readmany.select.boundary import output_paths
     from readmany.select.walk import SelectRequest
 
     return SelectRequest(
@@ -97,7 +99,7 @@ def select_request(request: GlobRequest) -> SelectRequest:
         ignore_files=request.ignore_files,
         recursive=request.recursive,
         rules=walk_rules(request.face),
-        outputs=output_paths(request.output),
+        outputs=_outputs(request),
         global_excludes=request.face.global_excludes,
     )
 
@@ -114,6 +116,18 @@ def walk_rules(face: Face) -> WalkRules:
         walk_listed_directory_links=face.walk_listed_directory_links,
         list_outside_directories=face.list_outside_directories,
     )
+
+
+def _outputs(request: GlobRequest) -> tuple[str, ...]:
+    """What the run writes, as the walk may meet it (never selected): the `-o` target, or
+    with `--parts` every file it may write for it (`ctx.1.txt` …)."""
+    from readmany.select.boundary import output_paths
+
+    if not request.parts or not request.output:
+        return output_paths(request.output)
+    from readmany.emit.target import part_names
+
+    return tuple(path for name in part_names(request.output) for path in output_paths(name))
 
 
 def candidate_reader(request: GlobRequest) -> CandidateReader:

@@ -17,9 +17,11 @@ from readmany.frame.formats import measured as size_of
 from readmany.frame.leftout import LeftOutNames, left_out_note
 from readmany.frame.sectioncut import LEAST_NOTE, Cut, SectionCutter
 from readmany.frame.sections import (
+    OutlineBlock,
     diff_block,
     diff_label,
     diff_tokens,
+    outline_block,
     text_block,
     text_block_measure,
     text_block_tokens,
@@ -283,3 +285,54 @@ class PlannedFrames:
         held = text.text if text.whole is None else text.text._replace(body="")
         block = self.text_block(self.items[position], held, position + 1)
         return block.count("\n") + (text.whole.newlines if text.whole is not None else 0)
+
+
+class Outlines:
+    """The outlines a plan may show of the files it does not take whole: a file's text
+    read again whole (`texts`), outlined (`read.outline`) and framed (`frames`) on first
+    ask, at the most its place can be (`position + 1`: xml numbers it), and kept for the
+    plans made again and for the second pass."""
+
+    def __init__(self, frames: PlannedFrames, texts: Texts) -> None:
+        self._frames = frames
+        self._texts = texts
+        self._made: dict[int, OutlineBlock | None] = {}
+        self._least: tuple[int, float] | None = None
+
+    def __call__(self, position: int) -> OutlineBlock | None:
+        """The block of the file at `position` shown as its outline; None if it has none."""
+        if position in self._made:
+            return self._made[position]
+        from readmany.read.outline import outline
+
+        frames = self._frames
+        item = frames.items[position]
+        block = None
+        text = self._texts.whole(position)
+        if text is not None:
+            shown = outline(item.rel, text.text.body)
+            if shown is not None:
+                block = outline_block(
+                    frames.framing,
+                    frames.root,
+                    item.rel,
+                    item.path,
+                    shown,
+                    position + 1,
+                    file=(text.kind, text.size),
+                    lines=frames.lines,
+                    tokens=frames.tokens,
+                )
+        self._made[position] = block
+        return block
+
+    def least(self) -> tuple[int, float]:
+        """Bytes and tokens (0 without a budget of tokens) every outline's block takes at
+        least: the frame of one short entry, with the note, for an empty path."""
+        if self._least is None:
+            from readmany.frame.notices import outline_only
+
+            framing = self._frames.framing
+            least = framing.outline_block("", "1  x\n", 1, outline_only(1, ""))
+            self._least = (utf8_len(least), weigh(least) if self._frames.tokens else 0.0)
+        return self._least

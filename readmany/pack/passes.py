@@ -28,7 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
-    from readmany.pack.plan import Block, CutHead
+    from readmany.pack.plan import Block, CutHead, OutlineOf
     from readmany.rank import Ranking
     from readmany.select.candidates import Item
 
@@ -94,11 +94,19 @@ class FirstPass:
         self.items.append(item)
 
     def add(
-        self, item: Item, block: Block, *, cut: CutHead | None, least: int, sample: str | None
+        self,
+        item: Item,
+        block: Block,
+        *,
+        cut: CutHead | None,
+        least: int,
+        sample: str | None,
+        outline: OutlineOf | None = None,
     ) -> None:
         """A file shown, and its block's size (`cut`: how to cut it, None if it is not);
         `least`: what a cut of it takes at least; `sample`: the start of its text, where
-        the ranking reads the names it imports (None: not a text)."""
+        the ranking reads the names it imports (None: not a text); `outline`: its outline
+        as a block, made on first ask (None: it is never outlined)."""
         names = None
         if self.ranks and sample is not None:
             from readmany.rank import SAMPLE_CHARS, imported_names
@@ -108,12 +116,16 @@ class FirstPass:
         position = len(self.entries)
         self.items.append(item)
         self.imports.append(names)
-        self.entries.append(Entry(position, item.path, block, True, cut, least))
+        self.entries.append(Entry(position, item.path, block, True, cut, least, outline))
 
     # -- the plan --
 
-    def plan(self, frames: Frames) -> tuple[Packing, str, str]:
-        """The packing, and the start (tree) and end (closing notice) written around it."""
+    def plan(
+        self, frames: Frames, *, least_outline: tuple[int, float] = (0, 0.0)
+    ) -> tuple[Packing, str, str]:
+        """The packing, and the start (tree) and end (closing notice) written around it;
+        `least_outline`: what an outline takes at least (bytes, tokens; 0 bytes: none is
+        shown)."""
         budget = self.budget
         if budget is None:  # --tree alone: everything
             shown = everything(len(self.items))
@@ -127,6 +139,7 @@ class FirstPass:
             least_cut=frames.least_frame(),
             least_cut_tokens=frames.least_frame_tokens(),
             first_kept=bool(self.items) and self.items[-1].candidate is None,
+            least_outline=least_outline,
             **self._ranked(),
         )
 
@@ -165,7 +178,7 @@ class FirstPass:
     def ends(self, packing: Packing, frames: Frames) -> tuple[str, str]:
         """The start and the end written around what `packing` shows."""
         plan = packing.plan
-        shown = sorted(plan.full)
+        shown = sorted({*plan.full, *(position for position, _ in plan.outlined)})
         if plan.partial_index is not None:
             shown = sorted({*shown, plan.partial_index})
         note = self.left_out_note(packing.omitted, frames) if packing.omitted else ""
@@ -261,14 +274,19 @@ class SecondPass:
         self.cut_position = -1
         if plan.partial_index is not None and plan.partial is not None:
             self.cut, self.cut_position = plan.partial, plan.partial_index
+        self.outlined = dict(plan.outlined)  # position: the outline's block, as planned
         self.left_out: list[int] = []
         self.late: list[int] = []
         self.written = 0  # blocks written
 
     def blocks(
-        self, again: Again, cut_block: Callable[[int, int], tuple[str, Any]]
+        self,
+        again: Again,
+        cut_block: Callable[[int, int], tuple[str, Any]],
+        outline_block: Callable[[int, int, Block], tuple[str, Any]],
     ) -> Iterator[tuple[int, int, str, Any]]:
-        """Each block shown: its position, its index, its text and what was read."""
+        """Each block shown: its position, its index, its text and what was read (an
+        outline's: `outline_block` frames it at its place from the block planned)."""
         full = self.packing.plan.full
         for position in range(self.count):
             index = self.written + 1
@@ -279,6 +297,8 @@ class SecondPass:
                     continue
             elif position == self.cut_position:
                 block, result = cut_block(position, index)
+            elif position in self.outlined:
+                block, result = outline_block(position, index, self.outlined[position])
             else:
                 self.left_out.append(position)
                 continue

@@ -81,8 +81,13 @@ def glob_request(given: Given) -> GlobRequest:
         raise UsageError(
             "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"
         )
-    if value.output:  # in both faces: -o is readmany's own, the reference has none
-        _refuse_output_as_input(value)
+    written = value.output
+    if written and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt, …
+        from readmany.emit.target import part_name
+
+        written = part_name(written, value.part or 1)
+    if written:  # in both faces: -o is readmany's own, the reference has none
+        _refuse_output_as_input(value._replace(output=written))
     return value
 
 
@@ -97,6 +102,10 @@ _CHAT_OPTIONS = (
     ("line_numbers", "-n"),
     ("order", "--order"),
     ("prefer", "--prefer"),
+    ("outline", "--outline"),
+    ("no_outline", "--no-outline"),
+    ("parts", "--parts"),
+    ("part", "--part"),
 )
 
 
@@ -127,9 +136,12 @@ def _chat(options: Given) -> dict[str, Any]:
                 compile_paths([pattern])
             except Exception:  # wcmatch's errors, or a brace too deep
                 raise UsageError(f"--prefer {pattern!r}: not a glob readmany can read") from None
+    budgeted = (max_bytes, max_tokens, options.number("max_lines")) != (None, None, None)
     return {
         "order": order,
         "prefer": prefer,
+        "outline": _outline(options, order, budgeted),
+        **_parts(options, budgeted),
         "format": format_name,
         "line_numbers": options.flag("line_numbers"),
         "tree": options.flag("tree"),
@@ -140,6 +152,56 @@ def _chat(options: Given) -> dict[str, Any]:
             parse_size(max_tokens, "--max-tokens", base=1000) if max_tokens is not None else None
         ),
     }
+
+
+def _outline(options: Given, order: Order, budgeted: bool) -> bool:
+    """Whether a file a budget leaves out may be shown as its outline: asked for with
+    `--outline`, refused with `--no-outline`, and by default wherever it can be (a budget
+    that ranks: `--order rank` or `given`; not `--stats`)."""
+    asked, refused = options.flag("outline"), options.flag("no_outline")
+    if asked and refused:
+        raise UsageError("--outline and --no-outline say opposite things: give one")
+    if asked:
+        if not budgeted:
+            raise UsageError(
+                "--outline shows what a budget leaves out: give --max-tokens, --max-bytes "
+                "or --max-lines too"
+            )
+        if order is Order.SMALLEST:
+            raise UsageError(
+                "--outline needs a budget that ranks (--order rank or given); --order "
+                "smallest is the reference's rule, whole files only"
+            )
+        if options.flag("stats"):
+            raise UsageError("--stats measures whole files only: drop --outline")
+        if options.flag("parts"):
+            raise UsageError("--parts shows every file whole or cut across parts: drop --outline")
+    return (
+        not refused
+        and budgeted
+        and order is not Order.SMALLEST
+        and not options.flag("stats")
+        and not options.flag("parts")
+    )
+
+
+def _parts(options: Given, budgeted: bool) -> dict[str, Any]:
+    """`--parts` and `--part K`, checked: parts need a budget, and a part needs parts."""
+    parts, part = options.flag("parts"), options.number("part")
+    if part is not None and not parts:
+        raise UsageError(f"--part {part} picks one of the parts --parts writes: add --parts")
+    if parts and not budgeted:
+        raise UsageError(
+            "--parts splits the selection by a budget: give --max-tokens, --max-bytes or "
+            "--max-lines too"
+        )
+    if parts and options.flag("stats"):
+        raise UsageError("--stats writes no parts: drop --parts or --stats")
+    if parts and options.flag("tree"):
+        raise UsageError("--parts heads each part with what every part holds: drop --tree")
+    if parts and options.flag("copy") and part is None:
+        raise UsageError("--copy takes one part at a time: add --part 1 (then 2, …)")
+    return {"parts": parts, "part": part}
 
 
 def _face(options: Given) -> Face:
