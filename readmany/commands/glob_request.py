@@ -157,6 +157,7 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
         and request.secrets == "off"
         and not request.json
         and not (request.budgeted or request.tree or request.stats)
+        and not (request.outline or request.parts)
     )
     if request.stats and request.budgeted:
         from readmany.read.measure import measure_for_stats
