@@ -149,6 +149,16 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
     # Each process weighs what it reads, where the tokens are wanted; and for `--stats`
     # with a budget, measures it as it reads it.
     reader.weigh = request.weighs
+    # A run that writes each file as read, looking at no text, keeps the bytes.
+    reader.as_read = (
+        face.glob_exact_text
+        and request.format == "text"
+        and not request.line_numbers
+        and request.secrets == "off"
+        and not request.json
+        and not (request.budgeted or request.tree or request.stats)
+        and not (request.outline or request.parts)
+    )
     if request.stats and request.budgeted:
         from readmany.read.measure import measure_for_stats
 
