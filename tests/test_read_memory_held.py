@@ -53,6 +53,44 @@ def test_a_budget_that_shows_little_of_a_long_file_holds_little(
     assert peak < SIZE / 4, f"{peak / SIZE:.2f} times the file"
 
 
+@pytest.mark.parametrize(
+    "framing",
+    [["-n"], ["--format", "markdown"], ["--format", "xml"], ["--format", "xml", "-n"]],
+    ids=["numbered", "markdown", "xml", "xml-numbered"],
+)
+def test_a_budget_holds_little_of_a_long_file_in_every_framing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, framing: list[str]
+) -> None:
+    # A block is at least the text's raw bytes: a text past what a cut can show is past
+    # the budget, numbered, fenced or escaped as it may be.
+    _write(tmp_path, True)
+    args = ["glob", "big.txt", "--max-file-size", "1G", "--max-tokens", "10k", *framing]
+    status, peak = _peak(tmp_path, monkeypatch, args)
+    assert status == 0
+    assert 0 < (tmp_path / "out.txt").stat().st_size < 200_000
+    assert peak < SIZE / 4, f"{peak / SIZE:.2f} times the file"
+
+
+@pytest.mark.parametrize(
+    "framing",
+    [["-n"], ["--format", "markdown"], ["--format", "xml"]],
+    ids=["numbered", "markdown", "xml"],
+)
+def test_a_long_text_of_few_tokens_that_fits_is_shown_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, framing: list[str]
+) -> None:
+    # Longer than what a cut of 1k tokens can show (16k characters and a margin), yet
+    # weighed at fewer tokens: its block is measured from all of it, read again, and
+    # shown whole, not the start the first pass held.
+    (tmp_path / "long.txt").write_text("a" * 100_000)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("READMANY_PROCESSES", "1")
+    args = ["glob", "long.txt", "--max-tokens", "1k", *framing]
+    status = main([*args, "-o", str(tmp_path / "out.txt"), "-q"])
+    assert status == 0
+    assert "a" * 100_000 in (tmp_path / "out.txt").read_text()
+
+
 def test_a_budget_cut_of_a_long_file_is_the_cut_of_the_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -42,6 +42,7 @@ from readmany.commands.glob_request import (
     GlobRequest,
     candidate_reader,
     held_chars,
+    held_exactly,
     open_selection,
 )
 from readmany.emit.outcome import Outcome
@@ -74,6 +75,7 @@ from readmany.read.glob_file import (
     MeasuredFile,
     Skipped,
     TextFile,
+    past_budget,
     whole_cost,
     with_total,
 )
@@ -198,6 +200,8 @@ class _Run:
         self.tokens = request.max_tokens is not None
         # Of a long text, the first pass holds only what a cut can show (`held_text`).
         self._hold = held_chars(request, self.reader.limits)
+        self._held_exactly = held_exactly(request)
+        self._read_whole: set[int] = set()  # positions whose text is never held in part
 
     @property
     def root(self) -> str:
@@ -281,6 +285,8 @@ class _Run:
             if isinstance(result, TextFile):
                 if stats:
                     self._cost(item, cost or self._stored_cost(event, path, result))
+                if sizes and result.whole is not None and not self._held_exactly:
+                    result = self._whole_unless_past(item, result)
                 if sizes:
                     index = len(self.entries) + 1  # the most it can be
                     text = result.text
@@ -428,6 +434,33 @@ class _Run:
             return 0.0
         return weigh(self.framing.block("", "", 1, note=LEAST_NOTE))
 
+    def _whole_unless_past(self, item: Item, result: TextFile) -> TextFile:
+        """A text of which only the start is held, in a framing that measures it only at
+        least (`held_exactly`): as it is where even that is past the budget (no cut shows
+        more than is held), else read again whole, to be measured exactly."""
+        index = len(self.entries) + 1
+        frame = text_block_measure(
+            self.framing,
+            self.report.root,
+            item.rel,
+            item.path,
+            result.text._replace(body=""),
+            index,
+            lines=self.lines,
+            tokens=self.tokens,
+            weight_of_text=0.0,
+        )
+        whole_bytes, whole_newlines, whole_tokens = whole_cost(result)
+        least = (frame[0] + whole_bytes, frame[1] + whole_newlines, frame[2] + whole_tokens)
+        request = self.request
+        if past_budget(least, request.max_bytes, request.max_lines, request.max_tokens):
+            return result
+        again = self.source.read(item, None)
+        if not isinstance(again, TextFile) or again.whole is not None:
+            return result
+        self._read_whole.add(len(self.entries))
+        return again
+
     def text_of(self, position: int) -> TextFile | None:
         """The text of the entry at `position`: kept, or read again (the last one is kept)."""
         if self._last_text is not None and self._last_text[0] == position:
@@ -436,6 +469,8 @@ class _Run:
         if text is None:
             item = self.items[position]
             keep = self._hold if not credentials_name(item.rel) else None
+            if position in self._read_whole:
+                keep = None
             result = self.source.read(item, keep)
             text = self._recheck(item, result) if isinstance(result, TextFile) else None
         self._last_text = (position, text)

@@ -158,12 +158,11 @@ def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
     from readmany.limits import CUT_BYTES_PER_TOKEN
     from readmany.read.glob_file import held_text
 
-    plain = (
-        request.format == "text"
-        and not request.line_numbers
-        and request.secrets == "off"
-        and not request.stats
-    )
+    # Numbered lines, markdown and xml hold a start too: their block is at least the
+    # text's raw bytes, so a text longer than a budget's cut is past the budget in any
+    # format; the first pass reads again whole a text whose lower bound still fits
+    # (`held_exactly`).
+    plain = request.secrets == "off" and not request.stats
     return held_text(
         limits,
         max_bytes=request.max_bytes,
@@ -171,6 +170,13 @@ def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
         bytes_per_token=CUT_BYTES_PER_TOKEN,
         plain=plain,
     )
+
+
+def held_exactly(request: GlobRequest) -> bool:
+    """Whether the start of a text held, with the `Whole` of it, measures its block
+    exactly (text framing, no numbers); else only at least (numbered lines, markdown's
+    fence, xml's escapes)."""
+    return request.format == "text" and not request.line_numbers
 
 
 class FromGit(Selection):
