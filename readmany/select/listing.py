@@ -34,15 +34,10 @@ class Entry(NamedTuple):
     """A name of a listed directory, as it was when listed."""
 
     name: str
-    path: str  # the directory's path joined with `name`
     is_link: bool
     is_directory: bool  # not a link, a directory
     is_file: bool  # not a link, a regular file
     leads_to_directory: bool  # a link whose target (asked beneath the listing) is a directory
-
-
-def child(directory: str, name: str) -> str:
-    return f"{directory}/{name}" if directory != "/" else f"/{name}"
 
 
 class Lister:
@@ -74,9 +69,21 @@ class Lister:
         try:
             with os.scandir(fd) as it:
                 listed = list(it)
-            return [_entry(e, child(directory, e.name), fd) for e in listed]
         except OSError as exc:
             return f"Read error: cannot list directory: {exc.strerror or exc}"
+        # Asked now, while `fd` is open: most answers are the listing's own (d_type).
+        make = tuple.__new__
+        entries: list[Entry] = []
+        for e in listed:
+            try:
+                link = e.is_symlink()
+                folder = not link and e.is_dir(follow_symlinks=False)
+                regular = not (link or folder) and e.is_file(follow_symlinks=False)
+            except OSError:
+                link = folder = regular = False
+            leads = link and _leads_to_directory(e.name, fd)
+            entries.append(make(Entry, (e.name, link, folder, regular, leads)))
+        return entries
 
     def _open(self, directory: str) -> int:
         if self._root_fd < 0:
@@ -136,20 +143,13 @@ def _relative(path: str, root: str) -> str | None:
     return path[len(prefix) :] if path.startswith(prefix) else None
 
 
-def _entry(entry: os.DirEntry[str], path: str, fd: int) -> Entry:
+def _leads_to_directory(name: str, fd: int) -> bool:
+    """Whether the link `name` in the directory `fd` leads to a directory (asked beneath
+    it); not when it cannot be followed (reported as the file it is listed as)."""
     try:
-        is_link = entry.is_symlink()
-        is_directory = not is_link and entry.is_dir(follow_symlinks=False)
-        is_file = not is_link and not is_directory and entry.is_file(follow_symlinks=False)
+        return stat.S_ISDIR(os.stat(name, dir_fd=fd).st_mode)
     except OSError:
-        return Entry(entry.name, path, False, False, False, False)
-    leads = False
-    if is_link:
-        try:
-            leads = stat.S_ISDIR(os.stat(entry.name, dir_fd=fd).st_mode)
-        except OSError:
-            leads = False  # reported as the file it is listed as, where it is matched
-    return Entry(entry.name, path, is_link, is_directory, is_file, leads)
+        return False
 
 
 def outside_entry(entry: os.DirEntry[str]) -> Entry:
@@ -159,11 +159,11 @@ def outside_entry(entry: os.DirEntry[str]) -> Entry:
         is_directory = not is_link and entry.is_dir(follow_symlinks=False)
         is_file = not is_link and not is_directory and entry.is_file(follow_symlinks=False)
     except OSError:
-        return Entry(entry.name, entry.path, False, False, False, False)
+        return Entry(entry.name, False, False, False, False)
     leads = False
     if is_link:
         try:
             leads = entry.is_dir()
         except OSError:
             leads = False
-    return Entry(entry.name, entry.path, is_link, is_directory, is_file, leads)
+    return Entry(entry.name, is_link, is_directory, is_file, leads)

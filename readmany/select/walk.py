@@ -503,11 +503,13 @@ class _TreeWalk:
         # Most files: in the root's tree, no link on the way (`plain_file`).
         plain = in_root and not via_link
         parent_refused: bool | None = None  # whether a directory above refuses its files
+        prefix = directory + "/" if directory != "/" else "/"
         for _key, what, entry, step in keyed:
+            path = prefix + entry.name
             if in_root:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             else:
-                rel = os.path.relpath(entry.path, self.root).replace(os.sep, "/")
+                rel = os.path.relpath(path, self.root).replace(os.sep, "/")
             inside = in_root or not rel.startswith("../")
             if what == _DIRECTORY:
                 verdict = verdicts.may_enter(
@@ -516,7 +518,7 @@ class _TreeWalk:
                 if isinstance(verdict, Skip):
                     yield verdict
                 elif verdict:
-                    yield (entry.path, rel, step.below, via_link)
+                    yield (path, rel, step.below, via_link)
             elif what == _FILE:
                 is_link = entry.is_link
                 regular = entry.is_file
@@ -525,17 +527,15 @@ class _TreeWalk:
                         parent_refused = self_or_above(
                             verdicts.blocked_dirs, rel_dir, _blocked_directory
                         )
-                    event = verdicts.plain_file(
-                        rel, entry.name, entry.path, regular, parent_refused
-                    )
+                    event = verdicts.plain_file(rel, entry.name, path, regular, parent_refused)
                 else:
                     event = verdicts.leaf(
-                        rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
+                        rel, path, inside, is_link=is_link, via_link=via_link, regular=regular
                     )
                 if event is not None:
                     yield event
             elif entry.leads_to_directory:
-                if not verdicts.rules.list_outside_directories and verdicts.outside(entry.path):
+                if not verdicts.rules.list_outside_directories and verdicts.outside(path):
                     # a link a pattern names (`lnk/**`) that leads out: never listed
                     yield Skip(rel, REASON_LINK_OUTSIDE)
                     continue
@@ -543,7 +543,7 @@ class _TreeWalk:
                 if isinstance(verdict, Skip):
                     yield verdict
                 elif verdict:
-                    yield (entry.path, rel, step.below_link, True)
+                    yield (path, rel, step.below_link, True)
         if in_root:  # every directory below it is done too: its rules are not needed
             verdicts.ignores.leave_directory(rel_dir)
 
