@@ -147,6 +147,20 @@ def test_a_long_file_of_many_lines_is_held_twice_at_most(
     assert peak < 2.5 * SIZE, f"{peak / SIZE:.2f} times the file"
 
 
+@pytest.mark.parametrize("lines", [True, False], ids=["lines", "one-line"])
+def test_many_holds_a_long_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: bool
+) -> None:
+    # Its text, decoded a chunk at a time into one string grown in place, and its block
+    # held as the header, that text and the closing line: never a second copy.
+    _write(tmp_path, lines)
+    size = (tmp_path / "big.txt").stat().st_size
+    status, peak = _peak(tmp_path, monkeypatch, ["many", "big.txt", "--max-bytes", "1G"])
+    assert status == 0
+    assert (tmp_path / "out.txt").stat().st_size > size
+    assert peak < 1.5 * size, f"{peak / size:.2f} times the file"
+
+
 def test_the_helper_process_holds_only_the_start_too(tmp_path: Path) -> None:
     # Where the walk's helper reads ahead (many files), it holds what a cut can show as
     # the main process does, and says what the whole holds: the output is the same.

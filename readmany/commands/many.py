@@ -50,7 +50,7 @@ from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
 from readmany.faces import Face
 from readmany.frame import notices, weigh
-from readmany.frame.heredoc import Block, frame_heredoc
+from readmany.frame.heredoc import frame_heredoc
 from readmany.frame.pages import Piece, body_of, cut_heredoc_head, piece_of, problem
 from readmany.invoke import Options, current_directory, load_json, stdin_paths
 from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
@@ -252,7 +252,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         piece = piece_of(file, index + 1, result, carry, size_words=size_at_least)
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
-        detail = file_detail(file, result, Block(*piece.block[:4]), weigh=sink.weigh)
+        detail = file_detail(file, result, piece.block, weigh=sink.weigh)
         result = result._replace(text="", window=None)  # the text is held in its block alone
         if result.error is not None:
             detail["error"] = problem(file, result)

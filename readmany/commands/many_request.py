@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.frame.heredoc import Block
+    from readmany.frame.pages import Shown
     from readmany.invoke import Options
     from readmany.pack import Block as Packed
 
@@ -53,15 +54,18 @@ class ManyRequest(NamedTuple):
 def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
     """The blocks shown, joined by `SEPARATOR`; each weighed as a budget of tokens weighs
     it (frame and body apart), where the sink counts tokens."""
+    from readmany.frame.pages import Shown
+
     for number, block in enumerate(shown):
         tokens = None
         if sink.weigh:
             tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
-        sink.write_all((SEPARATOR, block.text) if number else (block.text,), tokens)
+        parts = block.parts() if isinstance(block, Shown) else (block.text,)
+        sink.write_all((SEPARATOR, *parts) if number else parts, tokens)
 
 
 def file_detail(
-    request: FileRequest, result: ToolRead, block: Block, *, weigh: bool
+    request: FileRequest, result: ToolRead, block: Block | Shown, *, weigh: bool
 ) -> dict[str, Any]:
     """A file's record of `--json` details; its tokens are weighed only with `weigh` (the
     details are written), else they are 0."""
