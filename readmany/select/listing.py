@@ -1,15 +1,15 @@
 """A directory of the root's tree listed beneath the root's descriptor.
 
 The walk decides to enter `sub` when `sub` is a directory; an attacker may swap it for a
-link that leads out of the root right after. Listed by its path, the link would be
-followed and names from outside the root reported as the root's. Listed here, every
+link that leads out of the root right after. DirectoryEntry by its path, the link would be
+followed and names from outside the root reported as the root's. DirectoryEntry here, every
 directory is opened from the root's descriptor part by part with `O_NOFOLLOW`, so a part
 swapped for a link is refused (`Listing.failure`), never followed. A path that reached the
 directory through a link the walk chose to follow (one that stays inside the root) is
 resolved once, judged inside, and its resolved parts opened the same way: a swap after
 that resolution is refused too.
 
-Each entry is read while the directory's descriptor is open (`Entry`): what a listed link
+Each entry is read while the directory's descriptor is open (`DirectoryEntry`): what a listed link
 leads to is asked beneath that descriptor, not of a path that may have changed since.
 """
 
@@ -22,7 +22,7 @@ import stat
 from readmany.record import NamedTuple
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_LISTED_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _HELD = 32  # directory descriptors kept open, the most recent
 
 
@@ -30,7 +30,7 @@ class LeadsOutside(OSError):
     """The directory to list lies outside the root, or its links lead there now."""
 
 
-class Entry(NamedTuple):
+class DirectoryEntry(NamedTuple):
     """A name of a listed directory, as it was when listed."""
 
     name: str
@@ -57,7 +57,7 @@ class Lister:
             os.close(self._root_fd)
             self._root_fd = -1
 
-    def entries(self, directory: str) -> list[Entry] | str:
+    def entries(self, directory: str) -> list[DirectoryEntry] | str:
         """The entries of `directory` (absolute, inside the root), or why it cannot be listed.
         Raises LeadsOutside for one whose links lead outside the root."""
         try:
@@ -73,7 +73,7 @@ class Lister:
             return f"Read error: cannot list directory: {exc.strerror or exc}"
         # Asked now, while `fd` is open: most answers are the listing's own (d_type).
         make = tuple.__new__
-        entries: list[Entry] = []
+        entries: list[DirectoryEntry] = []
         for e in listed:
             try:
                 link = e.is_symlink()
@@ -82,7 +82,7 @@ class Lister:
             except OSError:
                 link = folder = regular = False
             leads = link and _leads_to_directory(e.name, fd)
-            entries.append(make(Entry, (e.name, link, folder, regular, leads)))
+            entries.append(make(DirectoryEntry, (e.name, link, folder, regular, leads)))
         return entries
 
     def _open(self, directory: str) -> int:
@@ -128,7 +128,7 @@ class Lister:
             name = path.rpartition("/")[2]
             if name in ("", ".", ".."):
                 raise OSError(errno.EINVAL, "not a plain path")
-            fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            fd = os.open(name, _LISTED_FLAGS, dir_fd=parent)
             if len(self._held) >= _HELD:
                 os.close(self._held.pop(next(iter(self._held))))
             self._held[path] = parent = fd
@@ -152,18 +152,18 @@ def _leads_to_directory(name: str, fd: int) -> bool:
         return False
 
 
-def outside_entry(entry: os.DirEntry[str]) -> Entry:
+def outside_entry(entry: os.DirEntry[str]) -> DirectoryEntry:
     """An entry of a directory outside the root, listed by its path (where the face lists one)."""
     try:
         is_link = entry.is_symlink()
         is_directory = not is_link and entry.is_dir(follow_symlinks=False)
         is_file = not is_link and not is_directory and entry.is_file(follow_symlinks=False)
     except OSError:
-        return Entry(entry.name, False, False, False, False)
+        return DirectoryEntry(entry.name, False, False, False, False)
     leads = False
     if is_link:
         try:
             leads = entry.is_dir()
         except OSError:
             leads = False
-    return Entry(entry.name, is_link, is_directory, is_file, leads)
+    return DirectoryEntry(entry.name, is_link, is_directory, is_file, leads)

@@ -47,7 +47,7 @@ from readmany.select.candidates import (
 )
 from readmany.select.excludes import DEFAULT_EXCLUDES, Excludes
 from readmany.select.ignore import GITIGNORE, IgnoreMatcher
-from readmany.select.listing import Entry, LeadsOutside, Lister, outside_entry
+from readmany.select.listing import DirectoryEntry, LeadsOutside, Lister, outside_entry
 from readmany.select.patterns import (
     GLOBSTAR,
     Includes,
@@ -399,7 +399,7 @@ class _TreeWalk:
         self.root = verdicts.root
         self.unmatched = unmatched
 
-    def _listing(self, lister: Lister, directory: str) -> list[Entry] | str:
+    def _listing(self, lister: Lister, directory: str) -> list[DirectoryEntry] | str:
         """The entries of a directory, or why it cannot be listed: beneath the root's
         descriptor, no link swapped in followed (`listing.py`), for a directory inside the
         root; by its path for one outside it (only where the face lists those)."""
@@ -477,7 +477,7 @@ class _TreeWalk:
         verdicts = self.verdicts
         if in_root:
             verdicts.ignores.note_directory(rel_dir, any(e.name == GITIGNORE for e in entries))
-        keyed: list[tuple[str, int, Entry, _Step]] = []
+        keyed: list[tuple[str, int, DirectoryEntry, _Step]] = []
         # Below a `**` with nothing after it, every name steps the same way: once will do.
         same_for_all = (
             _step(patterns, states, "")
