@@ -366,8 +366,9 @@ def glob_command(
             "--max-bytes",
             metavar="SIZE",
             help="Budget of the whole output in bytes (100k, 2M): whole files taken by "
-            "--order while they fit (shown in output order); one file cut to fill the rest; "
-            "the files left out named at the end, on stderr and in --json details.packing.",
+            "--order while they fit (shown in output order), then outlines of those left "
+            "(--outline); one file cut to fill the rest; the files left out named at the "
+            "end, on stderr and in --json details.packing.",
         ),
     ] = None,
     max_lines: Annotated[
@@ -404,6 +405,41 @@ def glob_command(
             metavar="PATTERN",
             help="With a budget: files this glob matches are kept first (repeatable; an "
             "earlier --prefer first).",
+        ),
+    ] = None,
+    outline: Annotated[
+        bool,
+        typer.Option(
+            "--outline",
+            help="With a budget: a file that does not fit whole is shown as its outline "
+            "(imports, class and function signatures with their first docstring line, "
+            "constants, each at its line number), after the files kept whole. On by "
+            "default with --order rank or given; tree-sitter with readmany[outline], a "
+            "line rule without.",
+        ),
+    ] = False,
+    no_outline: Annotated[
+        bool,
+        typer.Option(
+            "--no-outline", help="With a budget: no outlines, whole files and names only."
+        ),
+    ] = False,
+    parts: Annotated[
+        bool,
+        typer.Option(
+            "--parts",
+            help="With a budget: write the whole selection as numbered parts that each fit "
+            "it, headed 'part 2 of 5' with what the other parts hold; -o ctx.txt writes "
+            "ctx.1.txt, ctx.2.txt, …",
+        ),
+    ] = False,
+    part: Annotated[
+        int | None,
+        typer.Option(
+            "--part",
+            metavar="K",
+            min=1,
+            help="With --parts: write only part K (one paste at a time with --copy).",
         ),
     ] = None,
     stats: Annotated[

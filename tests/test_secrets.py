@@ -386,7 +386,7 @@ def test_what_the_rules_do_not_find_as_readme_says(text: str) -> None:
 
 # -- no false positive on this repository's own tree --
 
-PLANTED = ("AKIAIOSFODNN7EXAMPLE", "PRIVATE KEY-----")  # the samples tests plant on purpose
+PLANTED_SAMPLES = ("AKIAIOSFODNN7EXAMPLE", "PRIVATE KEY-----")  # the samples tests plant on purpose
 
 
 def test_no_false_positive_on_this_repository_s_own_tree() -> None:
@@ -414,5 +414,7 @@ def test_no_false_positive_on_this_repository_s_own_tree() -> None:
         for finding in scan(text):
             line = lines[finding.line - 1]
             assert rel.startswith("tests/"), f"{rel}:{finding.line}: {finding.rule}"
-            assert any(sample in line for sample in PLANTED), f"{rel}:{finding.line}: {line}"
+            assert any(sample in line for sample in PLANTED_SAMPLES), (
+                f"{rel}:{finding.line}: {line}"
+            )
     assert scanned > 300

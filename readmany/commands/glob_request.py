@@ -5,7 +5,7 @@ stage's request (`select_request`), the read of a matched file with the limits o
 face (`candidate_reader`), and the selection (`open_selection`): the walk, a step ahead
 in a helper process where it pays (`select/lookahead.py`), given what to do to a file
 ahead of the main process and how a read result travels, or the files git names, read
-from the index when staged (`read/gitcontent.py`).
+from the index when staged (`read/gitfiles.py`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
+from readmany.choices import Format, Order, Secrets
+from readmany.emit.render import Presentation
 from readmany.faces import Face
-from readmany.invoke import StdinPaths
 from readmany.record import NamedTuple
-from readmany.select.candidates import shown_path
-from readmany.select.lookahead import Found, Selection, Source
+from readmany.request.inputs import StdinPaths
+from readmany.select.lookahead import Selection, Source
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ if TYPE_CHECKING:
 
 
 class GlobRequest(NamedTuple):
-    """The flags of `readmany glob`, as the CLI parsed them."""
+    """What one `readmany glob` reads and how it shows it (made from the command line by
+    `readmany.request.glob`; by the MCP tools from their arguments)."""
 
     patterns: tuple[str, ...]  # positional patterns, then --include
     excludes: tuple[str, ...] = ()
@@ -48,20 +50,24 @@ class GlobRequest(NamedTuple):
     staged: bool = False  # the files staged for the next commit, as staged (git's index)
     changed: str | None = None  # the files that differ from this revision (the work tree)
     with_diff: bool = False  # one more section: the diff itself
-    secrets: str = "off"  # --secrets: off, warn, skip or redact
+    secrets: Secrets = Secrets.OFF
     hook_id: str | None = None  # --hook-id: run as this pre-commit hook (with --staged)
     # -- context for a chat (the default face only) --
-    format: str = "text"  # --format: text, markdown or xml
+    format: Format = Format.TEXT
     line_numbers: bool = False  # -n
     tree: bool = False  # --tree: a directory tree of the files shown, first
     stats: bool = False  # --stats: what each file costs, instead of the files
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
-    # --order: which files a budget keeps (rank.ORDERS); the reference's rule by default
-    order: str = "smallest"
+    order: Order = Order.SMALLEST  # which files a budget keeps; the reference's rule
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
+    outline: bool = False  # --outline: a file a budget leaves out may be shown as its outline
+    parts: bool = False  # --parts: the whole selection, in parts that each fit the budget
+    part: int | None = None  # --part K: only the K-th of those (1-based)
     json: bool = False  # --json: its details say what each file takes, in tokens too
+    presentation: Presentation = Presentation()  # where the content goes, from the CLI
+    config: str | None = None  # the project configuration read (`readmany.config`)
 
     @property
     def weighs(self) -> bool:
@@ -93,7 +99,7 @@ def select_request(request: GlobRequest) -> SelectRequest:
         ignore_files=request.ignore_files,
         recursive=request.recursive,
         rules=walk_rules(request.face),
-        outputs=output_paths(request.output),
+        outputs=_outputs(request),
         global_excludes=request.face.global_excludes,
     )
 
@@ -112,16 +118,16 @@ def walk_rules(face: Face) -> WalkRules:
     )
 
 
-def output_paths(output: str | None) -> tuple[str, ...]:
-    """The `-o` target as the walk may meet it: absolute, and with links resolved."""
-    if not output:
-        return ()
-    absolute = os.path.abspath(output)
-    try:
-        real = os.path.realpath(absolute)
-    except OSError:  # a link on the way swapped while it was resolved (EINVAL): the
-        return (absolute,)  # write itself refuses it, or writes where it was checked
-    return tuple(dict.fromkeys((absolute, real)))
+def _outputs(request: GlobRequest) -> tuple[str, ...]:
+    """What the run writes, as the walk may meet it (never selected): the `-o` target, or
+    with `--parts` every file it may write for it (`ctx.1.txt` …)."""
+    from readmany.select.boundary import output_paths
+
+    if not request.parts or not request.output:
+        return output_paths(request.output)
+    from readmany.emit.target import part_names
+
+    return tuple(path for name in part_names(request.output) for path in output_paths(name))
 
 
 def candidate_reader(request: GlobRequest) -> CandidateReader:
@@ -161,8 +167,8 @@ def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
     # Numbered lines, markdown and xml hold a start too: their block is at least the
     # text's raw bytes, so a text longer than a budget's cut is past the budget in any
     # format; the first pass reads again whole a text whose lower bound still fits
-    # (`held_exactly`).
-    plain = request.secrets == "off" and not request.stats
+    # (`PlannedFrames.held_exactly`, `FirstPass.past`, `Texts.read_whole`).
+    plain = request.secrets == Secrets.OFF and not request.stats
     return held_text(
         limits,
         max_bytes=request.max_bytes,
@@ -170,84 +176,6 @@ def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
         bytes_per_token=CUT_BYTES_PER_TOKEN,
         plain=plain,
     )
-
-
-def held_exactly(request: GlobRequest) -> bool:
-    """Whether the start of a text held, with the `Whole` of it, measures its block
-    exactly (text framing, no numbers); else only at least (numbered lines, markdown's
-    fence, xml's escapes)."""
-    return request.format == "text" and not request.line_numbers
-
-
-class FromGit(Selection):
-    """The files git names (`--staged`, `--changed REV`), filtered by the patterns.
-
-    Staged files are read here, from the index (what the commit will hold); changed
-    files are read by the caller, from the work tree, like the files of a walk.
-    """
-
-    def __init__(self, request: GlobRequest) -> None:
-        from readmany.frame.paths import header_path
-        from readmany.read.gitcontent import diff_text
-        from readmany.select import git
-
-        self._request = request
-        root = os.path.abspath(request.root)
-        if request.staged:
-            selection = git.staged(root)
-        else:
-            assert request.changed is not None
-            selection = git.changed(root, request.changed)
-        keep = git.path_filter(request.patterns, selection.root, request.output)
-        self._selection = selection.filtered(keep) if keep is not None else selection
-        # The patterns that match none of git's paths: said as a pattern that matched
-        # nothing (exit status 1), as a walk says it.
-        self._unmatched = git.unmatched_patterns(request.patterns, selection)
-        if request.with_diff:
-            # An empty diff is no section: nothing staged is then said as without the
-            # diff (`nothing is staged`), not shown as an empty section.
-            self.diff = (
-                diff_text(
-                    selection.root,
-                    staged=request.staged,
-                    rev=request.changed,
-                    paths=self._selection.diff_paths(),
-                    header=header_path,
-                )
-                or None
-            )
-
-    @property
-    def root(self) -> str:
-        return self._selection.root
-
-    def __iter__(self) -> Iterator[Found]:
-        from readmany.select.candidates import REASON_NO_MATCH, Skip
-
-        yield from self._items()
-        for pattern in self._unmatched:
-            yield Skip(pattern, REASON_NO_MATCH, failed=True), None
-
-    def _items(self) -> Iterator[Found]:
-        from readmany.select.candidates import Candidate
-
-        if not self._selection.from_index:
-            for event in self._selection.events():
-                yield event, None
-            return
-        from readmany.read.gitcontent import index_blobs
-
-        request = self._request
-        reader = candidate_reader(request)
-        with index_blobs(self._selection) as batch:
-            blobs = iter(batch)  # one a candidate, in the same order
-            for event in self._selection.events():
-                if not isinstance(event, Candidate):
-                    yield event, None
-                    continue
-                blob = next(blobs)
-                shown = shown_path(self.root, event.rel, request.absolute)
-                yield event, reader.blob(event.rel, shown, blob)
 
 
 def open_selection(request: GlobRequest) -> Selection:
@@ -273,11 +201,28 @@ def lookahead_source(request: GlobRequest) -> Source:
         packed_size=transfer.packed_size,
         absolute=request.absolute,
         listed=listed if isinstance(listed, StdinPaths) else None,
-        from_git=(lambda: FromGit(request)) if by_git else None,
+        from_git=(lambda: _from_git(request)) if by_git else None,
         # The diff is the main process's to write; a plan reads staged files twice.
         git_here=request.with_diff or planned,
         root=request.root,
         patterns=request.patterns,
+    )
+
+
+def _from_git(request: GlobRequest) -> Selection:
+    from readmany.frame.paths import header_path
+    from readmany.read.gitfiles import FromGit
+
+    return FromGit(
+        request.root,
+        staged=request.staged,
+        changed=request.changed,
+        patterns=request.patterns,
+        output=request.output,
+        with_diff=request.with_diff,
+        absolute=request.absolute,
+        reader=lambda: candidate_reader(request),
+        header=header_path,
     )
 
 

@@ -10,6 +10,11 @@ that does not fit) and smallest first (skip what does not fit). Smallest first w
 when it includes strictly more successful files in full. The plan chosen then gives the
 first remaining entry in request order that can take it a partial block (a cut is read
 and framed: the other plan's is never made).
+
+A ranked plan (`ranked`) may also show a file as its outline (`Entry.outline`, what the
+file defines by line number, made by the command on first ask): whole files first, in
+the ranked order; then, in the same order, the outline of each file not taken while it
+fits; then the cut; the rest is left out.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ if TYPE_CHECKING:
     # Frames the longest head of a file's body within (lines, bytes) of body; None when
     # nothing of it fits.
     CutHead = Callable[[int, int], Block | None]
+    # A file's outline as a block, made on first ask; None when it has none.
+    OutlineOf = Callable[[], Block | None]
 
 SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
@@ -48,6 +55,9 @@ SEPARATOR_LINES = 1
 PARTIAL_MIN_BYTES = 32
 PARTIAL_BYTE_SLACK = 96
 PARTIAL_ATTEMPTS = 16
+# Outlines asked for in a row that do not fit, after which no more is asked for: each is a
+# read and a parse (about 0.5 ms a file), and the files further down are worth less.
+OUTLINE_MISSES = 16
 
 
 class Budget(NamedTuple):
@@ -69,6 +79,7 @@ class Entry(NamedTuple):
     ok: bool
     cut_head: CutHead | None
     least_cut: int = 0  # bytes its cut block takes at least: a smaller room is not offered
+    outline: OutlineOf | None = None  # its outline, where a ranked plan may show one
 
 
 class Plan(NamedTuple):
@@ -77,10 +88,18 @@ class Plan(NamedTuple):
     full_success: int
     partial_index: int | None = None
     partial: Block | None = None
+    outlined: tuple[tuple[int, Block], ...] = ()  # (position, outline block), by position
 
     @property
     def full_count(self) -> int:
         return len(self.full)
+
+    def outline_of(self, position: int) -> Block | None:
+        """The outline block shown for the file at `position`, if it is outlined."""
+        for at, block in self.outlined:
+            if at == position:
+                return block
+        return None
 
 
 class Packing(NamedTuple):
@@ -93,11 +112,14 @@ class Packing(NamedTuple):
     def blocks(self, entries: Sequence[Entry]) -> list[Block]:
         """The included blocks, in request order."""
         shown: list[Block] = []
+        outlines = dict(self.plan.outlined)
         for entry in entries:
             if entry.position in self.plan.full:
                 shown.append(entry.block)
             elif entry.position == self.plan.partial_index and self.plan.partial is not None:
                 shown.append(self.plan.partial)
+            elif entry.position in outlines:
+                shown.append(outlines[entry.position])
         return shown
 
     def as_json(self, entries: Sequence[Entry]) -> dict[str, object]:
@@ -110,6 +132,8 @@ class Packing(NamedTuple):
         }
         if self.plan.partial_index is not None:
             details["partialIncludedPath"] = by_position[self.plan.partial_index].path
+        if self.plan.outlined:
+            details["outlinedPaths"] = [by_position[i].path for i, _ in self.plan.outlined]
         details["omittedPaths"] = [by_position[i].path for i in self.omitted]
         return details
 
@@ -125,6 +149,8 @@ def pack_blocks(
     smallest: Sequence[Entry] | None = None,
     ranked: Sequence[Entry] | None = None,
     strategy: str = "rank",
+    least_outline: int = 0,
+    least_outline_tokens: float = 0.0,
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
 
@@ -136,7 +162,10 @@ def pack_blocks(
 
     `ranked`: the entries by value, best first (`rank.rank`'s order): then one plan
     only, `strategy`, that takes them whole in that order, passing over a file that does
-    not fit, and cuts the first left in that order to fill the rest.
+    not fit, then the outline of each file left that has one (`Entry.outline`) while it
+    fits, and cuts the first file left in that order to fill the rest. An outline is asked
+    for only while `least_outline` bytes (and `least_outline_tokens`, for a budget of
+    tokens) are left: what one takes at least.
     """
     budget = budget or Budget()
     if not budget.counts_tokens:
@@ -147,13 +176,16 @@ def pack_blocks(
         joint_tokens = text_weight(SEPARATOR)
     joints = (*joint, joint_tokens)
     if ranked is not None:
+        least = (least_outline, least_outline_tokens if budget.counts_tokens else 0.0)
         by_value = _take(ranked, budget=budget, joint=joints, stop_at_misfit=False)
+        by_value, outlined = _outline_into(ranked, by_value, joints, least)
         plan = _cut_into(
             strategy,
             ranked,
             by_value,
             least_cut=least_cut,
             least_cut_tokens=least_cut_tokens,
+            outlined=outlined,
         )
         return Packing(plan, False, _omitted(entries, plan))
     in_order = _take(entries, budget=budget, joint=joints, stop_at_misfit=True)
@@ -173,10 +205,13 @@ def pack_blocks(
 
 
 def _omitted(entries: Sequence[Entry], plan: Plan) -> tuple[int, ...]:
+    outlined = {position for position, _ in plan.outlined}
     return tuple(
         c.position
         for c in entries
-        if c.position not in plan.full and c.position != plan.partial_index
+        if c.position not in plan.full
+        and c.position != plan.partial_index
+        and c.position not in outlined
     )
 
 
@@ -231,6 +266,44 @@ def _take(
     return _Taken(full, success, room)
 
 
+def _outline_into(
+    ranked: Sequence[Entry],
+    taken: _Taken,
+    joint: tuple[int, int, float],
+    least: tuple[int, float],
+) -> tuple[_Taken, tuple[tuple[int, Block], ...]]:
+    """The outlines of the files `taken` left out, in `ranked` order, while they fit the
+    room it leaves (which already holds the joint before a block), and that room after;
+    none is asked for once less than `least` (bytes, tokens) is left, nor after
+    `OUTLINE_MISSES` in a row that did not fit."""
+    full, success, (room_bytes, room_lines, room_tokens) = taken
+    least_bytes, least_tokens = least
+    if least_bytes <= 0:
+        return taken, ()
+    joint_bytes, joint_lines, joint_tokens = joint
+    outlined: list[tuple[int, Block]] = []
+    misses = 0
+    for entry in ranked:
+        if room_bytes < least_bytes or room_tokens < least_tokens or misses >= OUTLINE_MISSES:
+            break
+        if entry.position in full or entry.outline is None:
+            continue
+        block = entry.outline()
+        if block is None:
+            continue
+        if block.bytes <= room_bytes and block.lines <= room_lines and block.tokens <= room_tokens:
+            # The room after a block keeps the joint before the next, as `_take`'s does.
+            room_bytes -= block.bytes + joint_bytes
+            room_lines -= block.lines + joint_lines
+            room_tokens -= block.tokens + joint_tokens
+            outlined.append((entry.position, block))
+            misses = 0
+        else:
+            misses += 1
+    outlined.sort(key=lambda shown: shown[0])
+    return _Taken(full, success, Budget(room_bytes, room_lines, room_tokens)), tuple(outlined)
+
+
 def _cut_into(
     strategy: str,
     entries: Sequence[Entry],
@@ -238,20 +311,22 @@ def _cut_into(
     *,
     least_cut: int,
     least_cut_tokens: float = 0.0,
+    outlined: tuple[tuple[int, Block], ...] = (),
 ) -> Plan:
-    """The plan of `taken`, with the first file of `entries` not taken that can be cut
-    to fill the room left."""
+    """The plan of `taken`, with the first file of `entries` not taken (nor `outlined`)
+    that can be cut to fill the room left."""
     full, success, (room_bytes, room_lines, room_tokens) = taken
     too_little = room_bytes < least_cut or room_tokens < max(least_cut_tokens, 1.0)
     if room_bytes <= 0 or room_lines <= 0 or too_little:
-        return Plan(strategy, frozenset(full), success)
+        return Plan(strategy, frozenset(full), success, outlined=outlined)
+    shown = {position for position, _ in outlined}
     for entry in entries:
-        if entry.position in full or entry.least_cut > room_bytes:
+        if entry.position in full or entry.position in shown or entry.least_cut > room_bytes:
             continue
         partial = cut_block(entry, room_bytes, room_lines, room_tokens)
         if partial is not None:
-            return Plan(strategy, frozenset(full), success, entry.position, partial)
-    return Plan(strategy, frozenset(full), success)
+            return Plan(strategy, frozenset(full), success, entry.position, partial, outlined)
+    return Plan(strategy, frozenset(full), success, outlined=outlined)
 
 
 def cut_block(

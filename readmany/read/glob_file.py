@@ -628,22 +628,6 @@ def whole_cost(result: TextFile) -> tuple[int, int, float]:
     return whole.bytes, whole.newlines, weight
 
 
-def past_budget(
-    least: tuple[int, int, float],
-    max_bytes: int | None,
-    max_lines: int | None,
-    max_tokens: int | None,
-) -> bool:
-    """Whether a block of at least `least` (bytes, newlines, tokens; 0 where not counted)
-    can never fit whole in the budget."""
-    size, lines, tokens = least
-    return (
-        (max_bytes is not None and size > max_bytes)
-        or (max_lines is not None and lines > max_lines)
-        or (max_tokens is not None and tokens > max_tokens)
-    )
-
-
 HOLD_MARGIN = 1 << 12  # characters held past what a budget can show of a text
 
 
