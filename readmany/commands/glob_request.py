@@ -174,12 +174,11 @@ def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
     from readmany.limits import CUT_BYTES_PER_TOKEN
     from readmany.read.glob_file import held_text
 
-    plain = (
-        request.format == "text"
-        and not request.line_numbers
-        and request.secrets == "off"
-        and not request.stats
-    )
+    # Numbered lines, markdown and xml hold a start too: their block is at least the
+    # text's raw bytes, so a text longer than a budget's cut is past the budget in any
+    # format; the first pass reads again whole a text whose lower bound still fits
+    # (`PlannedFrames.held_exactly`, `FirstPass.past`, `Texts.read_whole`).
+    plain = request.secrets == Secrets.OFF and not request.stats
     return held_text(
         limits,
         max_bytes=request.max_bytes,
