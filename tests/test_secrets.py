@@ -386,7 +386,7 @@ def test_what_the_rules_do_not_find_as_readme_says(text: str) -> None:
 
 # -- no false positive on this repository's own tree --
 
-# The samples tests plant on purpose (test_glob_as_read plants an npm token in an .npmrc).
+# The samples tests plant on purpose (a credentials file's token, in the tests of reads).
 PLANTED_SAMPLES = (
     "AKIAIOSFODNN7EXAMPLE",
     "PRIVATE KEY-----",
