@@ -250,3 +250,86 @@ def test_copy_takes_the_one_part_asked_for(repo: Path, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert pasted.read_bytes().decode() == parts[1]
     assert result.stdout == b""
+
+
+def test_a_long_file_cut_across_parts_is_never_framed_past_twice_a_piece(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A budget of tokens alone bounds no count of lines beforehand: the search for the
+    # longest piece that fits framed half of the rest of the file at its first try, for
+    # every part (a 156 MB file: 130 s and 700 MB before it was refused for its parts).
+    from readmany.commands import glob_parts
+
+    make(tmp_path, {"long.py": "".join(f"x_{i} = {i}  # a line\n" for i in range(40_000))})
+    framed: list[tuple[int, int]] = []  # (lines framed, the piece's part)
+    original = glob_parts.Pieces._framed
+
+    def spy(self: Any, position: int, body: str, ends: Any, first: int, count: int,
+            total: int, part: int) -> Any:  # fmt: skip
+        framed.append((count, part))
+        return original(self, position, body, ends, first, count, total, part)
+
+    monkeypatch.setattr(glob_parts.Pieces, "_framed", spy)
+    result = run_readmany(
+        ["glob", "long.py", "--parts", "--max-tokens", "20k", "--json", "-q"], cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    written = json.loads(result.stdout)["details"]["parts"]["count"]
+    assert written > 10
+    largest = 40_000 // (written - 1)  # a piece holds no more lines than this
+    assert max(count for count, _part in framed) <= 2 * largest + 2
+
+
+def test_a_part_refused_leaves_no_other_part_written(tmp_path: Path) -> None:
+    # A repository's `ctx.2.txt` is a link out of it: the run is refused (one line, 2),
+    # and refused before it writes `ctx.1.txt`.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = make(tmp_path / "repo", {f"f{i}.txt": f"file {i}\n" * 200 for i in range(6)})
+    (repo / "ctx.2.txt").symlink_to(outside / "evil")
+    result = run_readmany(["glob", ".", "--parts", "--max-bytes", "3k", "-o", "ctx.txt"], cwd=repo)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1 and "ctx.2.txt" in lines[0], lines
+    assert sorted(p.name for p in repo.iterdir() if p.name.startswith("ctx")) == ["ctx.2.txt"]
+    assert os.listdir(outside) == []
+
+
+def test_no_file_that_fits_a_part_is_exit_1_as_no_file_that_fits_a_budget(
+    tmp_path: Path,
+) -> None:
+    make(tmp_path, {"a.txt": "a\n" * 400, "b.txt": "b\n" * 400})
+    plain = run_readmany(["glob", ".", "--max-bytes", "100"], cwd=tmp_path)
+    assert plain.returncode == 1
+    result = run_readmany(["glob", ".", "--parts", "--max-bytes", "300", "--json"], cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    details = json.loads(result.stdout)["details"]
+    assert details["parts"]["count"] == 0
+    assert details["parts"]["leftOutPaths"] == ["a.txt", "b.txt"]
+    said = result.stderr.decode().splitlines()
+    assert "readmany: nothing written: every file fits no part of the budget: raise it" in said
+
+
+@pytest.mark.parametrize(
+    ("output", "said"),
+    [
+        ("", "-o: the file name is empty"),
+        ("sub/", "-o sub/: is a directory name"),
+        (".", "-o .: is a directory name"),
+        ("/dev/null", "-o /dev/null: --parts writes numbered files beside a file's name"),
+        ("/dev/stdout", "-o /dev/stdout: --parts writes numbered files beside a file's name"),
+    ],
+)
+def test_an_o_that_names_no_file_to_number_is_refused(
+    repo: Path, tmp_path: Path, output: str, said: str
+) -> None:
+    # They wrote /dev/null.1 and /dev/stdout.1 in /dev, sub/.1, ..1, or (-o '') stdout.
+    (repo / "sub").mkdir()
+    before = sorted(os.listdir("/dev"))
+    result = run_readmany(["glob", ".", "--parts", "--max-bytes", "2k", "-o", output], cwd=repo)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == b""
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1 and said in lines[0], lines
+    assert os.listdir(repo / "sub") == [] and not (repo / "..1").exists()
+    assert sorted(os.listdir("/dev")) == before

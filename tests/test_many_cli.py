@@ -188,9 +188,14 @@ def test_unreadable_cwd_is_a_usage_error(tmp_path: Path) -> None:
     assert result.stderr.startswith(b"readmany: ") and result.stderr.count(b"\n") == 1
 
 
-@pytest.mark.parametrize("spec", ["a.txt:0:-1", "a.txt:x", "a.txt:", "a.txt:1:2:3", "a.txt:-1"])
-def test_bad_ranges_are_usage_errors(tree: Path, spec: str) -> None:
-    result = run_readmany(["many", "--compat", spec], cwd=tree)
+@pytest.mark.parametrize(
+    "spec",
+    # Decimal digits are 0-9: other scripts' digits (Arabic-Indic here) were read as them.
+    ["a.txt:0:-1", "a.txt:x", "a.txt:", "a.txt:1:2:3", "a.txt:-1", "a.txt:\u0661:\u0662"],
+)
+@pytest.mark.parametrize("face", [["--compat"], []])
+def test_bad_ranges_are_usage_errors(tree: Path, spec: str, face: list[str]) -> None:
+    result = run_readmany(["many", *face, spec], cwd=tree)
     assert result.returncode == 2
     assert result.stdout == b""
     assert (

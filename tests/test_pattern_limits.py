@@ -120,3 +120,23 @@ def test_a_run_of_globstars_is_one(tmp_path: Path) -> None:
     one = run_readmany(["glob", "--json", "**/x.py"], cwd=tmp_path)
     assert json.loads(many.stdout)["content"] == json.loads(one.stdout)["content"]
     assert json.loads(one.stdout)["details"]["files"] == ["d/e/x.py", "d/x.py", "x.py"]
+
+
+def test_a_thousand_and_one_excludes_are_taken_and_too_many_alternatives_one_line(
+    tmp_path: Path,
+) -> None:
+    # wcmatch limits the patterns of one matcher, all together, to 1,000 by default: a
+    # repository's configuration with 1,001 excludes made every run exit 70.
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "x7").write_text("x\n")
+    excludes = ", ".join(f'"x{i}"' for i in range(1001))
+    (tmp_path / ".readmany.toml").write_text(f"exclude = [{excludes}]\n")
+    result = run_readmany(["glob", ".", "--json"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["details"]["files"] == [".readmany.toml", "a.txt"]
+    from readmany.select.patterns import compile_paths
+
+    matcher = compile_paths([f"x{i}" for i in range(1001)])
+    assert matcher.match("x1000") and not matcher.match("y")
+    with pytest.raises(UsageError, match="alternatives in all"):
+        compile_paths(["{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}x" + str(i) for i in range(20)])

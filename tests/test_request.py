@@ -81,6 +81,14 @@ MISTAKES = [
     ),
     (["many", "a.txt", "-0"], "-0 separates the paths of --stdin with NUL bytes: add --stdin"),
     (["completions", "tcsh"], "completions 'tcsh': give bash, zsh or fish"),
+    # An empty word is refused as any other, not taken for the default.
+    (["glob", "x", "--format", "", "--no-config"], "--format '': give text, markdown or xml"),
+    (["glob", "x", "--order", "", "--no-config"], "--order '': give rank, given, smallest"),
+    (
+        ["glob", "x", "--format", "", "--compat"],
+        "--format is not part of --compat, which writes the reference's exact text: drop one "
+        "or the other",
+    ),
 ]
 
 

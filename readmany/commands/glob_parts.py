@@ -16,6 +16,7 @@ after the other. `--part K` writes part K alone (to `ctx.K.txt` with `-o`).
 from __future__ import annotations
 
 import contextlib
+from array import array
 from bisect import bisect_right
 
 from readmany.commands.glob_plan import _Run, budget_of
@@ -26,7 +27,6 @@ from readmany.emit.sink import Sink
 from readmany.emit.target import part_name
 from readmany.frame import notices, weigh
 from readmany.frame.formats import measured as size_of
-from readmany.frame.sectioncut import line_ends
 from readmany.pack import Budget
 from readmany.pack.parts import Parts, PieceBlock, Share, chosen, plan_parts
 from readmany.read.glob_file import AssetFile, TextFile
@@ -49,16 +49,14 @@ class Pieces:
 
     def __init__(self, run: _Run) -> None:
         self.run = run
-        self._text: tuple[int, str | None, list[int]] | None = None
+        self._text: tuple[int, str | None, array[int]] | None = None
         self._first_part: dict[int, int] = {}  # the part (0-based) of a file's first piece
 
-    def _body(self, position: int) -> tuple[str | None, list[int]]:
+    def _body(self, position: int) -> tuple[str | None, array[int]]:
         if self._text is None or self._text[0] != position:
             checked = self.run.texts.whole(position)
             body = checked.text.body if checked is not None else None
-            ends = line_ends(body, len(body) * 4 + 4)[0] if body is not None else []
-            if body is not None and ends[-1] < len(body):
-                ends.append(len(body))  # the last line, without a newline
+            ends = _line_ends(body) if body is not None else array("q")
             self._text = (position, body, ends)
         return self._text[1], self._text[2]
 
@@ -74,10 +72,8 @@ class Pieces:
         start = ends[first - 1]
         if body.isascii():
             most = min(most, bisect_right(ends, start + room.max_bytes) - first)
-        best = None
-        low, high = 1, most
-        while low <= high:
-            count = (low + high) // 2
+
+        def fitting(count: int) -> PieceBlock | None:
             block = self._framed(position, body, ends, first, count, total, part)
             tokens = block.tokens if room.counts_tokens else 0.0
             if (
@@ -85,6 +81,26 @@ class Pieces:
                 and block.lines <= room.max_lines
                 and tokens <= room.max_tokens
             ):
+                return block
+            return None
+
+        # Counts doubled from one line until one does not fit, then halved between: each
+        # run framed is at most twice the piece, never the rest of a long file (a room of
+        # tokens alone bounds no count of lines beforehand).
+        best = None
+        low, high = 1, most
+        count = 1
+        while count <= most:
+            block = fitting(count)
+            if block is None:
+                high = count - 1
+                break
+            best, low = block, count + 1
+            count *= 2
+        while low <= high:
+            count = (low + high) // 2
+            block = fitting(count)
+            if block is not None:
                 best, low = block, count + 1
             else:
                 high = count - 1
@@ -94,7 +110,7 @@ class Pieces:
         self,
         position: int,
         body: str,
-        ends: list[int],
+        ends: array[int],
         first: int,
         count: int,
         total: int,
@@ -113,6 +129,21 @@ class Pieces:
         if run.tokens:
             tokens = run.frames.framing.tokens(path, head, position + 1, note=note, cut=True)
         return PieceBlock("", size, lines, tokens, first, last, total, head, note)
+
+
+def _line_ends(body: str) -> array[int]:
+    """Where each line of `body` ends (after its newline; the last one, without, at the
+    end), from 0: eight bytes a line, not a list of integers (a file of millions of
+    lines is cut across parts)."""
+    ends = array("q", [0])
+    append, find = ends.append, body.find
+    at = find("\n")
+    while at >= 0:
+        append(at + 1)
+        at = find("\n", at + 1)
+    if ends[-1] < len(body):
+        append(len(body))
+    return ends
 
 
 class _Written:
@@ -203,6 +234,11 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
             for share in part:
                 if share.position not in here and (share.piece is None or share.piece.first == 1):
                     elsewhere.append(run.items[share.position].path)
+    if request.output:
+        from readmany.emit.target import check_parts
+
+        numbers = range(1, count + 1) if request.part is None else (request.part,)
+        check_parts(part_name(request.output, number) for number in numbers)
     for number, part in enumerate(parts.parts, 1):
         if request.part is not None and number != request.part:
             continue
@@ -233,6 +269,8 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
     if left:
         report.tally.add_many(left, "omitted", FITS_NO_PART)
         report.budget_notes.append(f"{FITS_NO_PART} ({len(left)}): {', '.join(left)}")
+        if not parts.parts:  # nothing at all written: as a budget no file fits (exit 1)
+            report.problems.append(f"nothing written: every file {FITS_NO_PART}: raise it")
     if written.names:
         shown = (
             written.names[0]

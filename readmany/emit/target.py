@@ -407,6 +407,16 @@ def open_part(path: str) -> OutputTarget:
         raise _usage(path, exc.strerror or str(exc)) from None
 
 
+def check_parts(paths: Iterable[str]) -> None:
+    """`check_output` of every file a `--parts` run will write, before it writes any: a
+    refusal found at the third part leaves the first two written otherwise."""
+    for path in paths:
+        try:
+            check_output(path)
+        except OSError as exc:
+            raise _usage(path, exc.strerror or str(exc)) from None
+
+
 def refuse_as_input(target: OutputTarget | OutputPlan, paths: Iterable[str]) -> str | None:
     """A one-line refusal when one of the named input `paths` is the `-o` file itself.
 
@@ -452,6 +462,24 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def check_parts_output(output: str) -> None:
+    """A usage error for an `-o` that names no file the parts can be numbered beside:
+    empty, a directory's name (`sub/`, `.`), or what is no file (`/dev/stdout`, a device,
+    a FIFO), which made `/dev/null.1`, `sub/.1` and `..1`, or stdout for `-o ''`."""
+    if not output:
+        raise UsageError("-o: the file name is empty: give a file name, or leave out -o")
+    name = os.path.basename(output)
+    fix = "give a file name such as ctx.txt (the parts are ctx.1.txt, …)"
+    if name in ("", ".", ".."):
+        raise _usage(output, f"is a directory name: {fix}")
+    try:
+        mode = os.stat(output).st_mode
+    except (OSError, ValueError):
+        mode = None
+    if _system_link(output) or (mode is not None and not stat.S_ISREG(mode)):
+        raise _usage(output, f"--parts writes numbered files beside a file's name: {fix}")
 
 
 def part_name(output: str, number: int) -> str:

@@ -82,9 +82,10 @@ def glob_request(given: Given) -> GlobRequest:
             "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"
         )
     written = value.output
-    if written and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt, …
-        from readmany.emit.target import part_name
+    if written is not None and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt
+        from readmany.emit.target import check_parts_output, part_name
 
+        check_parts_output(written)
         written = part_name(written, value.part or 1)
     if written:  # in both faces: -o is readmany's own, the reference has none
         _refuse_output_as_input(value._replace(output=written))
@@ -113,19 +114,19 @@ def _chat(options: Given) -> dict[str, Any]:
     """The budget, --stats, --tree, --format and -n, checked, as `GlobRequest` fields."""
     if options.flag("compat"):
         for name, option in _CHAT_OPTIONS:
-            given = options.text(name) or options.number(name) or options.flag(name)
+            given = options.text(name) is not None or options.number(name) or options.flag(name)
             if given:
                 raise UsageError(
                     f"{option} is not part of --compat, which writes the reference's exact "
                     "text: drop one or the other"
                 )
         return {}
-    word = options.text("format_name") or Format.TEXT
+    word = _word(options, "format_name", Format.TEXT)
     format_name = choice(Format, word, f"--format {word!r}: give text, markdown or xml")
     if options.flag("stats") and options.flag("tree"):
         raise UsageError("--stats draws a tree of its own: drop --tree")
     max_bytes, max_tokens = options.text("max_bytes"), options.text("max_tokens")
-    word = options.text("order") or Order.RANK
+    word = _word(options, "order", Order.RANK)
     order = choice(Order, word, f"--order {word!r}: give {', '.join(Order.words())}")
     prefer = options.texts("prefer")
     if prefer:
@@ -152,6 +153,13 @@ def _chat(options: Given) -> dict[str, Any]:
             parse_size(max_tokens, "--max-tokens", base=1000) if max_tokens is not None else None
         ),
     }
+
+
+def _word(options: Given, name: str, default: str) -> str:
+    """The word given for a choice, or `default` when none was: an empty word is a word,
+    refused as any other the choice does not hold (not taken for the default)."""
+    word = options.text(name)
+    return default if word is None else word
 
 
 def _outline(options: Given, order: Order, budgeted: bool) -> bool:

@@ -104,7 +104,7 @@ def many_request(given: Given) -> ManyRequest:
 MAX_FILES = MANY_MAX_FILES
 
 
-_RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>\d+)(?::(?P<limit>\d+))?$", re.DOTALL)
+_RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>[0-9]+)(?::(?P<limit>[0-9]+))?$", re.DOTALL)
 
 
 def _check_encodable(path: str, where: str) -> None:

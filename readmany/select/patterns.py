@@ -113,12 +113,24 @@ def collapse_globstars(pattern: str) -> str:
 
 def compile_paths(patterns: Sequence[str]) -> PathMatcher[str]:
     """A matcher for `/`-separated paths: `**`, no case, dotfiles match, extglob, braces."""
-    from wcmatch import glob
+    from wcmatch import _wcparse, glob
 
     for pattern in patterns:
         check_brace_depth(pattern)
     flags = glob.GLOBSTAR | glob.DOTGLOB | glob.IGNORECASE | glob.EXTGLOB | glob.BRACE
-    return glob.compile([collapse_globstars(p) for p in patterns], flags=flags | glob.FORCEUNIX)
+    # wcmatch's limit is of the patterns once their braces are spelled out, all of them
+    # together: each pattern counts, and EXPANSION_LIMIT more alternatives in all (a list
+    # of 1,001 plain excludes went past its default of 1,000: exit 70).
+    limit = len(patterns) + EXPANSION_LIMIT
+    try:
+        return glob.compile(
+            [collapse_globstars(p) for p in patterns], flags=flags | glob.FORCEUNIX, limit=limit
+        )
+    except _wcparse.PatternLimitException:
+        raise UsageError(
+            f"the {len(patterns)} patterns expand to more than {limit} alternatives in all: "
+            "write fewer, or fewer braces"
+        ) from None
 
 
 # --- include patterns, compiled for the walk ------------------------------------------
