@@ -56,31 +56,3 @@ def test_many_holds_a_long_text_once_in_its_block(
     assert status == 0
     assert (tmp_path / "out.txt").stat().st_size > SIZE
     assert peak < 2.5 * SIZE, f"{peak / SIZE:.2f} times the file"
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="glob --parts reads a file it cuts across parts whole, then frames its first line "
-    "to weigh it: a line longer than any part (it fits none, nothing of it is written) is "
-    "held about three times (a 200 MB line at --max-tokens 10k: 603 MB RSS, 95 bytes "
-    "written). A bound of a line's tokens from its bytes would let it be refused unread.",
-)
-def test_parts_hold_no_copy_of_a_line_that_fits_no_part(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # One line of words a token each at least: longer than a part of 10k tokens.
-    line = b"".join(b"w%x " % i for i in range(SIZE // 8))
-    (tmp_path / "one.txt").write_bytes(line)
-    (tmp_path / "small.txt").write_bytes(b"small\n")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("READMANY_PROCESSES", "1")
-    args = ["glob", "one.txt", "small.txt", "--max-file-size", "1G", "--parts"]
-    tracemalloc.start()
-    try:
-        status = main([*args, "--max-tokens", "10k", "-o", str(tmp_path / "out.txt"), "-q"])
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert status == 0
-    assert (tmp_path / "out.1.txt").stat().st_size < 1000  # small.txt alone
-    assert peak < 0.5 * len(line), f"{peak / len(line):.2f} times the file"
