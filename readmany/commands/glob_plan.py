@@ -497,7 +497,14 @@ class _Run:
         )
         ranked = [files[i] for i in self.ranking.order]
         diff = [e for e in self.entries if self.items[e.position].candidate is None]
-        return {"ranked": diff + ranked, "strategy": request.order}
+        # By rank, the first file that does not fit is cut unless it is bulk.
+        kinds = self.ranking.kinds
+        cut_first = frozenset(
+            entry.position
+            for i, entry in enumerate(files)
+            if request.order == "rank" and kinds[i] != "bulk"
+        )
+        return {"ranked": diff + ranked, "strategy": request.order, "cut_first": cut_first}
 
     def reasons(self, omitted: Sequence[int]) -> dict[str, str]:
         """Why each file left out was ranked where it was (`--order rank`, `given`)."""

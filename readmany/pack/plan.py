@@ -14,7 +14,7 @@ and framed: the other plan's is never made).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES, UNCOUNTED
 from readmany.record import NamedTuple
@@ -125,6 +125,7 @@ def pack_blocks(
     smallest: Sequence[Entry] | None = None,
     ranked: Sequence[Entry] | None = None,
     strategy: str = "rank",
+    cut_first: Collection[int] = (),
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
 
@@ -136,7 +137,9 @@ def pack_blocks(
 
     `ranked`: the entries by value, best first (`rank.rank`'s order): then one plan
     only, `strategy`, that takes them whole in that order, passing over a file that does
-    not fit, and cuts the first left in that order to fill the rest.
+    not fit, and cuts the first left in that order to fill the rest; but where the
+    first that does not fit is one of `cut_first` (positions: `rank`'s files of more
+    value than bulk), it is the one cut, its room kept (`_by_value`).
     """
     budget = budget or Budget()
     if not budget.counts_tokens:
@@ -147,13 +150,14 @@ def pack_blocks(
         joint_tokens = text_weight(SEPARATOR)
     joints = (*joint, joint_tokens)
     if ranked is not None:
-        by_value = _take(ranked, budget=budget, joint=joints, stop_at_misfit=False)
-        plan = _cut_into(
+        plan = _by_value(
             strategy,
             ranked,
-            by_value,
+            budget,
+            joints,
             least_cut=least_cut,
             least_cut_tokens=least_cut_tokens,
+            cut_first=cut_first,
         )
         return Packing(plan, False, _omitted(entries, plan))
     in_order = _take(entries, budget=budget, joint=joints, stop_at_misfit=True)
@@ -229,6 +233,83 @@ def _take(
             break
     room = Budget(room_bytes - joint_bytes, room_lines - joint_lines, room_tokens - joint_tokens)
     return _Taken(full, success, room)
+
+
+CUT_SHARE = 4  # the first ranked file that does not fit keeps a quarter of the budget
+
+
+def _by_value(
+    strategy: str,
+    ranked: Sequence[Entry],
+    budget: Budget,
+    joint: tuple[int, int, float],
+    *,
+    least_cut: int,
+    least_cut_tokens: float,
+    cut_first: Collection[int],
+) -> Plan:
+    """The plan of files taken by value: whole in `ranked` order while they fit; the
+    first that does not, if it is one of `cut_first`, is offered a cut with room kept
+    for it, rather than left out whole while files ranked below it fill the gaps.
+
+    Its room is what is left when it comes, at most a `CUT_SHARE`th of the budget
+    (a file bigger than the budget, ranked first, would otherwise take it all). The
+    files ranked below it are taken whole in the rest of the room, passing over those
+    that do not fit, and the cut gets what they leave. Where it cannot be cut (one
+    line, not a text, or a room too small for its first line), it is passed over as
+    the others are, and the first file left that can be cut fills the rest."""
+    head = _take(ranked, budget=budget, joint=joint, stop_at_misfit=True)
+    first = next((i for i, entry in enumerate(ranked) if entry.position not in head.full), None)
+    if first is None:
+        return Plan(strategy, frozenset(head.full), head.success)
+    if ranked[first].position not in cut_first:
+        return _passing_over(strategy, ranked, budget, joint, least_cut, least_cut_tokens)
+    room = head.room
+    kept = Budget(
+        min(room.max_bytes, budget.max_bytes // CUT_SHARE),
+        min(room.max_lines, budget.max_lines // CUT_SHARE),
+        min(room.max_tokens, budget.max_tokens / CUT_SHARE) if budget.counts_tokens else 0.0,
+    )
+    rest = ranked[first + 1 :]
+    after = _take(
+        rest,
+        budget=Budget(
+            room.max_bytes - kept.max_bytes,
+            room.max_lines - kept.max_lines,
+            room.max_tokens - kept.max_tokens,
+        ),
+        joint=joint,
+        stop_at_misfit=False,
+    )
+    left = Budget(
+        after.room.max_bytes + kept.max_bytes,
+        after.room.max_lines + kept.max_lines,
+        after.room.max_tokens + kept.max_tokens,
+    )
+    taken = _Taken(head.full | after.full, head.success + after.success, left)
+    plan = _cut_into(
+        strategy, [ranked[first]], taken, least_cut=least_cut, least_cut_tokens=least_cut_tokens
+    )
+    if plan.partial_index is not None:
+        return plan
+    # It cannot be cut (one line, or not a text): passed over like the others.
+    return _passing_over(strategy, ranked, budget, joint, least_cut, least_cut_tokens)
+
+
+def _passing_over(
+    strategy: str,
+    ranked: Sequence[Entry],
+    budget: Budget,
+    joint: tuple[int, int, float],
+    least_cut: int,
+    least_cut_tokens: float,
+) -> Plan:
+    """Files whole in `ranked` order, passing over those that do not fit; the first
+    left that can be cut fills the rest."""
+    by_value = _take(ranked, budget=budget, joint=joint, stop_at_misfit=False)
+    return _cut_into(
+        strategy, ranked, by_value, least_cut=least_cut, least_cut_tokens=least_cut_tokens
+    )
 
 
 def _cut_into(

@@ -9,7 +9,7 @@ the end are and what they weigh.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from readmany.pack.fit import cost_of, fit, less, with_reserved
 from readmany.pack.plan import Budget, Entry, Packing, Plan, by_size, pack_blocks
@@ -40,6 +40,7 @@ def plan_around(
     first_kept: bool = False,
     ranked: Sequence[Entry] | None = None,
     strategy: str = "rank",
+    cut_first: Collection[int] = (),
 ) -> tuple[Packing, str, str]:
     """The packing of `entries` in `limits`, with the start and the end `ends` gives for
     it. `weigh_ends(start, end)`: their tokens and the final newline's (0 without a budget
@@ -47,7 +48,8 @@ def plan_around(
     what a cut block takes at least; `first_kept`: the last entry (the diff) is shown
     first, its room kept where it fits. When no plan fits, nothing is shown, and the end
     alone (the notice) where it fits. `ranked`: the entries by value, best first, taken
-    in that order (`pack_blocks`'s plan `strategy`)."""
+    in that order (`pack_blocks`'s plan `strategy`), the first of `cut_first` that does
+    not fit cut."""
     smallest: dict[int, list[Entry]] = {}  # the entries packed, the smallest first
     kept = entries[-1] if first_kept and entries else None
 
@@ -77,6 +79,7 @@ def plan_around(
             smallest=visit,
             ranked=by_value,
             strategy=strategy,
+            cut_first=cut_first,
         )
         if reserved is None or kept is None:
             return packing
