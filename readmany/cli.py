@@ -381,8 +381,19 @@ def glob_command(
         typer.Option(
             "--max-tokens",
             metavar="N",
-            help="Budget of the whole output in tokens (100k = 100,000), as readmany "
-            "estimates them for o200k_base, as --stats does (see README).",
+            help="Budget of the whole output in tokens (100k = 100,000), never over: "
+            "counted by --tokenizer.",
+        ),
+    ] = None,
+    tokenizer: Annotated[
+        str | None,
+        typer.Option(
+            "--tokenizer",
+            metavar="NAME",
+            help="What counts --max-tokens: o200k (GPT-4o's) or cl100k (GPT-4's), the "
+            "output counted exactly and trimmed until it fits (the tokens extra: pip "
+            "install 'readmany[tokens]'), or estimate (no extra: planned with a margin, "
+            "fills less). Default: o200k when the extra is installed, else estimate.",
         ),
     ] = None,
     order: Annotated[

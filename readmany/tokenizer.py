@@ -127,7 +127,8 @@ def _extension_alone(directories: list[str]) -> ModuleType | None:
 
 
 FILL = 0.95  # `fit` stops once the real count fills this much of the budget
-PASSES = 5  # and renders at most this many times (then gives the fullest that fits)
+PASSES = 8  # and renders at most this many times (then gives the fullest that fits)
+MOST = 2.0  # and never plans for more than this many times the budget
 
 
 class Fitted(NamedTuple):
@@ -147,6 +148,8 @@ def fit(
     *,
     fill: float = FILL,
     passes: int = PASSES,
+    most: float = MOST,
+    complete: Callable[[], bool] | None = None,
 ) -> Fitted:
     """The output `render(planned)` of the planning budget whose real count (`count`)
     is within `budget` and fills it most, found in a few renders.
@@ -158,6 +161,9 @@ def fit(
     the largest that fit and the smallest that did not. It stops when the output fills
     `fill` of the budget without going over, or after `passes` renders; if none fitted
     by then it goes on halving until one does (a render of 0 is the smallest output).
+    A planning budget is never over `most` times the budget: an output that holds little
+    (the notice alone) is not answered with a plan that holds a huge file whole.
+    `complete()`: whether the last render held everything (no larger plan holds more).
     """
     planned = budget
     fitted: Fitted | None = None
@@ -170,14 +176,14 @@ def fit(
         if real <= budget:
             if fitted is None or real > fitted.real:
                 fitted = Fitted(text, real, planned, done)
-            if real >= budget * fill:
+            if real >= budget * fill or (complete is not None and complete()):
                 break
             low = max(low, planned)
             step = planned * budget / max(real, 1)
         else:
             high = planned if high is None else min(high, planned)
             step = planned * budget / real * 0.99
-        following = int(step)
+        following = min(int(step), int(budget * most))
         if high is not None and following >= high:
             following = (low + high) // 2
         if following <= low and fitted is not None:

@@ -102,7 +102,7 @@ def test_prefer_pulls_a_file_in(repo: Path) -> None:
     shown, packing = _run(repo, "--max-tokens", "8k", "--prefer", "LICEN[CS]E")
     assert "LICENSE" in shown
     assert "app/core.py" not in packing["omittedReasons"]  # still kept: it is ranked next
-    shown, packing = _run(repo, "--max-tokens", "10k", "--prefer", "*.lock", "--prefer", "LICENSE")
+    shown, packing = _run(repo, "--max-tokens", "9k", "--prefer", "*.lock", "--prefer", "LICENSE")
     assert "poetry.lock" in shown
     assert packing["omittedReasons"].get("LICENSE", "").startswith("preferred (--prefer 2)")
 
@@ -119,7 +119,8 @@ def test_an_earlier_pattern_outranks_a_later_one(repo: Path) -> None:
     shown, packing = _run(repo, "--max-tokens", "3k", patterns=("tests", "app"))
     assert "app/core.py" in packing["omittedPaths"]
     assert sum(path.startswith("tests/fixtures/") for path in shown) > FIXTURES // 3
-    assert not any(path.startswith("app/") for path in shown)  # fixtures fill the room first
+    # fixtures fill the room first: of app/, only its empty __init__.py fits what is left
+    assert [path for path in shown if path.startswith("app/")] in ([], ["app/__init__.py"])
     assert packing["omittedReasons"]["app/core.py"].endswith("pattern 2")
 
 

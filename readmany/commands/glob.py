@@ -133,6 +133,7 @@ _CHAT_OPTIONS = (
     ("line_numbers", "-n"),
     ("order", "--order"),
     ("prefer", "--prefer"),
+    ("tokenizer", "--tokenizer"),
 )
 
 
@@ -168,6 +169,7 @@ def _chat(options: Options) -> dict[str, Any]:
             except Exception:  # wcmatch's errors, or a brace too deep
                 raise UsageError(f"--prefer {pattern!r}: not a glob readmany can read") from None
     return {
+        "tokenizer": _tokenizer(options.text("tokenizer"), max_tokens is not None),
         "order": order,
         "prefer": prefer,
         "format": format_name,
@@ -180,6 +182,22 @@ def _chat(options: Options) -> dict[str, Any]:
             parse_size(max_tokens, "--max-tokens", base=1000) if max_tokens is not None else None
         ),
     }
+
+
+def _tokenizer(name: str | None, budgeted: bool) -> str:
+    """What counts a budget of tokens (`tokenizer.TOKENIZERS`): the one asked for, else
+    the best installed; an exact one not installed is a usage error naming the extra."""
+    from readmany import tokenizer
+
+    if name is None:
+        return tokenizer.default() if budgeted else "estimate"
+    if name not in tokenizer.TOKENIZERS:
+        raise UsageError(f"--tokenizer {name!r}: give {', '.join(tokenizer.TOKENIZERS)}")
+    if not budgeted:
+        raise UsageError("--tokenizer counts a budget of tokens: add --max-tokens N")
+    if name != "estimate" and not tokenizer.available():
+        raise UsageError(f"--tokenizer {name} needs bpe-openai: {tokenizer.EXTRA}")
+    return name
 
 
 def _face(options: Options) -> Face:

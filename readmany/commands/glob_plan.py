@@ -62,6 +62,7 @@ from readmany.frame.sections import (
 )
 from readmany.pack import (
     PARTIAL_BYTE_SLACK,
+    Budget,
     Entry,
     Packing,
 )
@@ -94,6 +95,7 @@ if TYPE_CHECKING:
 
 KEEP_BYTES = 8 << 20  # of framed text kept from the first pass for the second, at most
 KEEP_BYTES_PER_TOKEN = 8  # ... and with a budget of tokens, this many bytes a token
+TREE_LEFT_OUT_SHARE = 20  # the tree names files left out in at most 5% of the budget
 
 
 class Item(NamedTuple):
@@ -198,6 +200,9 @@ class _Run:
         self.tokens = request.max_tokens is not None
         # Of a long text, the first pass holds only what a cut can show (`held_text`).
         self._hold = held_chars(request, self.reader.limits)
+        self.limits: Budget | None = None  # of the last plan: the budget as planned
+        self._rendering = False  # writing to count, not to the sink: kept texts stay
+        self._fold = False  # the tree of the plans made folds the files left out
 
     @property
     def root(self) -> str:
@@ -458,14 +463,20 @@ class _Run:
 
     # -- the plan --
 
-    def plan(self, budget: BudgetAsked | None) -> tuple[Packing, str, str]:
-        """The packing, and the start (tree) and end (closing notice) written around it."""
+    def plan(
+        self, budget: BudgetAsked | None, planned: int | None = None
+    ) -> tuple[Packing, str, str]:
+        """The packing, and the start (tree) and end (closing notice) written around it.
+        A budget of tokens is planned with the estimate for `planned` tokens: by default
+        `tokens.planning_budget` of it, the margin that keeps the real count within it."""
         if budget is None:  # --tree alone: everything
             shown = everything(len(self.items))
             return shown, *self._ends(shown, None)
+        self.limits = _planning_limits(budget, planned)
+        self._fold = False
         return plan_around(
             self.entries,
-            budget.limits,
+            self.limits,
             lambda packing: self._ends(packing, budget),
             self._ends_tokens,
             joint=self._joint(),
@@ -535,20 +546,57 @@ class _Run:
         if not shown:
             return "", self.framing.end(False, note)
         tree = None
-        if self.request.tree:
-            tree = self.tree([self.items[i] for i in shown])
+        if self.request.tree:  # the whole selection, what is not shown whole marked
+            tree = self.marked_tree(packing)
         return self.framing.start(tree), self.framing.end(True, note)
 
-    def tree(self, items: Sequence[Item]) -> str:
+    def tree(
+        self, items: Sequence[Item], marks: dict[str, str] | None = None, *, fold: bool = False
+    ) -> str:
         from readmany.frame.tree import render_tree
 
         files = [item.rel for item in items if item.candidate is not None]
-        return render_tree(files, self.report.root if self.request.absolute else ".")
+        root = self.report.root if self.request.absolute else "."
+        return render_tree(files, root, marks, fold=fold)
+
+    def marked_tree(self, packing: Packing) -> str:
+        """The tree of the whole selection for a plan, its files not shown whole marked:
+        each file left out named while that takes at most `TREE_LEFT_OUT_SHARE` of the
+        budget of tokens (or bytes), else a directory's files left out as one line."""
+        marks = self.marks(packing)
+        if not packing.omitted or self.limits is None:
+            return self.tree(self.items, marks)
+        folded = self.tree(self.items, marks, fold=True)
+        if self._fold:
+            return folded
+        tree = self.tree(self.items, marks)
+        limits = self.limits
+        extra_bytes = utf8_len(tree) - utf8_len(folded)
+        # Once folded, a plan's tree stays folded: the plans made one after the other
+        # keep more room each time, and a tree that grew again would undo that.
+        self._fold = extra_bytes * TREE_LEFT_OUT_SHARE > limits.max_bytes or (
+            self.tokens and (weigh(tree) - weigh(folded)) * TREE_LEFT_OUT_SHARE > limits.max_tokens
+        )
+        return folded if self._fold else tree
+
+    def marks(self, packing: Packing) -> dict[str, str]:
+        """The tree's mark of each file a plan does not show whole, by its path from the
+        root: left out, or cut."""
+        from readmany.frame.tree import CUT, OMITTED
+
+        items = self.items
+        marks = {items[i].rel: OMITTED for i in packing.omitted if items[i].candidate}
+        partial = packing.plan.partial_index
+        if partial is not None and items[partial].candidate is not None:
+            marks[items[partial].rel] = CUT
+        return marks
 
     def _left_out_note(self, packing: Packing, budget: BudgetAsked | None) -> str:
         """The closing notice: what the budget left out, and the budget that holds all."""
         assert budget is not None
-        limits = budget.limits
+        limits = _planning_limits(budget, None)  # its share: of the budget with the margin
+        if self.limits is not None and self.limits.max_tokens < limits.max_tokens:
+            limits = self.limits
         return left_out_note(
             self.left_out_names(packing.omitted),
             len(packing.omitted),
@@ -586,13 +634,70 @@ class _Run:
 
     # -- pass 2 --
 
-    def write(self, packing: Packing, start: str, end: str) -> None:
+    def fitted(self, budget: BudgetAsked) -> tuple[Packing, str, str]:
+        """The plan whose output, counted by `--tokenizer`, fills the budget of tokens
+        without going over (`tokenizer.fit`): planned with the estimate, rendered and
+        counted, planned again for more or fewer estimated tokens."""
+        from readmany.tokenizer import counter, fit
+
+        assert budget.max_tokens is not None
+        plans: dict[int, tuple[Packing, str, str]] = {}
+
+        last: list[Packing] = []
+
+        def render(planned: int) -> str:
+            plans[planned] = planned_run = self.plan(budget, planned)
+            last[:] = [planned_run[0]]
+            return self.rendered(*planned_run)
+
+        def complete() -> bool:  # every file shown whole: a larger plan shows no more
+            return not last[0].omitted and last[0].plan.partial_index is None
+
+        count = counter(self.request.tokenizer)
+        done = fit(render, budget.max_tokens, count, complete=complete)
+        chosen = plans[done.planned]
+        self.limits = _planning_limits(budget, done.planned)
+        self.report.details["tokenizer"] = {
+            "name": self.request.tokenizer,
+            "tokens": done.real,
+            "budget": budget.max_tokens,
+            "planned": done.planned,
+            "renders": done.passes,
+        }
+        return chosen
+
+    def rendered(self, packing: Packing, start: str, end: str) -> str:
+        """The text `write` would write for this plan, as stdout has it, written to a
+        buffer and reported to no one."""
+        import io
+
+        buffer = io.BytesIO()
+        sink = Sink(buffer, json_mode=False, weigh=False)
+        report = Report(self.report.root, keep_records=False, reference_reasons=False)
+        self._rendering = True
+        try:
+            self.write(packing, start, end, sink=sink, report=report)
+        finally:
+            self._rendering = False
+        sink.finish({})
+        return buffer.getvalue().decode("utf-8", "replace")
+
+    def write(
+        self,
+        packing: Packing,
+        start: str,
+        end: str,
+        *,
+        sink: Sink | None = None,
+        report: Report | None = None,
+    ) -> None:
         """Read the files shown again and write them, with the tree and the notice."""
-        sink, report, framing = self.sink, self.report, self.framing
+        sink, report, framing = sink or self.sink, report or self.report, self.framing
         plan = packing.plan
         late: list[int] = []
         left_out: list[str] = []
         index = 0
+        self._written_cut = None
         if plan.partial_index is not None and isinstance(plan.partial, Cut):
             self._written_cut = (plan.partial_index, plan.partial)
         for position, item in enumerate(self.items):
@@ -647,6 +752,12 @@ class _Run:
         if self.ranking is not None:  # --order rank or given: why each was left out
             details["omittedReasons"] = self.reasons(omitted)
         report.details["packing"] = details
+        if self.request.tree and index:  # the tree as written: every file, and its mark
+            marks = self.marks(packing)
+            report.details["tree"] = {
+                "paths": [item.path for item in self.items if item.candidate is not None],
+                "marks": {item.path: marks[item.rel] for item in self.items if item.rel in marks},
+            }
         if self.entries and not index and not report.any_shown:
             report.problems.append(self._nothing_fits())
 
@@ -673,7 +784,8 @@ class _Run:
         if item.candidate is None:
             assert self.diff is not None
             return diff_block(self.framing, self.label, self.diff, index), None
-        kept = self._kept.pop(position, None)  # as checked and measured: written as it was
+        # as checked and measured: written as it was (kept for the next render)
+        kept = (self._kept.get if self._rendering else self._kept.pop)(position, None)
         result = kept or self.source.read(item)
         if isinstance(result, TextFile):
             checked = kept or self._recheck(item, result)
@@ -840,7 +952,16 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
         with run.reader, contextlib.closing(run.source):
             budget = budget_of(request)
             run.gather(selection, sizes=budget is not None, stats=False)
-            packing, start, end = run.plan(budget)
+            if budget is not None and budget.max_tokens and request.tokenizer != "estimate":
+                packing, start, end = run.fitted(budget)
+            else:
+                packing, start, end = run.plan(budget)
+                if budget is not None and budget.max_tokens and run.limits is not None:
+                    report.details["tokenizer"] = {
+                        "name": "estimate",
+                        "budget": budget.max_tokens,
+                        "planned": int(run.limits.max_tokens),
+                    }
             run.write(packing, start, end)
     if not run.items and not report.any_shown:
         report.nothing_read_from(request.staged, request.changed)
@@ -848,8 +969,28 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
 
 
 def _options_to_hold(run: _Run, budget: BudgetAsked) -> list[str]:
-    """The budget options, among those given, that would show every file whole."""
-    return options_to_hold(run.need(), budget.limits, plain_below_k=True)
+    """The budget options, among those given, that would show every file whole: the
+    estimated tokens as many real ones as a budget planned with the margin holds."""
+    from readmany.tokens import planning_budget
+
+    need_bytes, need_lines, need_tokens = run.need()
+    if need_tokens and budget.max_tokens:  # the budget whose margin leaves room for them
+        margin = planning_budget(budget.max_tokens) / budget.max_tokens
+        need_tokens /= margin
+    return options_to_hold((need_bytes, need_lines, need_tokens), budget.limits, plain_below_k=True)
+
+
+def _planning_limits(budget: BudgetAsked, planned: int | None) -> Budget:
+    """The limits a plan is made for: a budget of tokens as `planned` estimated tokens,
+    by default `tokens.planning_budget` of it."""
+    limits = budget.limits
+    if budget.max_tokens is None:
+        return limits
+    if planned is None:
+        from readmany.tokens import planning_budget
+
+        planned = planning_budget(budget.max_tokens)
+    return limits._replace(max_tokens=planned)
 
 
 def _stats_advice(run: _Run, packing: Packing, budget: BudgetAsked) -> list[str]:

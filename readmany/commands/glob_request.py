@@ -58,6 +58,9 @@ class GlobRequest(NamedTuple):
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
+    # --tokenizer: what counts max_tokens (tokenizer.TOKENIZERS); "estimate" plans with a
+    # margin (tokens.planning_budget), an exact one counts the output it writes
+    tokenizer: str = "estimate"
     # --order: which files a budget keeps (rank.ORDERS); the reference's rule by default
     order: str = "smallest"
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first

@@ -104,7 +104,7 @@ def plan_around(
         hurry_after=QUICK_ATTEMPTS,
     )
     if fits and fitted is not None:
-        return fitted
+        return _roomier(fitted, limits, attempt, weigh_ends)
     nothing = Packing(Plan("request-order", frozenset(), 0), False, tuple(range(len(entries))))
     start, end = ends(nothing)
     if (
@@ -114,6 +114,30 @@ def plan_around(
     ):
         end = ""  # not even the notice fits: it is said on stderr alone
     return nothing, start, end
+
+
+def _roomier(
+    fitted: tuple[Packing, str, str],
+    limits: Budget,
+    attempt: Callable[[Budget], tuple[tuple[Packing, str, str], Budget]],
+    weigh_ends: Callable[[str, str], float],
+) -> tuple[Packing, str, str]:
+    """The plan made again from only the room its start and end take, where that shows
+    more: `fit` hurries by keeping twice the room after a few attempts, and an end whose
+    size falls as more is left out (a tree that folds the files left out) can leave a
+    plan more room kept than it needs."""
+    packing, start, end = fitted
+    if not packing.omitted:
+        return fitted
+    keep = Budget(
+        utf8_len(start) + utf8_len(end) + 1,
+        start.count("\n") + end.count("\n") + 1,
+        weigh_ends(start, end),
+    )
+    again, fits = fit(limits, attempt, keep=keep, attempts=QUICK_ATTEMPTS + 1)
+    if fits and again is not None and len(again[0].omitted) < len(packing.omitted):
+        return again
+    return fitted
 
 
 def need_of(
