@@ -757,9 +757,8 @@ def test_a_budget_over_staged_files_shows_them_as_staged(tmp_path: Path) -> None
 
 def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     """A budgeted run over a.txt, b.txt and c.txt, between its two passes."""
-    from readmany.commands.glob_plan import _Run, budget_of
+    from readmany.commands.glob_plan import _Run
     from readmany.commands.glob_request import GlobRequest, lookahead_source
-    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -769,10 +768,10 @@ def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     stream = io.BytesIO()
     sink = Sink(stream, json_mode=False)
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, reference_reasons=False)
-    run = _Run(request, sink, selection, report)
+    run = _Run(request, sink, selection)
+    report = run.report
     run.gather(selection, sizes=True, stats=False)
-    packing, start, end = run.plan(budget_of(request))
+    packing, start, end = run.plan()
     assert packing.omitted == ()
     return run, (packing, start, end), report, stream
 
@@ -780,11 +779,11 @@ def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
 def test_a_file_read_again_that_grew_between_the_passes_is_left_out_and_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import readmany.commands.glob_plan as glob_plan
+    import readmany.read.again as again
 
-    monkeypatch.setattr(glob_plan, "KEEP_BYTES", 0)  # no text kept: each is read again
+    monkeypatch.setattr(again, "KEEP_BYTES", 0)  # no text kept: each is read again
     run, plan, report, stream = _planned(tmp_path)
-    assert run._kept == {}
+    assert run.texts.kept == {}
     (tmp_path / "b.txt").write_text("b has grown since it was measured\n")
     run.write(*plan)
     assert stream.getvalue().decode() == (
@@ -808,7 +807,6 @@ def test_a_text_kept_from_the_first_pass_is_written_as_it_was_measured(tmp_path:
 def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_bytes: int) -> None:
     from readmany.commands.glob_plan import _Run
     from readmany.commands.glob_request import GlobRequest, lookahead_source
-    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -819,10 +817,9 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=max_bytes
     )
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, reference_reasons=False)
-    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
+    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection)
     run.gather(selection, sizes=True, stats=False)
-    kept = set(run._kept)
+    kept = set(run.texts.kept)
     sizes = {entry.position: entry.block.bytes for entry in run.entries}
     assert sum(sizes[p] for p in kept) <= max_bytes
     left = [sizes[p] for p in sizes if p not in kept]
@@ -836,7 +833,6 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
 def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
     from readmany.commands.glob_plan import _Run
     from readmany.commands.glob_request import GlobRequest, lookahead_source
-    from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.select.lookahead import InProcess
@@ -846,10 +842,9 @@ def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_bytes=1000, stats=True
     )
     selection = InProcess(lookahead_source(request))
-    report = Report(selection.root, keep_records=False, reference_reasons=False)
-    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection, report)
+    run = _Run(request, Sink(io.BytesIO(), json_mode=False), selection)
     run.gather(selection, sizes=True, stats=True)
-    assert len(run.entries) == 2 and run._kept == {}
+    assert len(run.entries) == 2 and run.texts.kept == {}
 
 
 def test_stats_of_staged_files_counts_what_is_staged(tmp_path: Path) -> None:
@@ -936,19 +931,20 @@ def test_a_token_budget_reads_no_file_again_that_cannot_be_cut_into_the_room(
     from readmany.commands.glob_request import GlobRequest
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.read.again import Texts
 
     def body(n: int) -> str:
         return f"{'long words here ' * 40}{n}\n" + lines_of(f"word{n}", 5)
 
     make(tmp_path, {f"f{n:02d}.txt": body(n) for n in range(30)})
     read_again: list[int] = []
-    text_of = glob_plan._Run.text_of
+    text_of = Texts.text_of
 
-    def counted(run: glob_plan._Run, position: int) -> object:
+    def counted(texts: Texts, position: int) -> object:
         read_again.append(position)
-        return text_of(run, position)
+        return text_of(texts, position)
 
-    monkeypatch.setattr(glob_plan._Run, "text_of", counted)
+    monkeypatch.setattr(Texts, "text_of", counted)
     one = framing_for("text").tokens("f00.txt", body(0), 1)
     request = GlobRequest(
         patterns=(".",), root=str(tmp_path), face=Face.people(), max_tokens=int(one * 1.5)

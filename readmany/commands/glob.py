@@ -9,7 +9,6 @@ once they are long (`emit.jsonarray`).
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 
@@ -21,20 +20,15 @@ from readmany.emit.outcome import Outcome
 from readmany.emit.render import Presentation, present
 from readmany.emit.report import Report, git_kind
 from readmany.emit.sink import Sink
+from readmany.emit.streamed import StreamedSections
 from readmany.errors import UsageError
 from readmany.faces import Face
-from readmany.frame import weigh
 from readmany.frame.formats import FORMATS, framing_for
 from readmany.frame.sections import (
-    diff_block,
     diff_label,
-    diff_tokens,
-    text_block_tokens,
-    text_pieces,
 )
 from readmany.frame.separator import frame_end
 from readmany.invoke import Options, StdinPaths, current_directory
-from readmany.read.glob_file import TextFile
 from readmany.read.safe import refuse_root
 from readmany.select.lookahead import Selection
 from readmany.units import parse_size
@@ -253,7 +247,10 @@ def _refuse_output_as_input(request: GlobRequest) -> None:
 
 def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """Select, read, frame and write; `selection` is the walk if it was started already."""
-    with selection or open_selection(request) as selection, candidate_reader(request) as read:
+    with (
+        selection or open_selection(request) as selection,
+        candidate_reader(request) as read,
+    ):
         selection.when_waiting(sink.flush)
         compat = request.face.compat
         label = diff_label(request.staged, request.changed)
@@ -263,7 +260,6 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             reserved=label if request.with_diff else None,
             guard=request.face.guard_sections,
         )
-        joint = framing.joint
         report = Report(
             selection.root,
             keep_records=sink.json_mode,
@@ -272,45 +268,21 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             stdin_only=stdin_only(request),
             hook_id=request.hook_id,
         )
-        index = 0  # blocks written
+        sections = StreamedSections(framing, sink, report)
         shown = shown_files(
-            selection, report, read, secrets=request.secrets, absolute=request.absolute, sink=sink
+            selection,
+            report,
+            read,
+            secrets=request.secrets,
+            absolute=request.absolute,
+            sink=sink,
         )
         for _ordinal, event, path, result, _cost in shown:
-            if isinstance(result, TextFile):
-                index += 1
-                text = result.text
-                pieces = text_pieces(framing, report.root, event.rel, path, text, index)
-                prefix = framing.start(None) if index == 1 else joint
-                tokens = None
-                if sink.weigh:
-                    tokens = weigh(prefix) + text_block_tokens(
-                        framing, report.root, event.rel, path, text, index, result.weight
-                    )
-                size = sink.write_all(itertools.chain((prefix,), pieces), tokens)
-                report.text(path, result, size, sink.last_tokens)
-            elif sink.json_mode:
-                report.attach(path, result)
-            else:
-                index += 1
-                mime, data = result.mime_type, result.data
-                block = framing.data_url(path, mime, data, index)
-                prefix = framing.start(None) if index == 1 else joint
-                tokens = None
-                if sink.weigh:
-                    tokens = weigh(prefix) + framing.data_url_tokens(path, mime, data, index)
-                size = sink.write_all((prefix, block), tokens)
-                report.asset(path, result, size, sink.last_tokens)
+            sections.file(event.rel, path, result)
         diff = report.checked_diff(selection.diff, request.secrets, label)
     if diff is not None:
-        index += 1
-        block = diff_block(framing, label, diff, index)
-        prefix = framing.start(None) if index == 1 else joint
-        tokens = None
-        if sink.weigh:
-            tokens = weigh(prefix) + diff_tokens(framing, label, diff, index)
-        sink.write_all((prefix, block), tokens)
-        report.diff = diff
+        sections.diff(label, diff)
+    index = sections.written
     any_section = index > 0 or report.any_shown
     if compat:
         sink.write(frame_end(any_section))

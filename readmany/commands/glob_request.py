@@ -5,7 +5,7 @@ stage's request (`select_request`), the read of a matched file with the limits o
 face (`candidate_reader`), and the selection (`open_selection`): the walk, a step ahead
 in a helper process where it pays (`select/lookahead.py`), given what to do to a file
 ahead of the main process and how a read result travels, or the files git names, read
-from the index when staged (`read/gitcontent.py`).
+from the index when staged (`read/gitfiles.py`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from collections.abc import Iterable, Iterator
 from readmany.faces import Face
 from readmany.invoke import StdinPaths
 from readmany.record import NamedTuple
-from readmany.select.candidates import shown_path
-from readmany.select.lookahead import Found, Selection, Source
+from readmany.select.lookahead import Selection, Source
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,6 +83,7 @@ class GlobRequest(NamedTuple):
 
 
 def select_request(request: GlobRequest) -> SelectRequest:
+    from readmany.select.boundary import output_paths
     from readmany.select.walk import SelectRequest
 
     return SelectRequest(
@@ -113,18 +113,6 @@ def walk_rules(face: Face) -> WalkRules:
         walk_listed_directory_links=face.walk_listed_directory_links,
         list_outside_directories=face.list_outside_directories,
     )
-
-
-def output_paths(output: str | None) -> tuple[str, ...]:
-    """The `-o` target as the walk may meet it: absolute, and with links resolved."""
-    if not output:
-        return ()
-    absolute = os.path.abspath(output)
-    try:
-        real = os.path.realpath(absolute)
-    except OSError:  # a link on the way swapped while it was resolved (EINVAL): the
-        return (absolute,)  # write itself refuses it, or writes where it was checked
-    return tuple(dict.fromkeys((absolute, real)))
 
 
 def candidate_reader(request: GlobRequest) -> CandidateReader:
@@ -176,77 +164,6 @@ def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
     )
 
 
-class FromGit(Selection):
-    """The files git names (`--staged`, `--changed REV`), filtered by the patterns.
-
-    Staged files are read here, from the index (what the commit will hold); changed
-    files are read by the caller, from the work tree, like the files of a walk.
-    """
-
-    def __init__(self, request: GlobRequest) -> None:
-        from readmany.frame.paths import header_path
-        from readmany.read.gitcontent import diff_text
-        from readmany.select import git
-
-        self._request = request
-        root = os.path.abspath(request.root)
-        if request.staged:
-            selection = git.staged(root)
-        else:
-            assert request.changed is not None
-            selection = git.changed(root, request.changed)
-        keep = git.path_filter(request.patterns, selection.root, request.output)
-        self._selection = selection.filtered(keep) if keep is not None else selection
-        # The patterns that match none of git's paths: said as a pattern that matched
-        # nothing (exit status 1), as a walk says it.
-        self._unmatched = git.unmatched_patterns(request.patterns, selection)
-        if request.with_diff:
-            # An empty diff is no section: nothing staged is then said as without the
-            # diff (`nothing is staged`), not shown as an empty section.
-            self.diff = (
-                diff_text(
-                    selection.root,
-                    staged=request.staged,
-                    rev=request.changed,
-                    paths=self._selection.diff_paths(),
-                    header=header_path,
-                )
-                or None
-            )
-
-    @property
-    def root(self) -> str:
-        return self._selection.root
-
-    def __iter__(self) -> Iterator[Found]:
-        from readmany.select.candidates import REASON_NO_MATCH, Skip
-
-        yield from self._items()
-        for pattern in self._unmatched:
-            yield Skip(pattern, REASON_NO_MATCH, failed=True), None
-
-    def _items(self) -> Iterator[Found]:
-        from readmany.select.candidates import Candidate
-
-        if not self._selection.from_index:
-            for event in self._selection.events():
-                yield event, None
-            return
-        from readmany.read.gitcontent import index_blobs
-
-        request = self._request
-        reader = candidate_reader(request)
-        with index_blobs(self._selection) as batch:
-            blobs = iter(batch)  # one a candidate, in the same order
-            for event in self._selection.events():
-                if not isinstance(event, Candidate):
-                    yield event, None
-                    continue
-                blob = next(blobs)
-                shown = shown_path(self.root, event.rel, request.absolute)
-                yield event, reader.blob(event.rel, shown, blob)
-
-
 def open_selection(request: GlobRequest) -> Selection:
     """The files of a request: from git, or the walk in a helper process where that is
     possible and useful, else in this one."""
@@ -270,11 +187,28 @@ def lookahead_source(request: GlobRequest) -> Source:
         packed_size=transfer.packed_size,
         absolute=request.absolute,
         listed=listed if isinstance(listed, StdinPaths) else None,
-        from_git=(lambda: FromGit(request)) if by_git else None,
+        from_git=(lambda: _from_git(request)) if by_git else None,
         # The diff is the main process's to write; a plan reads staged files twice.
         git_here=request.with_diff or planned,
         root=request.root,
         patterns=request.patterns,
+    )
+
+
+def _from_git(request: GlobRequest) -> Selection:
+    from readmany.frame.paths import header_path
+    from readmany.read.gitfiles import FromGit
+
+    return FromGit(
+        request.root,
+        staged=request.staged,
+        changed=request.changed,
+        patterns=request.patterns,
+        output=request.output,
+        with_diff=request.with_diff,
+        absolute=request.absolute,
+        reader=lambda: candidate_reader(request),
+        header=header_path,
     )
 
 

@@ -156,3 +156,15 @@ def self_or_above(known: dict[str, bool], rel_dir: str, judge: Callable[[str], b
     for directory in reversed(unknown):  # any depth: no recursion
         verdict = known[directory] = verdict or judge(directory)
     return verdict
+
+
+def output_paths(output: str | None) -> tuple[str, ...]:
+    """The `-o` target as the walk may meet it: absolute, and with links resolved."""
+    if not output:
+        return ()
+    absolute = os.path.abspath(output)
+    try:
+        real = os.path.realpath(absolute)
+    except OSError:  # a link on the way swapped while it was resolved (EINVAL): the
+        return (absolute,)  # write itself refuses it, or writes where it was checked
+    return tuple(dict.fromkeys((absolute, real)))

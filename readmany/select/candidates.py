@@ -53,6 +53,15 @@ class Skip(NamedTuple):
 Event = Candidate | Skip
 
 
+class Item(NamedTuple):
+    """A file a planned run shows (or the diff), as its first pass found it."""
+
+    ordinal: int  # its place among the selection's events
+    candidate: Candidate | None  # None: the diff of --with-diff
+    rel: str
+    path: str  # as shown
+
+
 def shown_path(root: str, rel: str, absolute: bool) -> str:
     """How a root-relative path is written: as it is, or absolute with `--absolute`."""
     if not absolute:

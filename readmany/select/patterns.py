@@ -345,3 +345,41 @@ class RequestedAssets:
             if last.startswith(stem + "."):
                 return True  # names the stem
         return False
+
+
+def pattern_indexes(rels: Sequence[str], patterns: Sequence[str]) -> list[int] | None:
+    """The index of the first of `patterns` that matches each path (a directory matches
+    what is under it; 0 where none does, as a path listed on --stdin): None for one."""
+    if len(patterns) < 2:
+        return None
+    matchers: list[PathMatcher[str] | None] = []  # None: everything
+    for pattern in patterns:
+        pattern = pattern.removeprefix("./").rstrip("/")
+        if pattern in ("", "."):
+            matchers.append(None)  # everything
+        else:
+            matchers.append(compile_paths([pattern, pattern + "/**"]))
+    indexes = []
+    for rel in rels:
+        found = 0
+        for index, matcher in enumerate(matchers):
+            if matcher is None or matcher.match(rel):
+                found = index
+                break
+        indexes.append(found)
+    return indexes
+
+
+def first_match(patterns: Sequence[str]) -> Callable[[str], int | None] | None:
+    """The index of the first `--prefer` glob that matches a path (None: none does)."""
+    if not patterns:
+        return None
+    matchers = [compile_paths([pattern]) for pattern in patterns]
+
+    def first(rel: str) -> int | None:
+        for index, matcher in enumerate(matchers):
+            if matcher.match(rel):
+                return index
+        return None
+
+    return first

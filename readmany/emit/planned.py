@@ -1,0 +1,131 @@
+"""A planned `glob` run's second pass, written: each block the plan shows, in output
+order, read again where its text was not kept (`read/again.py`), checked against the
+size it was planned with (`pack/passes.py`: a file that grew since is left out and
+named with the others), framed (`frame/planned.py`), written to the sink and reported;
+then the closing notice, and what the plan left out in `details.packing`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from readmany.emit.report import LEFT_OUT
+from readmany.frame import weigh
+from readmany.frame.sectioncut import Cut
+from readmany.pack.passes import SecondPass
+from readmany.read.glob_file import AssetFile, TextFile, with_total
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from readmany.emit.report import Report
+    from readmany.emit.sink import Sink
+    from readmany.frame.planned import PlannedFrames
+    from readmany.pack.passes import FirstPass
+    from readmany.pack.plan import Packing
+    from readmany.read.again import Texts
+
+
+class PlannedWriter:
+    """The second pass of a planned run: the files the plan shows read again (or as
+    kept, `texts`), each checked against the size it was planned with (`first`), framed
+    (`frames`), written to `sink` and reported to `report`."""
+
+    def __init__(
+        self, first: FirstPass, frames: PlannedFrames, texts: Texts, sink: Sink, report: Report
+    ) -> None:
+        self.sink, self.report = sink, report
+        self.first, self.frames, self.texts = first, frames, texts
+        self.items, self.entries = first.items, first.entries
+        self.tokens = frames.tokens
+
+    def write(
+        self, packing: Packing, start: str, end: str, not_shown: Callable[[str, Any], None]
+    ) -> None:
+        """Read the files shown again and write them, between `start` (the tree) and `end`
+        (the closing notice); `not_shown` reports a file no longer shown (`--tree` alone)."""
+        self._not_shown = not_shown
+        sink, report, frames = self.sink, self.report, self.frames
+        second = SecondPass(packing, len(self.items))
+        cut = second.cut if isinstance(second.cut, Cut) else None
+        for position, index, block, result in second.blocks(self._again, self._cut(cut)):
+            prefix = start if index == 1 else frames.framing.joint
+            weighed = None
+            if sink.weigh:
+                at = cut if position == second.cut_position else None
+                weighed = weigh(prefix) + frames.block_tokens(position, result, index, at)
+            size = sink.write(prefix + block, weighed)
+            tokens = sink.last_tokens
+            item = self.items[position]
+            if item.candidate is None:
+                report.diff = frames.diff
+            elif isinstance(result, TextFile):
+                if position == second.cut_position and cut is not None:
+                    report.cut(item.path, result, size, tokens, cut.shown)
+                else:
+                    report.text(item.path, result, size, tokens)
+            elif isinstance(result, AssetFile):
+                report.asset(item.path, result, size, tokens)
+        report.left_out([self.items[position].path for position in second.left_out])
+        if not self.entries:  # --tree alone
+            sink.write(end)
+            return
+        late = second.late
+        report.left_out([self.items[position].path for position in late])
+        omitted = second.omitted()
+        if late:  # the closing notice again, with the files left out while writing
+            note = self.first.left_out_note(omitted, frames)
+            end = frames.framing.end(bool(second.written), note)
+        sink.write(end)
+        if omitted:
+            names = ", ".join(frames.left_out_names(omitted))
+            report.budget_notes.append(
+                f"{LEFT_OUT} ({len(omitted)} of {len(self.entries)}): {names}"
+            )
+        report.details["packing"] = self.first.details(packing, late)
+        if self.frames.trees.drawn and second.written:  # --tree: what it lists, marked
+            marks = self.frames.trees.marks(packing.omitted, packing.plan.partial_index)
+            files = [item for item in self.items if item.candidate is not None]
+            report.details["tree"] = {
+                "paths": [item.path for item in files],
+                "marks": {item.path: marks[item.rel] for item in files if item.rel in marks},
+            }
+        if self.entries and not second.written and not report.any_shown:
+            report.problems.append(
+                self.first.nothing_fits(
+                    lambda e: frames.newlines(e.position, e.block.lines, e.cut_head is not None),
+                    lambda e: frames.weighed(e.position, self._again),
+                )
+            )
+
+    def _cut(self, cut: Cut | None) -> Callable[[int, int], tuple[str, TextFile | None]]:
+        """The block of the file the plan cut so, and its text as read."""
+
+        def cut_block(position: int, index: int) -> tuple[str, TextFile | None]:
+            assert cut is not None
+            held = self.texts.text_of(position)
+            block = self.frames.cut_block(position, cut, index)
+            return block, with_total(held) if held is not None else None
+
+        return cut_block
+
+    def _again(self, position: int, index: int) -> tuple[str | None, Any]:
+        """The block of a file read again; None if it is no longer shown, or (with a
+        budget) no longer fits the size it was planned with."""
+        item = self.items[position]
+        if item.candidate is None:
+            return self.frames.diff_block(index), None
+        result, kept = self.texts.again(position)
+        if not isinstance(result, (TextFile, AssetFile)):
+            if not self.entries and result is not None:  # --tree alone: no budget to name
+                self._not_shown(item.path, result)
+            return None, None
+        block = self.frames.written(item, result, index)
+        if not self.entries:
+            return block, result
+        tokens = None
+        if self.tokens and not kept and isinstance(result, TextFile):
+            text = result.text
+            tokens = lambda: self.frames.text_tokens(item, text, index)  # noqa: E731
+        return (None, None) if self.first.outgrew(position, block, tokens) else (block, result)

@@ -1,0 +1,319 @@
+"""The two passes of a planned `glob` run, as the budget sees them.
+
+The first pass keeps, of each file shown, its place and the size of its block
+(`FirstPass.add`): memory grows with the number of files, as a list of paths would, not
+with their text. The plan is made of those sizes (`FirstPass.plan`): in the order of
+value `rank` gives (`--order rank`, `given`), or smallest first while that shows more
+files whole; at most one file cut to fill the rest; with room kept for what is written
+around the blocks, the tree of the files shown and the closing notice naming the files
+left out (`planner.plan_around`). The second pass (`SecondPass`) goes over the files in
+output order, writing again those the plan shows: a file that no longer fits the size
+it was planned with is left out then, and named with the others.
+
+It reads and frames nothing: the run gives it the blocks it weighs, and `Frames`, what
+it needs of the frame stage (the ends, what a cut takes at least, the notice's words).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+
+from readmany.pack.budget import BudgetAsked, margin, options_to_hold, planning_limits
+from readmany.pack.plan import Budget, Entry, Packing
+from readmany.pack.planner import everything, need_of, plan_around
+from readmany.units import utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    from readmany.pack.plan import Block, CutHead
+    from readmany.rank import Ranking
+    from readmany.select.candidates import Item
+
+    class Frames(Protocol):
+        """What the plan needs of the run's frames (`frame.planned.PlannedFrames`)."""
+
+        def joint(self) -> tuple[int, int, float]: ...
+
+        def ends_tokens(self, start: str, end: str) -> float: ...
+
+        def ends(
+            self,
+            shown: Sequence[Item],
+            note: str,
+            plan: tuple[Sequence[int], int | None] | None = None,
+            limits: Budget | None = None,
+        ) -> tuple[str, str]: ...
+
+        def new_plan(self) -> None: ...
+
+        def least_frame(self) -> int: ...
+
+        def least_frame_tokens(self) -> float: ...
+
+        def left_out_note(
+            self,
+            omitted: Sequence[int],
+            total: int,
+            options: Sequence[str],
+            *,
+            max_bytes: int,
+            max_tokens: float,
+        ) -> str: ...
+
+        def left_out_names(self, omitted: Sequence[int]) -> list[str]: ...
+
+
+class FirstPass:
+    """What the first pass keeps of the files shown (`items`; with a budget, the blocks
+    they make, `entries`), and the plan made of it. `order`, `patterns`, `prefer`: how
+    a budget ranks the files (`rank.rank`); `lines`, `tokens`: the budget counts lines,
+    tokens (only then are they counted in a block)."""
+
+    def __init__(
+        self,
+        budget: BudgetAsked | None,
+        *,
+        order: str,
+        patterns: Sequence[str],
+        prefer: Sequence[str],
+        lines: bool,
+        tokens: bool,
+    ) -> None:
+        self.budget = budget
+        self.items: list[Item] = []
+        self.entries: list[Entry] = []
+        self._order = order
+        self._patterns = patterns
+        self._prefer = prefer
+        self._lines = lines
+        self._tokens = tokens
+        # With `--order rank`: the names each entry's text imports (None: not a text),
+        # kept instead of the text, for `rank.rank`; and the ranking once made.
+        self.ranks = order == "rank"
+        self.imports: list[frozenset[str] | None] = []
+        self.ranking: Ranking | None = None
+        self._need: tuple[int, int, float] | None = None
+        self.limits: Budget | None = None  # of the last plan: the budget as planned
+
+    def shown(self, item: Item) -> None:
+        """A file shown, with no block weighed (`--tree` alone)."""
+        self.items.append(item)
+
+    def add(
+        self, item: Item, block: Block, *, cut: CutHead | None, least: int, sample: str | None
+    ) -> None:
+        """A file shown, and its block's size (`cut`: how to cut it, None if it is not);
+        `least`: what a cut of it takes at least; `sample`: the start of its text, where
+        the ranking reads the names it imports (None: not a text)."""
+        names = None
+        if self.ranks and sample is not None:
+            from readmany.rank import SAMPLE_CHARS, imported_names
+
+            extension = item.rel.rpartition(".")[2].lower()
+            names = frozenset(imported_names(sample[:SAMPLE_CHARS], extension))
+        position = len(self.entries)
+        self.items.append(item)
+        self.imports.append(names)
+        self.entries.append(Entry(position, item.path, block, True, cut, least))
+
+    # -- the plan --
+
+    def plan(self, frames: Frames, planned: int | None = None) -> tuple[Packing, str, str]:
+        """The packing, and the start (tree) and end (closing notice) written around it.
+        A budget of tokens is planned with the estimate for `planned` tokens: by default
+        `tokens.planning_budget` of it, the margin that keeps the real count within it."""
+        budget = self.budget
+        if budget is None:  # --tree alone: everything
+            shown = everything(len(self.items))
+            return shown, *self.ends(shown, frames)
+        self.limits = planning_limits(budget, planned)
+        frames.new_plan()
+        return plan_around(
+            self.entries,
+            self.limits,
+            lambda packing: self.ends(packing, frames),
+            frames.ends_tokens,
+            joint=frames.joint(),
+            least_cut=frames.least_frame(),
+            least_cut_tokens=frames.least_frame_tokens(),
+            first_kept=bool(self.items) and self.items[-1].candidate is None,
+            **self._ranked(),
+        )
+
+    def _ranked(self) -> dict[str, Any]:
+        """With `--order rank` or `given`, the entries by value (`rank.rank`) and the
+        plan's name: what `plan_around` takes them in. None for `smallest`."""
+        if self._order == "smallest" or not self.entries:
+            return {}
+        from readmany.rank import rank
+        from readmany.select.patterns import first_match, pattern_indexes
+
+        files = [e for e in self.entries if self.items[e.position].candidate is not None]
+        rels = [self.items[e.position].rel for e in files]
+        named = [i for i, e in enumerate(files) if self.items[e.position].candidate.named]  # type: ignore[union-attr]
+        self.ranking = rank(
+            rels,
+            [e.block.bytes for e in files],
+            patterns=pattern_indexes(rels, self._patterns),
+            named=named,
+            imports=[self.imports[e.position] for e in files],
+            prefer=first_match(self._prefer),
+            order=self._order,
+        )
+        ranked = [files[i] for i in self.ranking.order]
+        diff = [e for e in self.entries if self.items[e.position].candidate is None]
+        # By rank, the first file that does not fit is cut unless it is bulk.
+        kinds = self.ranking.kinds
+        cut_first = frozenset(
+            entry.position
+            for i, entry in enumerate(files)
+            if self._order == "rank" and kinds[i] != "bulk"
+        )
+        return {"ranked": diff + ranked, "strategy": self._order, "cut_first": cut_first}
+
+    def reasons(self, omitted: Sequence[int]) -> dict[str, str]:
+        """Why each file left out was ranked where it was (`--order rank`, `given`)."""
+        if self.ranking is None:
+            return {}
+        files = [p for p in range(len(self.entries)) if self.items[p].candidate is not None]
+        at = {position: index for index, position in enumerate(files)}
+        return {self.items[p].path: self.ranking.reasons[at[p]] for p in omitted if p in at}
+
+    def ends(self, packing: Packing, frames: Frames) -> tuple[str, str]:
+        """The start and the end written around what `packing` shows."""
+        plan = packing.plan
+        shown = sorted(plan.full)
+        if plan.partial_index is not None:
+            shown = sorted({*shown, plan.partial_index})
+        note = self.left_out_note(packing.omitted, frames) if packing.omitted else ""
+        shown_items = [self.items[i] for i in shown]
+        if self.budget is None:
+            return frames.ends(shown_items, note)
+        # with a budget, the tree marks what the plan leaves out and cuts
+        return frames.ends(shown_items, note, (packing.omitted, plan.partial_index), self.limits)
+
+    def left_out_note(self, omitted: Sequence[int], frames: Frames) -> str:
+        """The closing notice: what the budget left out, and the budget that holds all;
+        its share of a budget of tokens is of the budget less the estimate's margin."""
+        assert self.budget is not None
+        limits = planning_limits(self.budget)
+        if self.limits is not None and self.limits.max_tokens < limits.max_tokens:
+            limits = self.limits
+        return frames.left_out_note(
+            omitted,
+            len(self.entries),
+            self.options_to_hold(frames),
+            max_bytes=limits.max_bytes,
+            max_tokens=limits.max_tokens,
+        )
+
+    def options_to_hold(self, frames: Frames) -> list[str]:
+        """The budget options, among those given, that would show every file whole."""
+        assert self.budget is not None
+        need_bytes, need_lines, need_tokens = self.need(frames)
+        need = (need_bytes, need_lines, need_tokens / margin(self.budget))  # with its margin
+        return options_to_hold(need, self.budget.limits, plain_below_k=True)
+
+    def need(self, frames: Frames) -> tuple[int, int, float]:
+        """Bytes, lines and tokens of an output that shows every file whole (tokens 0
+        without a budget of tokens)."""
+        if self._need is not None:
+            return self._need
+        if not self.entries:
+            return 0, 0, 0.0
+        start, end = frames.ends(self.items, "")
+        ends_tokens = frames.ends_tokens(start, end) if self._tokens else None
+        blocks = [entry.block for entry in self.entries]
+        self._need = need_of(blocks, frames.joint(), start, end, ends_tokens)
+        return self._need
+
+    # -- the second pass --
+
+    def outgrew(self, position: int, block: str, tokens: Callable[[], float] | None) -> bool:
+        """Whether the block written again at `position` takes more than it was planned
+        with; `tokens` weighs it where it may have changed in tokens too."""
+        planned = self.entries[position].block
+        if utf8_len(block) > planned.bytes or (self._lines and block.count("\n") > planned.lines):
+            return True  # it grew since it was measured
+        return tokens is not None and tokens() > planned.tokens
+
+    def details(self, packing: Packing, late: Sequence[int]) -> dict[str, Any]:
+        """`details.packing`: the plan as written, the files left out while writing too."""
+        plan = packing.plan
+        omitted = sorted({*packing.omitted, *late})
+        details = Packing(
+            plan._replace(full=plan.full - set(late), full_success=len(plan.full) - len(late)),
+            packing.switched,
+            tuple(omitted),
+        ).as_json(self.entries)
+        if self.ranking is not None:  # --order rank or given: why each was left out
+            details["omittedReasons"] = self.reasons(omitted)
+        return details
+
+    def nothing_fits(
+        self, newlines: Callable[[Entry], int], weighed: Callable[[Entry], float]
+    ) -> str:
+        """What is said when no file fits the budget: the smallest, and what it takes;
+        `newlines` and `weighed` count an entry's newlines and tokens where the first
+        pass did not."""
+        least = min(entry.block.bytes for entry in self.entries)
+        smallest = min(
+            (entry for entry in self.entries if entry.block.bytes == least),
+            key=lambda entry: (entry.block.bytes, newlines(entry)),
+        )
+        size = smallest.block
+        tokens = math.ceil(size.tokens if self._tokens else weighed(smallest))
+        return (
+            f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
+            f"bytes, {newlines(smallest) + 1} lines (~{tokens} tokens) as framed"
+        )
+
+
+# A block written again, the `index`-th, of the file at `position`: its text (None: it is
+# no longer shown, or no longer fits the size it was planned with) and what was read.
+Again = Callable[[int, int], "tuple[str | None, Any]"]
+
+
+class SecondPass:
+    """The files a plan shows, in output order, each as `again` writes it again, or as
+    the plan cut it (`cut_block`); those the plan leaves out are named in `left_out`,
+    those that no longer fit in `late`."""
+
+    def __init__(self, packing: Packing, count: int) -> None:
+        plan = packing.plan
+        self.packing = packing
+        self.count = count
+        self.cut: Block | None = None  # the cut the plan chose, at `cut_position`
+        self.cut_position = -1
+        if plan.partial_index is not None and plan.partial is not None:
+            self.cut, self.cut_position = plan.partial, plan.partial_index
+        self.left_out: list[int] = []
+        self.late: list[int] = []
+        self.written = 0  # blocks written
+
+    def blocks(
+        self, again: Again, cut_block: Callable[[int, int], tuple[str, Any]]
+    ) -> Iterator[tuple[int, int, str, Any]]:
+        """Each block shown: its position, its index, its text and what was read."""
+        full = self.packing.plan.full
+        for position in range(self.count):
+            index = self.written + 1
+            if position in full:
+                block, result = again(position, index)
+                if block is None:
+                    self.late.append(position)
+                    continue
+            elif position == self.cut_position:
+                block, result = cut_block(position, index)
+            else:
+                self.left_out.append(position)
+                continue
+            self.written = index
+            yield position, index, block, result
+
+    def omitted(self) -> list[int]:
+        """The files left out by the plan or while writing, in output order."""
+        return sorted({*self.packing.omitted, *self.late})
