@@ -365,9 +365,10 @@ def glob_command(
         typer.Option(
             "--max-bytes",
             metavar="SIZE",
-            help="Budget of the whole output in bytes (100k, 2M): whole files taken by "
-            "--order while they fit (shown in output order); one file cut to fill the rest; "
-            "the files left out named at the end, on stderr and in --json details.packing.",
+            help="Budget of the whole output in bytes (100k, 2M): files taken in --order "
+            "(shown in output order), each whole where it fits, else its outline "
+            "(--outline); the first that fits neither cut; the files left out named at "
+            "the end, on stderr and in --json details.packing.",
         ),
     ] = None,
     max_lines: Annotated[
@@ -404,8 +405,10 @@ def glob_command(
             help="Which files a budget keeps when not all fit: rank (the default: "
             "--prefer matches, named paths, earlier patterns, then entry points and "
             "source above tests and docs, licenses, lock files, CI and fixtures last, "
-            "the most imported first), smallest (the most files whole, the reference's "
-            "rule, --compat's) or given (output order). Output order is kept.",
+            "the most imported first; each file in turn whole, else its outline, the "
+            "first that fits neither cut with up to a quarter of the budget, bulk files "
+            "outlined or cut last), smallest (the most files whole, the reference's rule, "
+            "--compat's) or given (output order). Output order is kept.",
         ),
     ] = None,
     prefer: Annotated[
@@ -415,6 +418,41 @@ def glob_command(
             metavar="PATTERN",
             help="With a budget: files this glob matches are kept first (repeatable; an "
             "earlier --prefer first).",
+        ),
+    ] = None,
+    outline: Annotated[
+        bool,
+        typer.Option(
+            "--outline",
+            help="With a budget: a file that does not fit whole is shown as its outline "
+            "(imports, class and function signatures with their first docstring line, "
+            "constants, each at its line number), where it fits when its turn comes. On by "
+            "default with --order rank or given; tree-sitter with readmany[outline], a "
+            "line rule without.",
+        ),
+    ] = False,
+    no_outline: Annotated[
+        bool,
+        typer.Option(
+            "--no-outline", help="With a budget: no outlines, whole files and names only."
+        ),
+    ] = False,
+    parts: Annotated[
+        bool,
+        typer.Option(
+            "--parts",
+            help="With a budget: write the whole selection as numbered parts that each fit "
+            "it, headed 'part 2 of 5' with what the other parts hold; -o ctx.txt writes "
+            "ctx.1.txt, ctx.2.txt, …",
+        ),
+    ] = False,
+    part: Annotated[
+        int | None,
+        typer.Option(
+            "--part",
+            metavar="K",
+            min=1,
+            help="With --parts: write only part K (one paste at a time with --copy).",
         ),
     ] = None,
     stats: Annotated[

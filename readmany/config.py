@@ -177,10 +177,10 @@ def _checked(path: str, prefix: str, key: str, value: object) -> object:
             raise wrong("give true or false")
         return value
     if key == "format":
-        from readmany.frame.formats import FORMATS
+        from readmany.choices import Format
 
-        if value not in FORMATS:
-            raise wrong(f"give one of {', '.join(FORMATS)}")
+        if value not in Format.words():
+            raise wrong(f"give one of {', '.join(Format.words())}")
         return value
     if key == "secrets":
         if value == "off":
@@ -198,7 +198,7 @@ def _checked(path: str, prefix: str, key: str, value: object) -> object:
     # max-tokens, max-bytes: a size as the command line takes it (100k), or a number
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise wrong("give a number or a size such as 100k")
-    from readmany.units import parse_size
+    from readmany.request.given import parse_size
 
     try:
         parse_size(str(value), "", base=1000 if key == "max-tokens" else 1024)

@@ -48,6 +48,20 @@ class Face(NamedTuple):
     shell_notices: bool = True  # notices and errors name the command that continues or fixes
     many_binary_error: bool = True  # a binary file is an error block, never its bytes
     many_omitted_notice: bool = True  # files left out by the budget named after the last block
+    # many: each block is the read tool's text with the read's own notices, cut by its head
+    # (`frame.pages.reference_piece`); else the pages' notices in command-line terms
+    many_read_notices: bool = False
+    # many: error blocks are always shown, their room kept before the files read are packed
+    many_errors_reserved: bool = True
+    # many: a budget that shows none of the files read is an error (exit 1), said with the fix
+    nothing_shown_fails: bool = True
+    # a secret file (by its name or its link's target's; an `.npmrc` holding a token) is
+    # never read, whoever names it
+    refuse_secret_files: bool = True
+    details_secrets: bool = True  # many: `--json` details name each secret found
+    # many: a `--stdin` list that names no file is nothing read (exit 1), not a usage error
+    empty_list_read: bool = True
+    refuse_limit_zero: bool = True  # many: `FILE:N:0`, which shows no line, is a usage error
     budget_sizes: bool = True  # `--max-bytes 100k`, `--max-tokens`; else plain numbers only
     guard_sections: bool = True  # a text section whose body reads as a header is guarded
 
@@ -75,6 +89,13 @@ class Face(NamedTuple):
             shell_notices=False,
             many_binary_error=False,
             many_omitted_notice=False,
+            many_read_notices=True,
+            many_errors_reserved=False,
+            nothing_shown_fails=False,
+            refuse_secret_files=False,
+            details_secrets=False,
+            empty_list_read=False,
+            refuse_limit_zero=False,
             budget_sizes=False,
             guard_sections=False,
         )

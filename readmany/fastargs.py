@@ -71,7 +71,7 @@ def _convert(kind: str, raw: str, minimum: int | None) -> object | None:
         return number
     if kind == "size":  # handed on as given; a value the command would refuse goes to Typer
         from readmany.errors import UsageError
-        from readmany.units import parse_size
+        from readmany.request.given import parse_size
 
         try:
             parse_size(raw, "")

@@ -71,3 +71,12 @@ NO_LIMIT = sys.maxsize
 """A budget dimension nobody set (`--max-bytes` given alone has no line limit)."""
 UNCOUNTED = float("inf")
 """The tokens of a budget that counts none (no `--max-tokens`)."""
+
+OUTLINE_MAX_BYTES = 1 << 20
+"""A file larger than this (framed) is never outlined by a budget, only named (readmany's
+own): an outline reads the file again whole and parses it, so a 20 MB file would take
+several times its size for a few lines of output; source people write is far smaller."""
+
+MAX_PARTS = 100
+"""The most parts `glob --parts` writes (readmany's own): past it, the budget is too small
+for the selection, and each part's head, which names what every other part holds, grows."""

@@ -6,7 +6,7 @@ file's text already read), with no I/O and no import of another stage: the pack 
 or the command that plans a budget, calls `rank` and takes files in `Ranking.order`
 while they fit; the output order stays the selection's.
 
-`--order` chooses the rule (`ORDERS`):
+`--order` chooses the rule (`choices.Order`):
 
 - `rank` (the default face of `glob`): the files a `--prefer` pattern matches first (an
   earlier `--prefer` first), then the paths named on the command line, then by the
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
+from readmany.choices import Order
 from readmany.record import NamedTuple
 
-ORDERS = ("rank", "given", "smallest")
 # The kinds, best first; a file's kind is its place in this tuple.
 KINDS = ("entry", "source", "other", "secondary", "bulk")
 ENTRY, SOURCE, OTHER, SECONDARY, BULK = range(len(KINDS))
@@ -306,7 +306,7 @@ _NOT_MODULES = frozenset(
 class Ranking(NamedTuple):
     """The selection's positions by value, best first, and each position's kind and reason."""
 
-    strategy: str  # one of `ORDERS`
+    strategy: str  # an `Order`
     order: tuple[int, ...]
     kinds: tuple[str, ...]  # by position; "" when the rule does not look at kinds
     reasons: tuple[str, ...]  # by position
@@ -497,7 +497,7 @@ def rank(
         by_size = tuple(sorted(range(count), key=sizes.__getitem__))  # stable: ties in order
         return Ranking(order, by_size, ("",) * count, ("smallest first",) * count)
     if order != "rank":
-        raise ValueError(f"unknown order {order!r}: one of {', '.join(ORDERS)}")
+        raise ValueError(f"unknown order {order!r}: one of {', '.join(Order.words())}")
     sample_of = samples if samples is not None else (None,) * count
     if imports is not None:
         refs = references(paths, imports=imports)

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from readmany.choices import Tokenizer
 from readmany.errors import UsageError
 from readmany.record import NamedTuple
 
-TOKENIZERS = ("o200k", "cl100k", "estimate")
+TOKENIZERS = Tokenizer.words()
 ENCODINGS = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
 EXTRA = "pip install 'readmany[tokens]'"
 
@@ -39,9 +40,9 @@ def available() -> bool:
     return find_spec("bpe_openai") is not None
 
 
-def default() -> str:
+def default() -> Tokenizer:
     """`o200k` when bpe-openai is installed, else `estimate`."""
-    return "o200k" if available() else "estimate"
+    return Tokenizer.O200K if available() else Tokenizer.ESTIMATE
 
 
 def counter(name: str) -> Callable[[str], int]:

@@ -40,26 +40,6 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
-_SIZE_SUFFIXES = {"": 0, "k": 1, "m": 2, "g": 3}  # powers of the base
-
-
-def parse_size(text: str, option: str, *, base: int = 1024) -> int:
-    """`100k`, `2M`, `1G` or plain digits as a number: bytes in powers of 1024 (`base`),
-    token counts in powers of 1000. A bad value is a usage error naming `option`."""
-    from readmany.errors import UsageError
-
-    cleaned = text.strip().replace("_", "").lower().removesuffix("b").removesuffix("i")
-    number, suffix = cleaned.rstrip("kmg"), cleaned[len(cleaned.rstrip("kmg")) :]
-    if suffix not in _SIZE_SUFFIXES or not number.isdigit() or not number.isascii():
-        raise UsageError(
-            f"{option} {text!r}: give a whole number, optionally with k, M or G (e.g. 100k)"
-        )
-    value: int = int(number) * base ** _SIZE_SUFFIXES[suffix]
-    if value < 1:
-        raise UsageError(f"{option} {text!r}: give a number of at least 1")
-    return value
-
-
 def human_size(size: int) -> str:
     """`812 B`, `13.4 KB`, `2.0 MB`, `1.5 GB` (a row of `--stats` each: no loop)."""
     if size < 1024:

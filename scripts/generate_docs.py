@@ -18,10 +18,8 @@ from pathlib import Path
 import typer
 
 from readmany import __version__
+from readmany.choices import Format, Secrets, Shell
 from readmany.cli import EXIT_CODES, EXIT_CODES_HELP, app
-from readmany.commands import SECRETS_MODES
-from readmany.commands.completions import SHELLS
-from readmany.frame.formats import FORMATS
 from readmany.helptext import option_names, value_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,10 +31,10 @@ TOP_LEVEL = ("--version", "-V", "--help", "-h")
 
 # The values an option takes, offered by the completions; per command where one refuses
 # some (hashline keeps its bytes exact: no redact).
-CHOICES: dict[str, tuple[str, ...]] = {"--format": FORMATS, "--secrets": SECRETS_MODES}
+CHOICES: dict[str, tuple[str, ...]] = {"--format": Format.words(), "--secrets": Secrets.words()}
 REFUSED: dict[tuple[str, str], tuple[str, ...]] = {("hashline", "--secrets"): ("redact",)}
 # The values a command's positional argument takes, where they are a fixed few.
-ARGUMENT_CHOICES: dict[str, tuple[str, ...]] = {"completions": SHELLS}
+ARGUMENT_CHOICES: dict[str, tuple[str, ...]] = {"completions": Shell.words()}
 
 
 @dataclass(frozen=True)

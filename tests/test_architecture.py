@@ -162,13 +162,9 @@ def test_a_rule_breaking_import_is_caught() -> None:
         ("readmany.pack", "readmany.read.line_range"),
         ("readmany.emit.render", "readmany.commands"),
     }
-    graph["readmany.commands.many_request"] = {
-        *graph["readmany.commands.many_request"],
-        "readmany.commands.many",
-    }
-    assert cycles(_without_allowed(graph)) == [
-        ["readmany.commands.many", "readmany.commands.many_request"]
-    ]
+    graph = _graph()
+    graph["readmany.request.many"] = {*graph["readmany.request.many"], "readmany.commands.many"}
+    assert cycles(_without_allowed(graph)) == [["readmany.commands.many", "readmany.request.many"]]
 
 
 # -- the two faces: one code path ----------------------------------------------------------
@@ -325,3 +321,81 @@ def test_a_long_class_is_caught() -> None:
         }
     )
     assert found == {"a:Short": CLASS_LINES, "b:Long": CLASS_LINES + 1, "c:Inner": CLASS_LINES}
+
+
+# -- commands are given typed requests ----------------------------------------------------
+
+# What a command line holds before it is a request: the values as parsed (`request.given`),
+# and the modules that parse or hand them on. A command imports none of them.
+PARSED = {"readmany.cli", "readmany.fastargs", "readmany.invoke", "readmany.request.given"}
+# Annotations that would let the values as parsed through to a command's `main`.
+UNTYPED = {"Mapping", "dict", "Given", "Any", "object"}
+
+
+def untyped_mains(sources: dict[str, str]) -> list[str]:
+    """The `main` functions of `sources` that take other than one parameter annotated
+    with a request type (a name that is none of `UNTYPED`, or None for `man`)."""
+    found = []
+    for module, source in sorted(sources.items()):
+        for node in ast.parse(source).body:
+            if not isinstance(node, ast.FunctionDef) or node.name != "main":
+                continue
+            params = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            annotation = params[0].annotation if len(params) == 1 else None
+            if annotation is None or node.args.vararg or node.args.kwarg:
+                found.append(f"{module}:main")
+                continue
+            nodes = list(ast.walk(annotation))
+            names = {n.id for n in nodes if isinstance(n, ast.Name)}
+            names |= {n.attr for n in nodes if isinstance(n, ast.Attribute)}
+            if names & UNTYPED:
+                found.append(f"{module}:main")
+    return found
+
+
+def _command_sources() -> dict[str, str]:
+    return {name: text for name, text in _sources().items() if _stage(name) == "commands"}
+
+
+def test_commands_never_import_the_values_as_parsed() -> None:
+    graph = _graph()
+    found = {
+        (name, target)
+        for name, targets in graph.items()
+        if _stage(name) == "commands"
+        for target in targets & PARSED
+    }
+    assert found == set(), "give the command its request (`readmany.request`) instead"
+
+
+def test_every_command_is_given_one_typed_request() -> None:
+    sources = _command_sources()
+    mains = [name for name, source in sources.items() if "\ndef main(" in source]
+    assert len(mains) >= 7  # many, glob, hashline, edit, mcp, completions, man
+    assert untyped_mains(sources) == []
+
+
+def test_a_command_given_the_values_as_parsed_is_caught() -> None:
+    found = untyped_mains(
+        {
+            "a": "def main(request: ManyRequest) -> int: ...",
+            "b": "def main(options: Mapping[str, object]) -> int: ...",
+            "c": "def main(values: dict[str, object]) -> int: ...",
+            "d": "def main(given: Given) -> int: ...",
+            "e": "def main(command, values) -> int: ...",
+            "f": "def main(**values) -> int: ...",
+            "g": "def main(request: None) -> int: ...",
+        }
+    )
+    assert found == ["b:main", "c:main", "d:main", "e:main", "f:main"]
+    graph = _graph()
+    graph["readmany.commands.many"] = {*graph["readmany.commands.many"], "readmany.request.given"}
+    assert ("readmany.commands.many", "readmany.request.given") in {
+        (name, target) for name, targets in graph.items() for target in targets & PARSED
+    }
+
+
+def test_no_command_raises_a_usage_error() -> None:
+    # A command line's mistakes are found while its request is made (`readmany.request`).
+    found = [name for name, source in _command_sources().items() if "UsageError" in source]
+    assert found == []

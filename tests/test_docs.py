@@ -147,6 +147,7 @@ def test_bash_completion_completes_commands_and_options() -> None:
         "--no-default-excludes",
         "--no-gitignore",
         "--no-recursive",
+        "--no-outline",
         "--no-config",
     ]
     assert "--stop-on-error" in _bash_complete(["readmany", "many", "--s"])

@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readmany.commands.many import run_many
-from readmany.commands.many_request import FileRequest, ManyRequest
 from readmany.emit.sink import Sink
 from readmany.frame.hashline import frame_hashline
 from readmany.frame.heredoc import base_delimiter, frame_heredoc
 from readmany.pack import Budget
 from readmany.read.hashline import decode_lines, file_tag, line_anchor
+from readmany.request.many import FileRequest, ManyRequest
 
 
 def parse_heredoc(text: str) -> list[tuple[str, str]]:

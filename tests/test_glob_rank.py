@@ -199,3 +199,43 @@ def test_a_bulk_file_that_does_not_fit_first_is_passed_over_not_cut(repo: Path) 
     # does not fit is a one-line fixture or bulk: passed over, smaller ones fill the room.
     _, packing = _run(repo, "--max-tokens", "4k")
     assert packing.get("partialIncludedPath") not in BULK
+
+
+def test_a_file_that_does_not_fit_whole_is_outlined_before_the_files_ranked_below_it(
+    tmp_path: Path,
+) -> None:
+    # The rule of a ranked plan, file by file in rank order: whole where it fits, else its
+    # outline where that fits. The module every file imports does not fit whole; its
+    # outline comes before the small modules ranked below it, which together would fill
+    # the budget (taken whole first, they left it out).
+    files = {
+        "README.md": "# app\n",
+        "app/api.py": "".join(
+            f'def call_{i}(value):\n    """Call {i}."""\n'
+            + "".join(f"    value = value * {i} + {j}\n" for j in range(8))
+            + "    return value\n\n\n"
+            for i in range(60)
+        ),
+    }
+    for i in range(400):  # together more than the budget
+        files[f"app/part_{i:03}.py"] = f"from app import api\n\nX = api.call_{i % 60}(1)\n"
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    shown, packing = _run(tmp_path, "--max-tokens", "6k")
+    assert packing["outlinedPaths"] == ["app/api.py"]
+    assert packing.get("partialIncludedPath") != "app/api.py"
+    parts = sum(path.startswith("app/part_") for path in shown)
+    assert 50 < parts < 400  # they fill the rest, and not all of them fit
+
+
+def test_a_bulk_file_ranked_first_is_not_outlined_or_cut_before_the_others_are_placed(
+    repo: Path,
+) -> None:
+    # Preferred, the license ranks first; it does not fit whole. It is neither cut nor
+    # outlined while the central files are placed: they are all shown.
+    shown, packing = _run(repo, "--max-tokens", "3k", "--prefer", "LICENSE")
+    assert packing.get("partialIncludedPath") != "LICENSE"
+    assert "LICENSE" not in packing.get("outlinedPaths", [])
+    assert "LICENSE" in packing["omittedPaths"]
+    assert all(path in shown for path in CENTRAL)

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from helpers import run_readmany, run_unprivileged, unprivileged_prefix
 
-from readmany.commands.hashline import HashlineRequest, run_hashline
+from readmany.commands.hashline import run_hashline
 from readmany.emit.sink import Sink
 from readmany.read.hashline import file_tag, line_anchor
+from readmany.request.hashline import HashlineRequest
 from readmany.tokens import text_weight
 
 PNG = (

@@ -9,8 +9,8 @@ from helpers import scaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readmany.commands.many import cut_heredoc_head
 from readmany.frame.heredoc import frame_heredoc
+from readmany.frame.pages import cut_heredoc_head
 from readmany.pack import Budget, Entry, cut_block, pack_blocks
 from readmany.record import NamedTuple
 

@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 from test_write_races import Swapper
 
-from readmany.commands.hashline import HashlineRequest, run_hashline
+from readmany.commands.hashline import run_hashline
 from readmany.commands.many import run_many
-from readmany.commands.many_request import FileRequest, ManyRequest
 from readmany.emit.sink import Sink
 from readmany.read.line_range import read_tool
 from readmany.read.safe import OpenFailure, open_beneath
+from readmany.request.hashline import HashlineRequest
+from readmany.request.many import FileRequest, ManyRequest
 
 TRIES = 500
 INSIDE = b"inside the root\n"

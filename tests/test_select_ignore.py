@@ -746,3 +746,52 @@ def test_odd_patterns_agree_with_git_check_ignore(
         matcher = IgnoreMatcher(str(root))
     ours = {p: matcher.is_path_ignored(p, p in directories) for p in paths}
     assert ours == theirs
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git to compare with")
+def test_patterns_sharing_a_directory_glob_agree_with_git(tmp_path: Path) -> None:
+    # Rules whose directory parts are the same glob (`**/test/fixtures/**/`) are matched
+    # once a directory, and the directories where the same path patterns apply share
+    # their tables: here more distinct sets than a source keeps (each `dNN/` has a rule
+    # of its own), so kept tables are dropped and made again on the way.
+    rules = [
+        "node_modules",
+        "!**/test/fixtures/**/node_modules",
+        "**/test/fixtures/**/actual.js",
+        "**/test/fixtures/**/*.tmp",
+        "!**/test/fixtures/**/k*.tmp",
+        "packages/**/test/fixtures/**/output.map.json",
+        "!packages/**/test/fixtures/**/keep/",
+        "**/tmp-[0-9]*/",
+        *(f"d{n:02d}/test/fixtures/c/only{n % 3}.js" for n in range(80)),
+    ]
+    files = []
+    for n in range(80):
+        for top in (f"d{n:02d}", f"packages/p{n % 5}"):
+            case = f"{top}/test/fixtures/c"
+            files += [f"{case}/{name}" for name in ("actual.js", "a.tmp", "k.tmp", "only0.js")]
+            files += [f"{case}/only1.js", f"{case}/output.map.json", f"{case}/keep/actual.js"]
+            files += [f"{case}/node_modules/m/index.js", f"{top}/node_modules/m/index.js"]
+            files += [f"{top}/tmp-{n}/x.js", f"{top}/tmp-x/y.js"]
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, env=env)
+    write_random_tree(tmp_path, sorted(set(files)), {"": rules})
+    with mock.patch.dict(os.environ, git_variables(tmp_path)):
+        ours = sorted(kept(tmp_path, use_default_excludes=False))
+    theirs = [p for p in git_untracked(tmp_path) if not refused_by_boundary(p)]
+    assert len(theirs) > 300
+    assert ours == theirs
+
+
+def test_the_last_rule_decides_where_a_path_pattern_and_a_name_pattern_meet() -> None:
+    # `/a` (a path pattern, of the root's directory) and `a`, `!a` (names): in the
+    # directory where the path pattern applies, the rules are one table, still in order.
+    for rules, ignored_at_root in (
+        (["a", "/a", "!a"], False),
+        (["!a", "/a"], True),
+        (["*.log", "/sub/x.log", "!*.log"], False),
+    ):
+        source = IgnoreSource(parse_rules(rules))
+        name = "a" if rules[0] != "*.log" else "sub/x.log"
+        assert source.decide(name, False) is ignored_at_root, rules
+    assert IgnoreSource(parse_rules(["a", "/a", "!a"])).decide("d/a", False) is False

@@ -14,7 +14,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from readmany.errors import UsageError
-from readmany.invoke import StdinPaths
+from readmany.request.inputs import StdinPaths
 
 NUL_MESSAGE = "--stdin: the paths are NUL-separated: add -0 (--null)"
 

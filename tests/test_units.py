@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from readmany.errors import UsageError
-from readmany.units import parse_size
+from readmany.request.given import parse_size
 
 
 @pytest.mark.parametrize(

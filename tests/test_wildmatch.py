@@ -20,6 +20,7 @@ from readmany.select.wildmatch import (
     ONE,
     SLASH,
     STAR,
+    compile_any,
     compile_tokens,
     expression,
     linear_expression,
@@ -85,6 +86,29 @@ def test_linear_matchers_answer_as_the_expression(
         text = text.replace("/", "")
     expected = re.fullmatch(expression(tokens), text, re.DOTALL) is not None
     assert bool(compile_tokens(tokens)(text)) == expected
+
+
+@pytest.mark.slow
+@settings(max_examples=scaled(1500))
+@given(st.lists(token_patterns(), min_size=1, max_size=5), st.text(alphabet="ab/c*]", max_size=12))
+def test_one_expression_of_several_patterns_answers_as_any_of_them(
+    patterns: list[tuple[str, bool]], text: str
+) -> None:
+    token_lists = [tokenize(source, pathname=True) for source, _ in patterns]
+    assert all(tokens is not None for tokens in token_lists)
+    lists = [tokens for tokens in token_lists if tokens is not None]
+    expected = any(compile_tokens(tokens)(text) for tokens in lists)
+    assert bool(compile_any(lists)(text)) == expected
+
+
+def test_one_expression_of_several_patterns_stays_linear() -> None:
+    # Several patterns each with many unbounded parts, joined: the groups that keep each
+    # part's leftmost match are named apart, and a hostile name is answered at once.
+    lists = [tokenize(f"**/{c}*{c}*{c}*{c}*{c}*b/**/x", pathname=True) or () for c in "ac"]
+    hostile = "a" * 3000
+    assert not compile_any(lists)(hostile)
+    assert compile_any(lists)("q/cXcXcXcXcb/y/x")
+    assert not compile_any(lists)("q/aaaab/y/x")
 
 
 def matches(pattern: str, text: str) -> bool:

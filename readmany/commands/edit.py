@@ -1,84 +1,25 @@
-"""`readmany edit`: the options to one edit run (`edit.files`), its output to the terminal.
+"""`readmany edit`: its run (`edit.files`), its output to the terminal.
 
 The edit is `readmany.edit.anchored` (pure, bytes to bytes); checking and writing the files
-beneath the root is `readmany.edit.files`. This module turns the command line (a target
-and content, or a request) into an `EditRun` and runs it. When standard output is a
-terminal, what a terminal acts on is written as an escape, as every command writes it: a
-file's name and lines are in the diff and the rows.
+beneath the root is `readmany.edit.files`; the run is made from the command line in
+`readmany.request.edit`. When standard output is a terminal, what a terminal acts on is
+written as an escape, as every command writes it: a file's name and lines are in the diff
+and the rows.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
-from readmany.edit.anchored import (
-    APPEND,
-    DELETE,
-    INSERT_AFTER,
-    INSERT_BEFORE,
-    REPLACE,
-    EditError,
-    EditRequest,
-    FileEdit,
-    line_op,
-    parse_request,
-)
 from readmany.edit.files import EditRun, run_edit
-from readmany.errors import UsageError
-from readmany.select.boundary import (
-    secret_file_refusal,
-    secret_file_words,
-    target_name,
-)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from readmany.emit.sink import Writer
-    from readmany.invoke import Options
 
 
-def main(options: Options) -> int:
-    """`readmany edit` with its parsed options; usage errors raise UsageError."""
-    from readmany.invoke import current_directory, load_json
-
-    target = options.text("target")
-    request = options.text("request")
-    content = options.text("content")
-    content_file = options.text("content_file")
-    dry_run, show = options.flag("dry_run"), options.flag("show")
-    json_mode, quiet = options.flag("json_mode"), options.flag("quiet")
-    root = options.text("root") or "."
-    replace, delete = options.texts("replace"), options.texts("delete")
-    insert_after, insert_before = options.texts("insert_after"), options.texts("insert_before")
-    append = options.flag("append")
-    cwd = current_directory()
-    if not os.path.isdir(root):
-        raise UsageError(f"--root {root!r} is not a directory")
-    if dry_run and show:
-        raise UsageError("--show shows a written file: leave it out with --dry-run")
-    ops = [
-        *((REPLACE, spec) for spec in replace or ()),
-        *((DELETE, spec) for spec in delete or ()),
-        *((INSERT_AFTER, spec) for spec in insert_after or ()),
-        *((INSERT_BEFORE, spec) for spec in insert_before or ()),
-        *([(APPEND, "")] if append else []),
-    ]
-    try:
-        if request is not None:
-            if target is not None or ops or content is not None or content_file is not None:
-                raise UsageError(
-                    "--request holds the whole edit: leave out PATH#TAG, the edit options "
-                    "and --content"
-                )
-            value = parse_request(load_json(request))
-        else:
-            value = EditRequest((_command_line_edit(target, ops, content, content_file),))
-    except EditError as error:
-        raise UsageError(str(error)) from None
-    if sys.stdout is None:
-        raise UsageError("standard output is closed: redirect it")
-    run = EditRun(value, cwd, root, dry_run, show, json_mode, quiet)
+def main(run: EditRun) -> int:
+    """`readmany edit` with its run; a failure to write the report is said in one line."""
     try:
         return run_edit(run, _standard_output())
     except OSError as exc:
@@ -87,7 +28,7 @@ def main(options: Options) -> int:
         if not is_write_failure(exc):
             raise
         # What failed is the report, after the files were written (none with --dry-run).
-        done = "nothing was written" if dry_run else "the edit was written"
+        done = "nothing was written" if run.dry_run else "the edit was written"
         return output_failed(f"standard output ({done})", exc)
 
 
@@ -97,92 +38,3 @@ def _standard_output() -> Writer:
     from readmany.emit.quote import guard_terminal
 
     return guard_terminal(sys.stdout.buffer)
-
-
-def _command_line_edit(
-    target: str | None, ops: list[tuple[str, str]], content: str | None, content_file: str | None
-) -> FileEdit:
-    if target is None:
-        raise UsageError(
-            "name the file as PATH#TAG (the @file line of `readmany hashline PATH`), "
-            "or give --request FILE"
-        )
-    if not ops:
-        raise UsageError(
-            "no edit given: add --replace A[..B], --delete A[..B], --insert-after A, "
-            "--insert-before A or --append"
-        )
-    # A pasted header row names the file as well: `@file src/a.py#TAG`, or the quoted
-    # form a header gives an odd name, `@file "a\u2028b.py"#TAG` (a JSON string).
-    path, hash_mark, tag = target.removeprefix("@file ").rpartition("#")
-    if target.startswith('@file "') and hash_mark:
-        path = _header_path(path)
-    if not hash_mark or not path:
-        raise UsageError(
-            f"{target!r} is not PATH#TAG: add the tag from the @file line of "
-            "`readmany hashline PATH`"
-        )
-    text = _content_text(content, content_file)
-    if text is not None and all(op == DELETE for op, _ in ops):
-        raise UsageError("--delete takes no text: leave out --content and --content-file")
-    return FileEdit(path, tag, tuple(line_op(op, spec, text) for op, spec in ops))
-
-
-def _header_path(shown: str) -> str:
-    """The name a header's JSON string stands for (`frame.paths.quoted` reversed)."""
-    import json
-
-    try:
-        path = json.loads(shown)
-    except ValueError:
-        path = None
-    if not isinstance(path, str):
-        raise UsageError(
-            f"{shown} is not a quoted path as a header writes it: copy the whole @file line "
-            "of `readmany hashline PATH`"
-        )
-    return path
-
-
-def _content_text(content: str | None, content_file: str | None) -> str | None:
-    if content is not None and content_file is not None:
-        raise UsageError("give --content or --content-file, not both")
-    if content is not None:
-        try:
-            content.encode("utf-8")
-        except UnicodeEncodeError:
-            raise UsageError("--content is not valid UTF-8") from None
-        return content
-    if content_file is None:
-        return None
-    from readmany.invoke import read_input
-    from readmany.limits import EDIT_TEXT_MAX_BYTES
-
-    credentials = _refuse_secret_content(content_file)
-    data = read_input(content_file, "--content-file", EDIT_TEXT_MAX_BYTES)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(f"--content-file {content_file}: not valid UTF-8") from None
-    if credentials is not None:
-        from readmany.read.secrets import holds_credentials
-
-        if holds_credentials(credentials, text):
-            words = secret_file_words(content_file, "it holds a token or password")
-            raise UsageError(f"--content-file {words}")
-    return text
-
-
-def _refuse_secret_content(content_file: str) -> str | None:
-    """Refuse a secret file by its name (or its link's target's) as the text of an edit:
-    `--dry-run` would print it, and the edit would copy it into a file readmany reads.
-    Returns the credentials name (`.npmrc`, `.pypirc`) whose text decides, or None."""
-    if content_file == "-":
-        return None
-    from readmany.read.classify import credentials_name
-
-    target = target_name(content_file)  # None: a link on the way cannot be followed
-    refusal = secret_file_refusal(content_file, target)
-    if refusal is not None or target is None:
-        raise UsageError(f"--content-file {refusal}")
-    return credentials_name(content_file) or credentials_name(target)

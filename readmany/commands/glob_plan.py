@@ -6,7 +6,9 @@ selection, wired here: the first reads each file as the streaming run does (same
 same reports) and keeps what the plan needs of it (`pack/passes.py`: its place and the
 size of its block, measured by `frame/planned.py`; its text while it fits, by
 `read/again.py`); the second writes the files the plan shows, read again where their text
-was not kept. `--tree` alone needs no sizes: its first pass only finds which files are
+was not kept. With `--outline`, a file the plan does not take whole is offered as its
+outline (`frame.planned.Outlines`: read again whole, outlined, framed once). `--tree`
+alone needs no sizes: its first pass only finds which files are
 shown, by their name and first bytes (the text too where `--secrets` or a credentials file
 needs it). `--stats` writes, instead of the files, a tree of what each costs
 (`emit.stats`), from the bytes, not decoded; with a budget, what the plan leaves out or
@@ -16,6 +18,7 @@ cuts is marked.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 from readmany.commands import stdin_only
 from readmany.commands.glob_files import shown_files
@@ -29,8 +32,9 @@ from readmany.emit.outcome import Outcome
 from readmany.emit.planned import PlannedWriter
 from readmany.emit.report import Report, git_kind
 from readmany.emit.sink import Sink
-from readmany.frame.planned import PlannedFrames
+from readmany.frame.planned import Outlines, PlannedFrames
 from readmany.frame.sectioncut import Cut
+from readmany.limits import OUTLINE_MAX_BYTES
 from readmany.pack import PARTIAL_BYTE_SLACK, Entry, Packing
 from readmany.pack.budget import BudgetAsked
 from readmany.pack.passes import FirstPass
@@ -125,6 +129,10 @@ class _Run:
             slack=PARTIAL_BYTE_SLACK,
         )
         self.costs: StatsTree | None = None  # with `stats`: the tree, made as files come
+        # --outline: a text file left out may be shown as its outline, made on first ask.
+        self.outlines: Outlines | None = None
+        if request.outline and budget is not None:
+            self.outlines = Outlines(self.frames, self.texts)
 
     @property
     def items(self) -> list[Item]:
@@ -223,9 +231,20 @@ class _Run:
 
     def _add(self, item: Item, size: tuple[int, int, float], body: str, cuttable: bool) -> None:
         """Keep the size of a block (bytes, newlines, estimated tokens), not its text."""
-        block, least = self.frames.block(item, len(self.entries), size, body, cuttable)
+        position = len(self.entries)
+        block, least = self.frames.block(item, position, size, body, cuttable)
         sample = body if cuttable else None
-        self.first.add(item, block, cut=block if cuttable else None, least=least, sample=sample)
+        outline = None
+        if cuttable and self.outlines is not None and size[0] <= OUTLINE_MAX_BYTES:
+            outline = functools.partial(self.outlines, position)
+        self.first.add(
+            item,
+            block,
+            cut=block if cuttable else None,
+            least=least,
+            sample=sample,
+            outline=outline,
+        )
 
     def _cost(self, item: Item, cost: Cost) -> None:
         assert self.costs is not None
@@ -247,7 +266,8 @@ class _Run:
         """The packing, and the start (tree) and end (closing notice) written around it;
         a budget of tokens planned for `planned` estimated tokens (by default, the
         budget less the estimate's margin)."""
-        return self.first.plan(self.frames, planned)
+        least = self.outlines.least() if self.outlines is not None else (0, 0.0)
+        return self.first.plan(self.frames, planned, least_outline=least)
 
     def fitted(self, budget: BudgetAsked) -> tuple[Packing, str, str]:
         """The plan whose output, counted by `--tokenizer`, fills the budget of tokens
@@ -262,10 +282,11 @@ class _Run:
         def render(planned: int) -> str:
             plans[planned] = planned_run = self.plan(planned)
             last[:] = [planned_run[0]]
-            return self.rendered(*planned_run)
+            return _rendered(self, *planned_run)
 
         def complete() -> bool:  # every file shown whole: a larger plan shows no more
-            return not last[0].omitted and last[0].plan.partial_index is None
+            plan = last[0].plan
+            return not last[0].omitted and plan.partial_index is None and not plan.outlined
 
         count = counter(self.request.tokenizer)
         done = fit(render, budget.max_tokens, count, complete=complete)
@@ -281,23 +302,6 @@ class _Run:
         }
         return plans[done.planned]
 
-    def rendered(self, packing: Packing, start: str, end: str) -> str:
-        """The text `write` would write for this plan, as stdout has it: written to a
-        buffer and reported to no one, the texts kept for the second pass kept."""
-        import io
-
-        buffer = io.BytesIO()
-        sink = Sink(buffer, json_mode=False, weigh=False)
-        report = Report(self.report.root, keep_records=False, reference_reasons=False)
-        writer = PlannedWriter(self.first, self.frames, self.texts, sink, report)
-        self.texts.keeping = True
-        try:
-            writer.write(packing, start, end, lambda path, result: None)
-        finally:
-            self.texts.keeping = False
-        sink.finish({})
-        return buffer.getvalue().decode("utf-8", "replace")
-
     # -- pass 2 --
 
     def write(self, packing: Packing, start: str, end: str) -> None:
@@ -307,6 +311,24 @@ class _Run:
 
 
 # --- the runs ---------------------------------------------------------------------------
+
+
+def _rendered(run: _Run, packing: Packing, start: str, end: str) -> str:
+    """The text `write` would write for this plan, as stdout has it: written to a
+    buffer and reported to no one, the texts kept for the second pass kept."""
+    import io
+
+    buffer = io.BytesIO()
+    sink = Sink(buffer, json_mode=False, weigh=False)
+    report = Report(run.report.root, keep_records=False, reference_reasons=False)
+    writer = PlannedWriter(run.first, run.frames, run.texts, sink, report)
+    run.texts.keeping = True
+    try:
+        writer.write(packing, start, end, lambda path, result: None)
+    finally:
+        run.texts.keeping = False
+    sink.finish({})
+    return buffer.getvalue().decode("utf-8", "replace")
 
 
 def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:

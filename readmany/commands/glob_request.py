@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
+from readmany.choices import Format, Order, Secrets, Tokenizer
+from readmany.emit.render import Presentation
 from readmany.faces import Face
-from readmany.invoke import StdinPaths
 from readmany.record import NamedTuple
+from readmany.request.inputs import StdinPaths
 from readmany.select.lookahead import Selection, Source
 
 TYPE_CHECKING = False
@@ -30,7 +32,8 @@ if TYPE_CHECKING:
 
 
 class GlobRequest(NamedTuple):
-    """The flags of `readmany glob`, as the CLI parsed them."""
+    """What one `readmany glob` reads and how it shows it (made from the command line by
+    `readmany.request.glob`; by the MCP tools from their arguments)."""
 
     patterns: tuple[str, ...]  # positional patterns, then --include
     excludes: tuple[str, ...] = ()
@@ -47,23 +50,27 @@ class GlobRequest(NamedTuple):
     staged: bool = False  # the files staged for the next commit, as staged (git's index)
     changed: str | None = None  # the files that differ from this revision (the work tree)
     with_diff: bool = False  # one more section: the diff itself
-    secrets: str = "off"  # --secrets: off, warn, skip or redact
+    secrets: Secrets = Secrets.OFF
     hook_id: str | None = None  # --hook-id: run as this pre-commit hook (with --staged)
     # -- context for a chat (the default face only) --
-    format: str = "text"  # --format: text, markdown or xml
+    format: Format = Format.TEXT
     line_numbers: bool = False  # -n
     tree: bool = False  # --tree: a directory tree of the files shown, first
     stats: bool = False  # --stats: what each file costs, instead of the files
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
-    # --tokenizer: what counts max_tokens (tokenizer.TOKENIZERS); "estimate" plans with a
-    # margin (tokens.planning_budget), an exact one counts the output it writes
-    tokenizer: str = "estimate"
-    # --order: which files a budget keeps (rank.ORDERS); the reference's rule by default
-    order: str = "smallest"
+    # --tokenizer: what counts max_tokens; "estimate" plans with a margin
+    # (tokens.planning_budget), an exact one counts the output it writes
+    tokenizer: Tokenizer = Tokenizer.ESTIMATE
+    order: Order = Order.SMALLEST  # which files a budget keeps; the reference's rule
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
+    outline: bool = False  # --outline: a file a budget leaves out may be shown as its outline
+    parts: bool = False  # --parts: the whole selection, in parts that each fit the budget
+    part: int | None = None  # --part K: only the K-th of those (1-based)
     json: bool = False  # --json: its details say what each file takes, in tokens too
+    presentation: Presentation = Presentation()  # where the content goes, from the CLI
+    config: str | None = None  # the project configuration read (`readmany.config`)
 
     @property
     def weighs(self) -> bool:
@@ -83,7 +90,6 @@ class GlobRequest(NamedTuple):
 
 
 def select_request(request: GlobRequest) -> SelectRequest:
-    from readmany.select.boundary import output_paths
     from readmany.select.walk import SelectRequest
 
     return SelectRequest(
@@ -96,7 +102,7 @@ def select_request(request: GlobRequest) -> SelectRequest:
         ignore_files=request.ignore_files,
         recursive=request.recursive,
         rules=walk_rules(request.face),
-        outputs=output_paths(request.output),
+        outputs=_outputs(request),
         global_excludes=request.face.global_excludes,
     )
 
@@ -113,6 +119,18 @@ def walk_rules(face: Face) -> WalkRules:
         walk_listed_directory_links=face.walk_listed_directory_links,
         list_outside_directories=face.list_outside_directories,
     )
+
+
+def _outputs(request: GlobRequest) -> tuple[str, ...]:
+    """What the run writes, as the walk may meet it (never selected): the `-o` target, or
+    with `--parts` every file it may write for it (`ctx.1.txt` …)."""
+    from readmany.select.boundary import output_paths
+
+    if not request.parts or not request.output:
+        return output_paths(request.output)
+    from readmany.emit.target import part_names
+
+    return tuple(path for name in part_names(request.output) for path in output_paths(name))
 
 
 def candidate_reader(request: GlobRequest) -> CandidateReader:

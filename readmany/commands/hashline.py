@@ -15,23 +15,21 @@ from __future__ import annotations
 
 import os
 
-from readmany.commands import secrets_mode
+from readmany.choices import Secrets
 from readmany.emit.outcome import FileStat, Outcome, Tally
-from readmany.emit.render import Presentation, present
+from readmany.emit.render import present
 from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR
-from readmany.faces import Face
 from readmany.frame import notices
-from readmany.frame.hashline import frame_rows
-from readmany.invoke import Options
-from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, READ_MAX_BYTES, UNSIZED_READ_BYTES
+from readmany.frame.hashline import frame_rows, plain_text, plain_window
+from readmany.limits import HASHLINE_MAX_ANCHORED_BYTES, UNSIZED_READ_BYTES
 from readmany.read import images
 from readmany.read.classify import credentials_name
+from readmany.read.guard import credentials_refusal, secrets_refusal
 from readmany.read.hashline import HashlineError, not_utf8_message, scan_file
 from readmany.read.line_range import (
     WHOLE_FILE_LIMIT,
     ReadStyle,
-    ToolRead,
     failure_message,
     format_size,
     read_tool,
@@ -47,7 +45,8 @@ from readmany.read.safe import (
     settle_size,
 )
 from readmany.record import NamedTuple
-from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
+from readmany.request.hashline import HashlineRequest
+from readmany.select.boundary import secret_file_refusal, target_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,55 +56,9 @@ READ_CHUNK = 1 << 18
 MAX_ANCHORED_BYTES = HASHLINE_MAX_ANCHORED_BYTES
 
 
-class HashlineRequest(NamedTuple):
-    """The flags of `readmany hashline`, as the CLI parsed them."""
-
-    path: str  # as given on the command line; shown in the header
-    offset: int | None = None  # 1-based first line
-    limit: int | None = None
-    face: Face = Face.reference()
-    secrets: str = "off"  # --secrets: off, warn or skip (redact would change the anchors)
-    # A directory the path was judged to lie in (the MCP tool's root): the file is opened
-    # beneath it (`read.safe.open_beneath`), never by its name alone. None: by name.
-    root: str | None = None
-
-
-def main(options: Options) -> int:
-    """`readmany hashline` with its parsed options: the request value, run and presented."""
-    value = HashlineRequest(
-        options.text("file") or "",
-        options.number("offset"),
-        options.number("limit"),
-        Face.reference() if options.flag("compat") else Face.people(),
-        secrets_mode(options, redact=False),
-    )
-    output = options.text("output")
-    if output is not None and value.path:
-        from readmany.emit.target import named_input_check
-
-        cwd = os.getcwd()
-        named_input_check(output, cwd)(
-            value.path, resolve_path(value.path, cwd, rewrite=value.face.rewrite_paths)
-        )
-
-    return present(lambda sink: run_hashline(value, sink), Presentation.of(options))
-
-
-def _secrets_check(path: str, mode: str, data: bytes | None) -> str | None:
-    """`--secrets warn|skip`: the line naming what looks like a secret in the file, if any.
-    Judged on the bytes the read then shows (`data`, read once from the descriptor; None
-    for a file over the anchored read's limit): what is judged is what is shown."""
-    from readmany.read.secrets import scan, secrets_warning
-
-    if data is None:
-        return None
-    findings = scan(data.decode("utf-8", "replace"))
-    if not findings:
-        return None
-    if mode == "skip":
-        rules = ", ".join(dict.fromkeys(f.rule for f in findings))
-        return f"{path}: left out by --secrets skip: looks like a secret ({rules})"
-    return secrets_warning(path, findings, can_redact=False)
+def main(request: HashlineRequest) -> int:
+    """`readmany hashline` with its request: run and presented."""
+    return present(lambda sink: run_hashline(request, sink), request.presentation)
 
 
 def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
@@ -118,7 +71,7 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     # The default face never reads a secret file (by its name or its link's target's);
     # an `.npmrc` or `.pypirc` is one when it holds a token (judged once it is open).
     credentials = None
-    if request.face.shell_notices:
+    if request.face.refuse_secret_files:
         target = target_name(absolute)
         refusal = secret_file_refusal(request.path, target)
         if refusal is not None:
@@ -137,18 +90,22 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
         fd, st = settle_size(fd, st, UNSIZED_READ_BYTES)  # procfs, sysfs: read to the end
         # A file the checks read is read once: they judge the bytes then shown.
         held = None
-        if (credentials is not None or request.secrets != "off") and (
+        if (credentials is not None or request.secrets != Secrets.OFF) and (
             st.st_size <= MAX_ANCHORED_BYTES
         ):
             held = read_all(fd, st.st_size)
-        if credentials is not None:
-            refusal = _credentials_refusal(request.path, credentials, held)
+        # These files are small: read whole, within the anchored limit (`held` None for
+        # a larger one, too big for a hashline read: refused as such). What is judged is
+        # what is then shown: the bytes read once from the descriptor.
+        text = None if held is None else held.decode("utf-8", "replace")
+        if credentials is not None and text is not None:
+            refusal = credentials_refusal(request.path, credentials, text)
             if refusal is not None:
                 return _failure(refusal)
         warning = None
-        if request.secrets != "off":
-            warning = _secrets_check(request.path, request.secrets, held)
-            if warning is not None and request.secrets == "skip":
+        if request.secrets != Secrets.OFF and text is not None:
+            warning = secrets_refusal(request.path, request.secrets, text)
+            if warning is not None and request.secrets == Secrets.SKIP:
                 return _failure(warning)
         is_image = images.sniff_image(read_prefix(fd, images.IMAGE_SNIFF_BYTES)) is not None
         writable = os.access(absolute, os.W_OK)
@@ -168,20 +125,6 @@ def run_hashline(request: HashlineRequest, sink: Sink) -> Outcome:
     problems = () if warning is None else (warning,)
     stats = Tally.of([FileStat(request.path, "read", size)])
     return Outcome(details, stats=stats, problems=problems)
-
-
-def _credentials_refusal(path: str, kind: str, data: bytes | None) -> str | None:
-    """An `.npmrc` or `.pypirc` that holds a token or password is a secret file, as glob
-    and many refuse it (these files are small: read whole, within the anchored limit;
-    `data` None for a larger one, too big for a hashline read: refused as such)."""
-    from readmany.read.secrets import holds_credentials
-
-    if data is None:
-        return None
-    text = data.decode("utf-8", "replace")
-    if not holds_credentials(kind, text):
-        return None
-    return secret_file_words(path, "it holds a token or password")
 
 
 class _Shown(NamedTuple):
@@ -275,59 +218,12 @@ def _plain_read(
         return _failure(result.error)
     total = result.file_lines
     start = (request.offset or 1) - 1
-    shown, next_offset = _plain_window(result, start, request.limit, total)
-    text = _plain_text_for_people(request, result) if people else result.text
+    shown, next_offset = plain_window(result, start, request.limit, total)
+    text = plain_text(request.path, request.limit, result) if people else result.text
     return _Shown(
         text,
         _details(request.path, None, start + 1, shown, total, next_offset, writable=writable),
     )
-
-
-def _plain_text_for_people(request: HashlineRequest, result: ToolRead) -> str:
-    """The plain read's text with the default face's notice."""
-    truncation = result.truncation
-    if truncation is None:  # an image
-        return notices.image_not_shown(
-            request.path, result.mime_type or "", format_size(result.size)
-        )
-    first = result.first + 1
-    total = result.line_count
-    if truncation.first_line_exceeds_limit:
-        name = request.path if not request.path.startswith("-") else "./" + request.path
-        show = f"sed -n {first}p {notices.shell_word(name)}"
-        notice = (
-            f"[Line {first} is {format_size(result.first_line_bytes)}, more than one read "
-            f"shows ({format_size(READ_MAX_BYTES)}). Show it with: {show}"
-        )
-        if first < total:
-            next_command = notices.hashline_command(request.path, first + 1, request.limit)
-            notice += f"; continue with: {next_command}"
-        return notice + "]"
-    last = min(first + truncation.output_lines - 1, total)
-    window_last = min(result.stop, total)
-    if last < window_last:
-        rest = window_last - last if request.limit is not None else None
-    elif request.limit is not None and last < total:
-        rest = request.limit
-    else:
-        return result.text
-    next_command = notices.hashline_command(request.path, last + 1, rest)
-    return result.text + "\n\n" + notices.showing(first, last, total, next_command)
-
-
-def _plain_window(
-    result: ToolRead, start: int, limit: int | None, total: int
-) -> tuple[int, int | None]:
-    """Lines shown and the offset the plain read's notice names (None if it names none)."""
-    if result.image_count:
-        return 0, None
-    truncation = result.truncation
-    if truncation is not None and truncation.first_line_exceeds_limit:
-        return 0, None
-    if truncation is not None and truncation.truncated:
-        return truncation.output_lines, start + truncation.output_lines + 1
-    end = total if limit is None else min(total, start + limit)
-    return end - start, (end + 1 if limit is not None and end < total else None)
 
 
 def _details(

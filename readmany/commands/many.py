@@ -11,56 +11,48 @@ block is always shown, its room kept before the rest is packed. A budget that sh
 file read is an error (exit 1), and the files `--stop-on-error` did not read are named.
 
 With `--compat` it is the reference's `read_many` (at most 26 files, each read capped at
-2000 lines / 50 KB, the reference's notices). The request values are in `many_request`,
-the blocks in `frame.pages`, what is left to read in `pack.continuation`, the report of
-each file's fate in `emit.many_report`.
+2000 lines / 50 KB, the reference's notices). Both faces run the one code path below;
+each difference is a field of `Face` (`many_read_notices`, `many_errors_reserved`,
+`many_omitted_notice`, `nothing_shown_fails`, `refuse_secret_files`, `shell_notices`,
+`report_left_out`, …). The request is `request.many`'s, the blocks in `frame.pages`, what
+is left to read in `pack.continuation`, the report of each file's fate in
+`emit.many_report`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
-from readmany.commands import secrets_mode
-from readmany.commands.many_request import (
-    FileRequest,
-    ManyRequest,
-    budget_of,
-    check_file_count,
-    file_detail,
-    parse_file_spec,
-    write_blocks,
-)
-from readmany.commands.many_request import (
-    parse_request_object as parse_request_object,  # serve/tools.py imports it from here
-)
+from readmany.choices import Secrets
 from readmany.emit.many_report import (
     NOT_READ_REASON,
     advice_of,
     budget_words,
     fates_of,
+    file_detail,
     not_read_line,
     reference_notes,
     reference_stats,
     truncation_detail,
+    write_blocks,
 )
 from readmany.emit.outcome import FileStat, Outcome, Tally
-from readmany.emit.render import Presentation, present
+from readmany.emit.render import present
 from readmany.emit.sink import Sink
-from readmany.errors import EXIT_FILE_ERROR, EXIT_OK, UsageError
+from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
 from readmany.faces import Face
 from readmany.frame import notices, weigh
-from readmany.frame.heredoc import Block, frame_heredoc
-from readmany.frame.pages import Piece, body_of, cut_heredoc_head, piece_of, problem
-from readmany.invoke import Options, current_directory, load_json, stdin_paths
+from readmany.frame.heredoc import Block
+from readmany.frame.pages import Piece, piece_of, problem, reference_piece
 from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
 from readmany.pack.budget import options_to_hold, size_at_least
 from readmany.pack.continuation import need_of_pieces, rest_specs
 from readmany.pack.fit import NOTHING, cost_of, fit, less, with_reserved
 from readmany.read.classify import credentials_name
-from readmany.read.guard import SECRET_FILE, check_secrets, empty_directory
+from readmany.read.guard import SECRET_FILE, check_secrets, credentials_refusal, empty_directory
 from readmany.read.line_range import ReadStyle, ToolRead, read_tool, resolve_path
-from readmany.select.boundary import secret_file_refusal, secret_file_words, target_name
+from readmany.request.many import FileRequest, ManyRequest
+from readmany.select.boundary import secret_file_refusal, target_name
 from readmany.units import utf8_len
 
 TYPE_CHECKING = False
@@ -70,53 +62,11 @@ if TYPE_CHECKING:
     from readmany.pack import Packing
 
 
-def main(options: Options) -> int:
-    """`readmany many` with its parsed options: the request value, run and presented."""
-    face = Face.reference() if options.flag("compat") else Face.people()
-    asked, budget = budget_of(options, face)
-    cwd = current_directory()
-    specs = list(options.texts("files"))
-    piped: list[str] = []
-    if options.flag("stdin"):
-        piped = stdin_paths(options.flag("null"), quiet=options.flag("quiet"))
-    stop_on_error = options.flag("stop_on_error")
-    source = options.text("request")
-    if source is not None:
-        if specs or piped:
-            raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
-        parsed = parse_request_object(load_json(source), cwd, face.many_max_files)
-        value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
-    elif not (specs or piped) and options.flag("stdin") and not face.compat:
-        # An empty list (`rg -l NOMATCH | readmany many --stdin`) is nothing read, as in
-        # glob: exit 1 and one line, not a usage error.
-        return present(_nothing_listed, Presentation.of(options))
-    else:
-        check_file_count(len(specs) + len(piped), face.many_max_files)
-        files = (
-            *(parse_file_spec(spec, cwd) for spec in specs),
-            *(parse_file_spec(spec, cwd, literal=True) for spec in piped),
-        )
-        if not face.compat:
-            for spec, file in zip(specs, files, strict=False):
-                if file.limit == 0:  # the reference shows nothing for it, without a word
-                    raise UsageError(
-                        f"{spec}: a LIMIT of 0 shows no line: give 1 or more, or leave it "
-                        f"out for the rest of the file ({spec.rpartition(':')[0]})"
-                    )
-        value = ManyRequest(files, stop_on_error=stop_on_error, cwd=cwd)
-    secrets = secrets_mode(options, redact=True)
-    value = value._replace(budget=budget, face=face, asked=asked, secrets=secrets)
-    output = options.text("output")
-    if output is not None:
-        from readmany.emit.target import named_input_check
-
-        check = named_input_check(output, cwd)
-        if source is not None and source != "-":
-            check(source)
-        for file in value.files:
-            rewrite = face.rewrite_paths and not file.literal
-            check(file.path, resolve_path(file.path, cwd, rewrite=rewrite))
-    return present(lambda sink: run_many(value, sink), Presentation.of(options))
+def main(request: ManyRequest) -> int:
+    """`readmany many` with its request: run and presented."""
+    if not request.files:  # `--stdin` listed nothing
+        return present(_nothing_listed, request.presentation)
+    return present(lambda sink: run_many(request, sink), request.presentation)
 
 
 def _nothing_listed(sink: Sink) -> Outcome:
@@ -127,67 +77,14 @@ def _nothing_listed(sink: Sink) -> Outcome:
     return Outcome(details, exit_code=EXIT_FILE_ERROR, problems=(NOTHING_LISTED,))
 
 
-def run_many(request: ManyRequest, sink: Sink) -> Outcome:
-    if not request.face.compat:
-        return run_default(request, sink)
-    candidates: list[Entry] = []
-    details: list[dict[str, Any]] = []
-    problems: list[str] = []
-    warnings: list[str] = []  # --secrets warn, which only `readmany mcp` sets here
-    for index, file in enumerate(request.files):
-        style = ReadStyle(rewrite_paths=request.face.rewrite_paths and not file.literal)
-        result = read_tool(
-            file.path,
-            file.offset,
-            file.limit,
-            request.cwd,
-            style=style,
-            root=file.root or request.root,
-        )
-        if request.secrets != "off" and result.ok and result.text:  # never from the CLI
-            result = check_secrets(file.path, result, request.secrets, warnings, [])
-        body = body_of(result)
-        block = frame_heredoc(file.path, body, index + 1)
-        cut = partial(cut_heredoc_head, file.path, index + 1, body) if result.ok else None
-        candidates.append(Entry(index, file.path, block, result.ok, cut))
-        details.append(file_detail(file, result, block, weigh=sink.weigh))
-        sink.file_done(file.path, len(request.files))
-        if not result.ok:
-            problems.append(f"{file.path}: {result.error}")
-            if request.stop_on_error:
-                break
-    packing = pack_blocks(candidates, request.budget)
-    shown = packing.blocks(candidates)
-    write_blocks(sink, shown)
-    errors = sum(not c.ok for c in candidates)
-    report: dict[str, Any] = {
-        "processedCount": len(candidates),
-        "successCount": len(candidates) - errors,
-        "errorCount": errors,
-        "files": details,
-        "packing": packing.as_json(candidates),
-        "bytes": sink.bytes_written,
-        "estimatedTokens": round(sink.tokens),
-    }
-    return Outcome(
-        details=report,
-        exit_code=EXIT_FILE_ERROR if errors else EXIT_OK,
-        problems=tuple(problems),
-        notices=(
-            *warnings,
-            *reference_notes(packing.omitted, packing.plan.partial_index, candidates),
-        ),
-        stats=Tally.of(reference_stats(candidates, packing)),
-    )
-
-
 READ_BYTES_PER_TOKEN = 8  # a budget of tokens reads at most this many bytes a token
 
 
 def read_style(budget: Budget, face: Face) -> ReadStyle:
     """How each file is read: capped by the budget alone (unless the face caps each file
-    as the reference's read does), without the read's notices, which `piece_of` words.
-    A budget of tokens caps a read at `READ_BYTES_PER_TOKEN` bytes a token."""
+    as the reference's read does), without the read's notices (unless the face shows
+    them), which `piece_of` words. A budget of tokens caps a read at
+    `READ_BYTES_PER_TOKEN` bytes a token."""
     capped = ReadStyle()
     max_bytes = budget.max_bytes
     if budget.counts_tokens:
@@ -196,26 +93,46 @@ def read_style(budget: Budget, face: Face) -> ReadStyle:
         rewrite_paths=face.rewrite_paths,
         max_lines=capped.max_lines if face.many_file_cap else budget.max_lines,
         max_bytes=capped.max_bytes if face.many_file_cap else max_bytes,
-        notices=False,
+        notices=face.many_read_notices,
         refuse_binary=face.many_binary_error,
-        reference_window_end=False,
-        keep_window=budget.counts_tokens,
+        reference_window_end=face.many_read_notices,
+        keep_window=budget.counts_tokens and not face.many_read_notices,
     )
 
 
-def _credentials_refused(path: str, kind: str, result: ToolRead) -> ToolRead:
-    """An `.npmrc` or `.pypirc` (`kind`: by its name or its link's target's) that holds a
-    token or password is a secret file, as glob refuses it: the read becomes its refusal."""
-    from readmany.read.secrets import holds_credentials
+def _read(file: FileRequest, request: ManyRequest, style: ReadStyle) -> ToolRead:
+    """One file read as the face reads it: a secret file refused by its name (or its
+    link's target's), or one that holds credentials once read, where the face refuses
+    them."""
+    face = request.face
+    rewrite = style.rewrite_paths and not file.literal
+    target = None
+    if face.refuse_secret_files:
+        target = target_name(resolve_path(file.path, request.cwd, rewrite=rewrite))
+        refusal = secret_file_refusal(file.path, target)
+        if refusal is not None:  # as glob and hashline: never read, whoever names it
+            return ToolRead(error=refusal, error_code=SECRET_FILE)
+    result = read_tool(
+        file.path,
+        file.offset,
+        file.limit,
+        request.cwd,
+        count_trailing_empty=face.many_read_notices,
+        style=style._replace(rewrite_paths=rewrite),
+        root=file.root or request.root,
+    )
+    if face.refuse_secret_files and result.ok:
+        kind = credentials_name(file.path) or (target and credentials_name(target))
+        refusal = None if kind is None else credentials_refusal(file.path, kind, result.text)
+        if refusal is not None:
+            result = ToolRead(error=refusal, error_code=SECRET_FILE, size=result.size)
+    return result
 
-    if not holds_credentials(kind, result.text):
-        return result
-    refusal = secret_file_words(path, "it holds a token or password")
-    return ToolRead(error=refusal, error_code=SECRET_FILE, size=result.size)
 
-
-def run_default(request: ManyRequest, sink: Sink) -> Outcome:
-    style = read_style(request.budget, request.face)
+def run_many(request: ManyRequest, sink: Sink) -> Outcome:
+    """Read, frame, pack and write the files of `request`, in either face."""
+    face = request.face
+    style = read_style(request.budget, face)
     pieces: list[Piece] = []
     entries: list[Entry] = []
     details: list[dict[str, Any]] = []
@@ -226,48 +143,41 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     not_read: Sequence[FileRequest] = ()  # after the failure that --stop-on-error stops at
     carry = request.asked.options()  # kept by every command a notice offers
     for index, file in enumerate(request.files):
-        rewrite = style.rewrite_paths and not file.literal
-        target = target_name(resolve_path(file.path, request.cwd, rewrite=rewrite))
-        refusal = secret_file_refusal(file.path, target)
-        if refusal is not None:  # as glob and hashline: never read, whoever names it
-            result = ToolRead(error=refusal, error_code=SECRET_FILE)
-        else:
-            result = read_tool(
-                file.path,
-                file.offset,
-                file.limit,
-                request.cwd,
-                count_trailing_empty=False,
-                style=style._replace(rewrite_paths=rewrite),
-                root=file.root or request.root,
-            )
-        if result.ok:
-            kind = credentials_name(file.path) or (target and credentials_name(target))
-            if kind is not None:
-                result = _credentials_refused(file.path, kind, result)
-        if request.secrets != "off" and result.ok and result.text:
+        result = _read(file, request, style)
+        if request.secrets != Secrets.OFF and result.ok and result.text:
             result = check_secrets(file.path, result, request.secrets, warnings, found)
-        if result.error_code == "EISDIR" and empty_directory(file.path):
+        if face.shell_notices and result.error_code == "EISDIR" and empty_directory(file.path):
             result = result._replace(error_detail="empty")  # as `glob` of it would read
-        piece = piece_of(file, index + 1, result, carry, size_words=size_at_least)
+        if face.many_read_notices:
+            piece = reference_piece(file, index + 1, result)
+        else:
+            piece = piece_of(file, index + 1, result, carry, size_words=size_at_least)
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
-        detail = file_detail(file, result, Block(*piece.block[:4]), weigh=sink.weigh)
+        detail = file_detail(file.path, result, Block(*piece.block[:4]), weigh=sink.weigh)
         result = result._replace(text="", window=None)  # the text is held in its block alone
-        if result.error is not None:
-            detail["error"] = problem(file, result)
-        elif "truncation" in detail:
-            detail["truncation"] = truncation_detail(detail["truncation"])
-            if detail["truncation"] is None:
-                del detail["truncation"]
+        if face.shell_notices:
+            if result.error is not None:
+                detail["error"] = problem(file, result)
+            elif "truncation" in detail:
+                detail["truncation"] = truncation_detail(detail["truncation"])
+                if detail["truncation"] is None:
+                    del detail["truncation"]
         details.append(detail)
         sink.file_done(file.path, len(request.files))
         if not result.ok:
-            problems.append(detail["error"])
-            if result.error_code == "ENOENT" and notices.git_quoted(file.path):
+            problems.append(
+                detail["error"] if face.shell_notices else f"{file.path}: {result.error}"
+            )
+            if (
+                face.shell_notices
+                and result.error_code == "ENOENT"
+                and notices.git_quoted(file.path)
+            ):
                 quoted_names = True
             if request.stop_on_error:
-                not_read = request.files[index + 1 :]
+                if face.report_left_out:
+                    not_read = request.files[index + 1 :]
                 if not_read:
                     problems.append(not_read_line(file.path, not_read, carry))
                 break
@@ -283,6 +193,7 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
     )
     advice = advice_of(rest if named else (), raise_to, carry) if rest else None
     shown_none = not any(fate.stat.status in ("read", "cut") for fate in fates)
+    shown_none = shown_none and face.nothing_shown_fails
     if shown_none and errors < len(entries):
         # Files were read and the budget shows none of them: an error, said with the fix.
         readable = [entry.path for entry in entries if entry.ok]
@@ -301,26 +212,33 @@ def run_default(request: ManyRequest, sink: Sink) -> Outcome:
         "errorCount": errors,
         "files": details,
         "packing": packing.as_json(entries),
-        "continueWith": notices.many_command(rest, carry) if rest else None,
-        "notReadPaths": [file.path for file in not_read],
-        **({"secrets": found} if found else {}),
-        "bytes": sink.bytes_written,
-        "estimatedTokens": round(sink.tokens),
     }
+    if face.shell_notices:
+        report["continueWith"] = notices.many_command(rest, carry) if rest else None
+    if face.report_left_out:
+        report["notReadPaths"] = [file.path for file in not_read]
+    if found and face.details_secrets:
+        report["secrets"] = found
+    report["bytes"] = sink.bytes_written
+    report["estimatedTokens"] = round(sink.tokens)
+    if face.shell_notices:
+        stats = [fate.stat for fate in fates]
+        said = tuple(fate.note for fate in fates if fate.note is not None)
+        problems += warnings
+    else:
+        stats = reference_stats(entries, packing)
+        said = (*warnings, *reference_notes(packing.omitted, packing.plan.partial_index, entries))
     return Outcome(
         details=report,
         exit_code=EXIT_FILE_ERROR if errors or shown_none else EXIT_OK,
-        problems=(*problems, *warnings),
-        notices=tuple(fate.note for fate in fates if fate.note is not None),
+        problems=tuple(problems),
+        notices=said,
         advice=(
             *((advice,) if advice is not None else ()),
             *((notices.GIT_QUOTED_ADVICE.format(command="many"),) if quoted_names else ()),
         ),
         stats=Tally.of(
-            [
-                *(fate.stat for fate in fates),
-                *(FileStat(file.path, "skipped", 0, NOT_READ_REASON) for file in not_read),
-            ]
+            [*stats, *(FileStat(file.path, "skipped", 0, NOT_READ_REASON) for file in not_read)]
         ),
     )
 
@@ -342,12 +260,15 @@ def _pack(
     the budget holds, and stderr and the exit status say what failed.
     """
     budget = request.budget
-    raise_to = options_to_hold(need_of_pieces(pieces, budget), budget)
+    face = request.face
+    raise_to = []
+    if face.many_omitted_notice:
+        raise_to = options_to_hold(need_of_pieces(pieces, budget), budget)
     carry = request.asked.options()
     counting = budget.counts_tokens
     files = request.files[: len(entries)]  # --stop-on-error: those read
-    failed = [entry for entry in entries if not entry.ok]
-    readable = [entry for entry in entries if entry.ok]
+    failed = [entry for entry in entries if not entry.ok] if face.many_errors_reserved else []
+    readable = [entry for entry in entries if entry.ok or not face.many_errors_reserved]
     joint = (SEPARATOR_BYTES, SEPARATOR_LINES, weigh(SEPARATOR) if counting else 0.0)
     errors = cost_of((entry.block for entry in failed), joint, tokens=counting)
     if less(budget, errors) is None:
@@ -357,10 +278,14 @@ def _pack(
     def packed(room: Budget) -> Packing:
         return with_reserved(pack_blocks(readable, room), failed)
 
+    def rest_of(packing: Packing) -> list[str]:
+        """The arguments that read what `packing` leaves out, where the face names them."""
+        return rest_specs(entries, pieces, packing, files) if face.shell_notices else []
+
     def attempt(room: Budget) -> tuple[tuple[Packing, str | None, list[str], bool], Budget]:
         packing = packed(room)
-        rest = rest_specs(entries, pieces, packing, files)
-        if not packing.omitted or not request.face.many_omitted_notice:
+        rest = rest_of(packing)
+        if not packing.omitted or not face.many_omitted_notice:
             return (packing, None, rest, True), NOTHING
         names = [entries[i].path for i in packing.omitted]
         notice = notices.left_out(names, raise_to, notices.many_command(rest, carry))
@@ -385,5 +310,5 @@ def _pack(
     fitted, _fits = fit(budget, attempt, keep=errors, attempts=len(entries) + 2)
     if fitted is None:  # not even the notice fits the budget: it is said on stderr alone
         packing = packed(less(budget, errors) or NOTHING)
-        return packing, None, rest_specs(entries, pieces, packing, files), True
+        return packing, None, rest_of(packing), True
     return fitted

@@ -1,25 +1,30 @@
 """What became of each file `many` was asked for, said after the run: each file's fate
 (read, cut, left out, failed) with its stderr line, the advice that holds everything or
-continues, the files `--stop-on-error` did not read, the budget in its options' words."""
+continues, the files `--stop-on-error` did not read, the budget in its options' words; and
+the blocks shown written, each file's `--json` record."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from readmany.emit.outcome import FileStat
-from readmany.frame import notices
+from readmany.emit.sink import Sink
+from readmany.frame import notices, weigh
 from readmany.frame.pages import Shown, spec_of
 from readmany.limits import NO_LIMIT
+from readmany.pack import SEPARATOR
 from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from readmany.frame.heredoc import Block
     from readmany.frame.pages import Asked
     from readmany.pack import Block as Packed
     from readmany.pack import Budget, Entry, Packing
     from readmany.pack.budget import BudgetAsked
+    from readmany.read.line_range import ToolRead
 
 
 NOT_READ_REASON = "not read after an error (--stop-on-error)"
@@ -129,3 +134,29 @@ def reference_notes(
         notes.append(f"{candidates[partial_index].path}: cut to fit the budget")
     notes.extend(f"{candidates[i].path}: omitted, over the budget" for i in omitted)
     return notes
+
+
+def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
+    """The blocks shown, joined by `SEPARATOR`; each weighed as a budget of tokens weighs
+    it (frame and body apart), where the sink counts tokens."""
+    for number, block in enumerate(shown):
+        tokens = None
+        if sink.weigh:
+            tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
+        sink.write_all((SEPARATOR, block.text) if number else (block.text,), tokens)
+
+
+def file_detail(path: str, result: ToolRead, block: Block, *, weigh: bool) -> dict[str, Any]:
+    """A file's record of `--json` details; its tokens are weighed only with `weigh` (the
+    details are written), else they are 0."""
+    detail: dict[str, Any] = {"path": path, "ok": result.ok}
+    if result.error is not None:
+        detail["error"] = result.error
+    else:
+        detail["imageCount"] = result.image_count
+        if result.truncation is not None:
+            detail["truncation"] = result.truncation.as_json()
+    detail["bytes"] = block.bytes
+    detail["lines"] = block.lines
+    detail["estimatedTokens"] = round(block.tokens) if weigh else 0
+    return detail

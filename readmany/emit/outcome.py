@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 
 class FileStat(NamedTuple):
-    """One file's fate, for the summary: `read`, `cut`, `omitted`, `skipped` or `error`."""
+    """One file's fate, for the summary: `read`, `cut`, `outlined`, `omitted`, `skipped`
+    or `error`."""
 
     path: str
     status: str

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from readmany.emit.report import LEFT_OUT
 from readmany.frame import weigh
 from readmany.frame.sectioncut import Cut
+from readmany.frame.sections import OutlineBlock
 from readmany.pack.passes import SecondPass
 from readmany.read.glob_file import AssetFile, TextFile, with_total
 
@@ -49,16 +50,23 @@ class PlannedWriter:
         sink, report, frames = self.sink, self.report, self.frames
         second = SecondPass(packing, len(self.items))
         cut = second.cut if isinstance(second.cut, Cut) else None
-        for position, index, block, result in second.blocks(self._again, self._cut(cut)):
+        blocks = second.blocks(self._again, self._cut(cut), self._outline)
+        for position, index, block, result in blocks:
             prefix = start if index == 1 else frames.framing.joint
+            item = self.items[position]
             weighed = None
-            if sink.weigh:
+            if sink.weigh and isinstance(result, OutlineBlock):
+                framing = frames.framing
+                outline = framing.outline_tokens(item.path, result.body, index, result.note)
+                weighed = weigh(prefix) + outline
+            elif sink.weigh:
                 at = cut if position == second.cut_position else None
                 weighed = weigh(prefix) + frames.block_tokens(position, result, index, at)
             size = sink.write(prefix + block, weighed)
             tokens = sink.last_tokens
-            item = self.items[position]
-            if item.candidate is None:
+            if isinstance(result, OutlineBlock):
+                report.outlined(item.path, result, size, tokens)
+            elif item.candidate is None:
                 report.diff = frames.diff
             elif isinstance(result, TextFile):
                 if position == second.cut_position and cut is not None:
@@ -109,6 +117,17 @@ class PlannedWriter:
             return block, with_total(held) if held is not None else None
 
         return cut_block
+
+    def again(self, position: int, index: int) -> tuple[str | None, Any]:
+        """The block of the file at `position` written again, the `index`-th (`_again`):
+        what `--parts` writes a whole file with."""
+        return self._again(position, index)
+
+    def _outline(self, position: int, index: int, planned: Any) -> tuple[str, OutlineBlock]:
+        """The block of a file shown as its outline, framed at its place (`index`)."""
+        assert isinstance(planned, OutlineBlock)
+        path = self.items[position].path
+        return self.frames.framing.outline_block(path, planned.body, index, planned.note), planned
 
     def _again(self, position: int, index: int) -> tuple[str | None, Any]:
         """The block of a file read again; None if it is no longer shown, or (with a

@@ -25,26 +25,16 @@ if TYPE_CHECKING:
     from readmany.emit.clipboard import Clipboard
     from readmany.emit.sink import Writer
     from readmany.emit.target import OutputTarget
-    from readmany.invoke import Options
 
 
 class Presentation(NamedTuple):
-    """Where the content goes and how much is said about it on stderr."""
+    """Where the content goes and how much is said about it on stderr: the options every
+    command shares (`--json`, `-o`, `--quiet`, `--copy`)."""
 
-    json_mode: bool
-    output: str | None
-    quiet: bool
-    copy: bool
-
-    @classmethod
-    def of(cls, options: Options) -> Presentation:
-        """The presentation options every command shares."""
-        return cls(
-            options.flag("json_mode"),
-            options.text("output"),
-            options.flag("quiet"),
-            options.flag("copy"),
-        )
+    json_mode: bool = False
+    output: str | None = None
+    quiet: bool = False
+    copy: bool = False
 
 
 _STDOUT_BUFFER = 1 << 18

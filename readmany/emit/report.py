@@ -33,11 +33,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from readmany.frame.sections import OutlineBlock
     from readmany.read.glob_file import AssetFile, Failed, TextFile
 
 _TRUNCATED = "truncated to the line limits"
 LEFT_OUT = "left out by the budget"
 CUT_BY_BUDGET = "cut by the budget"
+OUTLINED = "shown as its outline by the budget"
 _SELECT_CATEGORIES = {
     REASON_OUTSIDE: "boundary",
     REASON_IGNORED: "ignored",
@@ -128,6 +130,20 @@ class FileRecords:
                 "kind": result.kind,
                 "bytes": result.size,
                 **facts,
+                "outputBytes": size,
+                "estimatedTokens": round(tokens),
+            }
+        )
+
+    def file_outlined(self, path: str, shown: OutlineBlock, size: int, tokens: float) -> None:
+        """A file shown as its outline: `outline` says how it was made, never its text."""
+        self.files.append(path)
+        self.read.append(
+            {
+                "path": path,
+                "kind": shown.kind,
+                "bytes": shown.size,
+                "outline": shown.method,
                 "outputBytes": size,
                 "estimatedTokens": round(tokens),
             }
@@ -305,9 +321,9 @@ class Report:
         """`SecretsCheck.checked_diff`."""
         return self.secrets.checked_diff(diff, mode, label)
 
-    def text(self, path: str, result: TextFile, size: int, tokens: float) -> None:
+    def text(self, path: str, result: TextFile, size: int, tokens: float, **facts: object) -> None:
         """A text shown: `size` bytes and about `tokens` tokens of the output (the
-        tokens are weighed for `--json` alone)."""
+        tokens are weighed for `--json` alone); `facts`, more of its `--json` record."""
         text = result.text
         if text.truncated:
             self.tally.add(FileStat(path, "cut", size, _TRUNCATED))
@@ -315,7 +331,30 @@ class Report:
             self.tally.add_read(path, size)
         if self.records is not None:
             self.records.file_read(
-                path, result, size, tokens, truncated=text.truncated, lossy=text.lossy
+                path, result, size, tokens, truncated=text.truncated, lossy=text.lossy, **facts
+            )
+
+    def piece(
+        self, path: str, size: int, tokens: float, lines: tuple[int, int, int], part: int
+    ) -> None:
+        """A piece of a file cut across the parts of `--parts`: its `lines` (first, last,
+        of how many), in part `part`. The file is counted once, with its first piece."""
+        first, last, total = lines
+        if first == 1:
+            self.tally.add_read(path, size)
+        if self.records is not None:
+            if first == 1:
+                self.records.files.append(path)
+            self.records.read.append(
+                {
+                    "path": path,
+                    "kind": "text",
+                    "lines": [first, last],
+                    "totalLines": total,
+                    "part": part,
+                    "outputBytes": size,
+                    "estimatedTokens": round(tokens),
+                }
             )
 
     def cut(self, path: str, result: TextFile, size: int, tokens: float, shown: int) -> None:
@@ -328,14 +367,22 @@ class Report:
                 path, result, size, tokens, truncated=True, lossy=result.text.lossy
             )
 
+    def outlined(self, path: str, shown: OutlineBlock, size: int, tokens: float) -> None:
+        """A file the budget shows as its outline (`frame.sections.OutlineBlock`)."""
+        self.tally.add(FileStat(path, "outlined", size, OUTLINED))
+        if self.records is not None:
+            self.records.file_outlined(path, shown, size, tokens)
+
     def left_out(self, paths: list[str]) -> None:
         """Files the budget left out (named in one of `budget_notes`)."""
         self.tally.add_many(paths, "omitted", LEFT_OUT)
 
-    def asset(self, path: str, result: AssetFile, size: int, tokens: float) -> None:
+    def asset(
+        self, path: str, result: AssetFile, size: int, tokens: float, **facts: object
+    ) -> None:
         self.tally.add(FileStat(path, "read", size))
         if self.records is not None:
-            self.records.file_read(path, result, size, tokens, mimeType=result.mime_type)
+            self.records.file_read(path, result, size, tokens, mimeType=result.mime_type, **facts)
 
     def attach(self, path: str, result: AssetFile) -> None:
         """An asset sent as an attachment (`--json`), not as content: none of the output."""

@@ -25,7 +25,7 @@ def summary_lines(tally: Tally, content_bytes: int, tokens: float) -> list[str]:
     the content's estimated tokens."""
     counts = tally.counts
     parts = [f"{counts['read']} read"]
-    for status in ("cut", "omitted", "skipped", "error"):
+    for status in ("cut", "outlined", "omitted", "skipped", "error"):
         if counts[status]:
             label = "errors" if status == "error" and counts[status] > 1 else status
             parts.append(f"{counts[status]} {label}")

@@ -398,6 +398,15 @@ def open_output(path: str) -> OutputTarget:
     return OutputTarget(check_output(path))
 
 
+def open_part(path: str) -> OutputTarget:
+    """`open_output` for one file of `--parts`: a part that cannot be opened is the
+    user's `-o` to change (one line), as the first is."""
+    try:
+        return open_output(path)
+    except OSError as exc:
+        raise _usage(path, exc.strerror or str(exc)) from None
+
+
 def refuse_as_input(target: OutputTarget | OutputPlan, paths: Iterable[str]) -> str | None:
     """A one-line refusal when one of the named input `paths` is the `-o` file itself.
 
@@ -443,3 +452,20 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def part_name(output: str, number: int) -> str:
+    """The file part `number` is written to for `-o output`: `ctx.txt` -> `ctx.2.txt`,
+    `ctx` -> `ctx.2`, `.ctx` -> `.ctx.2`."""
+    directory, name = os.path.split(output)
+    stem, extension = os.path.splitext(name)
+    return os.path.join(directory, f"{stem}.{number}{extension}")
+
+
+def part_names(output: str | None) -> tuple[str, ...]:
+    """Every file `--parts` may write for `-o output` (none are read as input)."""
+    if not output:
+        return ()
+    from readmany.limits import MAX_PARTS
+
+    return tuple(part_name(output, number) for number in range(1, MAX_PARTS + 1))

@@ -18,6 +18,13 @@ section itself is a `block(..., label=True)`.
 With `line_numbers` (`-n`) every file's text is numbered (`frame.numbering`) in every
 format; a data: URL is not. `note` on a block is one line: what was cut and how to see the
 rest; text puts it after the body, markdown between heading and fence, xml in `<note>`.
+
+`outline_block` is a file a budget shows as its outline (what it defines, by line
+number), marked as one in each format: text heads it `--- path (outline) ---`, markdown
+`## path (outline)`, xml holds it in `<outline>` where a file's text is in
+`<document_content>`. It is never numbered by `-n` (its entries carry the file's line
+numbers), and a file whose own path ends with the mark is written quoted, so that the
+framing parsed back never takes an outline for a file's text, nor a file for an outline.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from readmany.frame import weigh
 from readmany.frame.numbering import number_lines, numbered_pieces
 from readmany.frame.separator import (
     END_OF_CONTENT,
+    OUTLINE_MARK,
     PLAIN_DASHES,
     SECTION_TAIL,
     TRUNCATION_WARNING,
@@ -37,8 +45,6 @@ from readmany.frame.separator import (
     section_head,
 )
 from readmany.units import utf8_len
-
-FORMATS = ("text", "markdown", "xml")
 
 
 class GlobFraming:
@@ -54,14 +60,35 @@ class GlobFraming:
         self.line_numbers = line_numbers
         self.reserved = reserved
         self.guard = guard  # text: a body that reads as holding a header is guarded
+        # A path that ends as an outline's header does is quoted (text: in the default
+        # face, the one that writes outlines).
+        self.marks_outlines = guard
 
     def quotes(self, path: str, label: bool = False) -> bool:
-        """Whether a file's `path` is written quoted: it is the reserved label."""
-        return not label and path == self.reserved
+        """Whether a file's `path` is written quoted: it is the reserved label, or (where
+        outlines may be written: the default face) it ends as an outline's header does."""
+        if label:
+            return False
+        return path == self.reserved or (self.marks_outlines and path.endswith(OUTLINE_MARK))
+
+    def outline_block(self, path: str, body: str, index: int, note: str) -> str:
+        """The `index`-th block, a file's outline `body` (`read.outline.render`), with its
+        `note` (what it is, and the command that reads the file)."""
+        return frame_separator(path, body, False, note, quote=self.quotes(path), outline=True)
+
+    def outline_tokens(self, path: str, body: str, index: int, note: str) -> float:
+        """Estimated tokens of `outline_block(...)`: its frame's and its body's."""
+        frame = self.outline_block(path, "", index, note)
+        return weigh(frame) + weigh(body)
 
     def start(self, tree: str | None) -> str:
         """What comes before the first block: the tree, if there is one."""
         return tree + "\n" if tree is not None else ""
+
+    def part_start(self, number: int, count: int, head: str) -> str:
+        """What comes before the first block of part `number` of `count` (`--parts`):
+        `head`, the line that says what each part holds (`notices.part_head`)."""
+        return head + "\n\n"
 
     def block(
         self,
@@ -243,10 +270,14 @@ class MarkdownFraming(_NotedFraming):
 
         super().__init__(line_numbers=line_numbers, reserved=reserved)
         self._markdown = markdown
+        self.marks_outlines = True
         self.joint = markdown.BLOCK_SEPARATOR
 
     def start(self, tree: str | None) -> str:
         return self._markdown.markdown_tree(tree) + self.joint if tree is not None else ""
+
+    def part_start(self, number: int, count: int, head: str) -> str:
+        return self._markdown.markdown_part(number, count, head) + self.joint
 
     def _frame(
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
@@ -260,6 +291,11 @@ class MarkdownFraming(_NotedFraming):
     ) -> Iterable[str]:
         return self._markdown.markdown_pieces(
             path, body, line_numbers=numbered, note=note, quote=quote
+        )
+
+    def outline_block(self, path: str, body: str, index: int, note: str) -> str:
+        return self._markdown.frame_markdown(
+            path, body, note=note, quote=self.quotes(path), outline=True
         )
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
@@ -282,6 +318,9 @@ class XmlFraming(_NotedFraming):
     def start(self, tree: str | None) -> str:
         return self._xml.xml_open(tree)
 
+    def part_start(self, number: int, count: int, head: str) -> str:
+        return self._xml.xml_open(part=(number, count, head))
+
     def _frame(
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
     ) -> str:
@@ -292,6 +331,11 @@ class XmlFraming(_NotedFraming):
     ) -> Iterable[str]:
         return self._xml.xml_pieces(
             path, body, index, line_numbers=numbered, note=note, quote=quote
+        )
+
+    def outline_block(self, path: str, body: str, index: int, note: str) -> str:
+        return self._xml.frame_xml(
+            path, body, index, note=note, quote=self.quotes(path), outline=True
         )
 
     def data_url(self, path: str, mime_type: str, data: str, index: int) -> str:
@@ -314,7 +358,7 @@ def measured(text: str, *, lines: bool = True) -> tuple[int, int]:
 def framing_for(
     name: str, *, line_numbers: bool = False, reserved: str | None = None, guard: bool = False
 ) -> GlobFraming:
-    """The framing called `name` (one of `FORMATS`); `reserved`: as the class says;
+    """The framing called `name` (a `choices.Format`); `reserved`: as the class says;
     `guard`: text sections are guarded (`frame.separator`; markdown and xml always are)."""
     if name == "text":
         return GlobFraming(line_numbers=line_numbers, reserved=reserved, guard=guard)

@@ -4,7 +4,9 @@ A pure function of a file's lines: it selects the offset/limit window, shows row
 for the byte limit compactly (the anchor still hashes the whole line), cuts the text at
 2000 lines (header included) or 50 KiB, and appends the continuation notice
 (spec/hashline.md §1, §5, §6): the reference's (`Use offset=N to continue.`), or, for the
-default face, the command that continues (`readmany hashline PATH --offset N`).
+default face, the command that continues (`readmany hashline PATH --offset N`). The
+plain read (an image, a file this process may not write) is the reference's read's
+text; the default face words its notice here too (`plain_text`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 
 from readmany.frame import notices
 from readmany.frame.paths import header_path
-from readmany.limits import HASHLINE_MAX_BYTES, HASHLINE_MAX_LINES
+from readmany.limits import HASHLINE_MAX_BYTES, HASHLINE_MAX_LINES, READ_MAX_BYTES
 from readmany.read.hashline import (
     COMPACT_UNITS,
     HashlineError,
@@ -23,6 +25,10 @@ from readmany.read.hashline import (
 )
 from readmany.record import NamedTuple
 from readmany.units import utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from readmany.read.line_range import ToolRead
 
 TRUNCATION_MARK = "... [truncated]"
 INVALID_HEADER_PATH = "Invalid file header path. Expected one non-empty path without line breaks."
@@ -247,3 +253,51 @@ def _compact_text(row: Row) -> str:
             break
         units += width
     return head + TRUNCATION_MARK
+
+
+def plain_text(path: str, limit: int | None, result: ToolRead) -> str:
+    """The text of hashline's plain read (an image, a file it may not write) with the
+    default face's notice: the lines shown and the command that continues."""
+    from readmany.read.line_range import format_size
+
+    truncation = result.truncation
+    if truncation is None:  # an image
+        return notices.image_not_shown(path, result.mime_type or "", format_size(result.size))
+    first = result.first + 1
+    total = result.line_count
+    if truncation.first_line_exceeds_limit:
+        name = path if not path.startswith("-") else "./" + path
+        show = f"sed -n {first}p {notices.shell_word(name)}"
+        notice = (
+            f"[Line {first} is {format_size(result.first_line_bytes)}, more than one read "
+            f"shows ({format_size(READ_MAX_BYTES)}). Show it with: {show}"
+        )
+        if first < total:
+            next_command = notices.hashline_command(path, first + 1, limit)
+            notice += f"; continue with: {next_command}"
+        return notice + "]"
+    last = min(first + truncation.output_lines - 1, total)
+    window_last = min(result.stop, total)
+    if last < window_last:
+        rest = window_last - last if limit is not None else None
+    elif limit is not None and last < total:
+        rest = limit
+    else:
+        return result.text
+    next_command = notices.hashline_command(path, last + 1, rest)
+    return result.text + "\n\n" + notices.showing(first, last, total, next_command)
+
+
+def plain_window(
+    result: ToolRead, start: int, limit: int | None, total: int
+) -> tuple[int, int | None]:
+    """Lines shown and the offset the plain read's notice names (None if it names none)."""
+    if result.image_count:
+        return 0, None
+    truncation = result.truncation
+    if truncation is not None and truncation.first_line_exceeds_limit:
+        return 0, None
+    if truncation is not None and truncation.truncated:
+        return truncation.output_lines, start + truncation.output_lines + 1
+    end = total if limit is None else min(total, start + limit)
+    return end - start, (end + 1 if limit is not None and end < total else None)

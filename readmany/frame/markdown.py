@@ -22,6 +22,13 @@ change it: leading or trailing whitespace, or a trailing `#`. A note (say, that 
 was cut) may stand on its own line between heading and fence. Blocks are separated by a
 blank line; an optional directory tree comes first, under `# Directory tree`, and an
 optional closing note (the files a budget left out) last: one line that starts with `[`.
+A part of `glob --parts` starts with `# Part 2 of 5` and the line that says what each
+part holds.
+
+An outline (a file a budget shows as what it defines, not as its text) is headed with
+the path and `OUTLINE_MARK`, `## src/big.py (outline)`, and always has a note; a path
+that itself ends with the mark is quoted. `parse_markdown` gives the files' texts only;
+`parse_markdown_outlines` gives the outlines.
 """
 
 from __future__ import annotations
@@ -30,9 +37,12 @@ from collections.abc import Iterator
 
 from readmany.frame.numbering import number_lines, numbered_pieces, strip_line_numbers
 from readmany.frame.paths import header_path, quoted
+from readmany.frame.separator import OUTLINE_MARK
+from readmany.record import NamedTuple
 
 HEADING = "## "
 TREE_HEADING = "# Directory tree"
+PART_HEADING = "# Part "
 NO_FINAL_NEWLINE = "\\ No newline at end of file"
 BLOCK_SEPARATOR = "\n\n"
 CLOSING_NOTE = "["  # how the closing note starts
@@ -113,21 +123,29 @@ def _fenced(body: str, info: str) -> str:
 
 
 def frame_markdown(
-    path: str, body: str, *, line_numbers: bool = False, note: str = "", quote: bool = False
+    path: str,
+    body: str,
+    *,
+    line_numbers: bool = False,
+    note: str = "",
+    quote: bool = False,
+    outline: bool = False,
 ) -> str:
     """One file's block (no trailing newline; join blocks with `BLOCK_SEPARATOR`).
 
     `note` is one line shown between heading and fence; it may not start with a backtick.
-    `quote`: the path as a JSON string whatever it holds.
+    `quote`: the path as a JSON string whatever it holds. `outline`: `body` is the file's
+    outline (headed with `OUTLINE_MARK`, fenced without a language).
     """
     if "\n" in note or note.startswith("`"):
         raise ValueError("a note is one line that does not start with a backtick")
     if line_numbers:
         body = number_lines(body)
-    head = f"{HEADING}{heading_path(path, quote=quote)}\n\n"
+    mark = OUTLINE_MARK if outline else ""
+    head = f"{HEADING}{heading_path(path, quote=quote)}{mark}\n\n"
     if note:
         head += note + "\n\n"
-    return head + _fenced(body, language_of(path))
+    return head + _fenced(body, "" if outline else language_of(path))
 
 
 def markdown_pieces(
@@ -153,6 +171,12 @@ def markdown_pieces(
     else:
         yield body
     yield fence if body.endswith("\n") else f"\n{fence}\n{NO_FINAL_NEWLINE}"
+
+
+def markdown_part(number: int, count: int, head: str) -> str:
+    """The head of part `number` of `count` (`glob --parts`): a heading, and `head`, the
+    line that says what each part holds."""
+    return f"{PART_HEADING}{number} of {count}\n\n{head}"
 
 
 def markdown_tree(tree: str) -> str:
@@ -240,26 +264,45 @@ def _unquote(shown: str) -> str:
     return shown
 
 
-def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
+class _MarkdownRead(NamedTuple):
+    tree: str | None
+    files: list[tuple[str, str]]
+    outlines: list[tuple[str, str]]
+
+
+def _read(text: str) -> _MarkdownRead:
     reader = _MarkdownReader(text)
     tree = None
-    if text.startswith(TREE_HEADING + "\n\n"):
+    if text.startswith(PART_HEADING):  # a part's head: its heading, and the line after
+        reader.line()
+        reader.expect("\n")
+        reader.line()
+        if not reader.done():
+            reader.expect("\n")
+    if text.startswith(TREE_HEADING + "\n\n", reader.at):
         reader.expect(TREE_HEADING + "\n\n")
         tree = reader.fenced()
         reader.separator()
-    files = []
+    files: list[tuple[str, str]] = []
+    outlines: list[tuple[str, str]] = []
     while not reader.done():
         if reader.text.startswith(CLOSING_NOTE, reader.at) and "\n" not in reader.text[reader.at :]:
             break  # the closing note
         reader.expect(HEADING)
-        path = _unquote(reader.line())
+        heading = reader.line()
+        # A path that ends with the mark is quoted: an unquoted heading that does is an
+        # outline's, and so is a quoted path followed by the mark.
+        is_outline = heading.endswith(OUTLINE_MARK) and not (
+            heading.startswith('"') and heading.endswith('"')
+        )
+        path = _unquote(heading.removesuffix(OUTLINE_MARK) if is_outline else heading)
         reader.expect("\n")
         if not reader.text.startswith("`", reader.at):
             reader.line()  # the note
             reader.expect("\n")
-        files.append((path, reader.fenced()))
+        (outlines if is_outline else files).append((path, reader.fenced()))
         reader.separator()
-    return tree, files
+    return _MarkdownRead(tree, files, outlines)
 
 
 def parse_markdown(text: str, *, line_numbers: bool = False) -> list[tuple[str, str]]:
@@ -268,7 +311,7 @@ def parse_markdown(text: str, *, line_numbers: bool = False) -> list[tuple[str, 
     With `line_numbers`, the numbers `-n` added are taken off again. A newline after
     the last block (as the output is written) is allowed: no block ends with one.
     """
-    files = _read(_without_final_newline(text))[1]
+    files = _read(_without_final_newline(text)).files
     if line_numbers:
         return [(path, strip_line_numbers(body)) for path, body in files]
     return files
@@ -276,7 +319,12 @@ def parse_markdown(text: str, *, line_numbers: bool = False) -> list[tuple[str, 
 
 def parse_markdown_tree(text: str) -> str | None:
     """The directory tree of a Markdown output, if it has one."""
-    return _read(_without_final_newline(text))[0]
+    return _read(_without_final_newline(text)).tree
+
+
+def parse_markdown_outlines(text: str) -> list[tuple[str, str]]:
+    """(path, outline) of every outline of a Markdown output (never numbered by `-n`)."""
+    return _read(_without_final_newline(text)).outlines
 
 
 def _without_final_newline(text: str) -> str:

@@ -80,6 +80,84 @@ def showing(first: int, last: int, total: int, next_command: str, before: str = 
     return f"[{before}Showing lines {first}-{last} of {total}. Continue with: {next_command}]"
 
 
+def outline_only(total: int, read_command: str) -> str:
+    """The note of an outline: what it is (not the file's text) and how to read the file."""
+    lines = "line" if total == 1 else "lines"
+    return (
+        f"[Outline only, not the text: what the file's {total} {lines} define, each at its "
+        f"line number. Read it with: {read_command}]"
+    )
+
+
+def part_head(
+    number: int, count: int, held: Sequence[Sequence[tuple[str, int, int]]], most: int
+) -> str:
+    """The line that heads part `number` of `count` (`glob --parts`): what this part holds,
+    then what the others do; `held[k]`, the (k+1)-th part's files as `part_holds` takes
+    them. Past `most` characters, the other parts are named in runs (`parts 4-9: …`), as
+    few as it takes: a part holds a run of the output, so a run of parts does too."""
+    runs = count - 1
+    while True:
+        text = _part_head(number, count, held, runs)
+        if len(text) <= most or runs <= 1:
+            return text
+        runs = max(1, runs // 2)
+
+
+def _part_head(
+    number: int, count: int, held: Sequence[Sequence[tuple[str, int, int]]], runs: int
+) -> str:
+    others = [k for k in range(1, count + 1) if k != number]
+    said = []
+    if others:
+        size = -(-len(others) // max(1, runs))
+        start = 0
+        while start < len(others):
+            # A run never spans this part: it stops before it.
+            stop = min(start + size, len(others))
+            if start < number - 1 < stop:
+                stop = number - 1
+            group = others[start:stop]
+            shares = [share for k in group for share in held[k - 1]]
+            name = f"part {group[0]}" if len(group) == 1 else f"parts {group[0]}-{group[-1]}"
+            said.append(f"{name}: {part_holds(shares)}")
+            start = stop
+    text = f"[Part {number} of {count}: this part holds {part_holds(held[number - 1])}"
+    return f"{text}. The others: {'; '.join(said)}]" if said else f"{text}]"
+
+
+def part_holds(shares: Sequence[tuple[str, int, int]]) -> str:
+    """What a run of the output holds, said short: `(path, first, last)` each (`first` 0:
+    the whole file; else its lines `first`-`last`), in output order: the first and the
+    last, and how many files."""
+
+    def named(share: tuple[str, int, int]) -> str:
+        path, first, last = share
+        word = shell_word(path)
+        return f"{word} lines {first}-{last}" if first else word
+
+    if len(shares) <= 2:
+        if len(shares) == 2 and shares[0][0] == shares[1][0]:  # two pieces of one file
+            return f"{named((shares[0][0], shares[0][1], shares[1][2]))}"
+        return ", ".join(named(share) for share in shares)
+    files = len({path for path, _first, _last in shares})
+    return f"{named(shares[0])} … {named(shares[-1])} ({files} files)"
+
+
+def piece_note(
+    first: int, last: int, total: int, before: tuple[int, int] | None, after: int | None
+) -> str:
+    """The note of a piece of a file cut across parts: its lines, and the parts (1-based)
+    that hold the lines before it (from, to) and after it."""
+    text = f"[Lines {first}-{last} of {total}"
+    if before is not None:
+        where = f"part {before[0]}" if before[0] == before[1] else f"parts {before[0]}-{before[1]}"
+        text += f"; lines 1-{first - 1} in {where}"
+    if after is not None:
+        text += f"; the rest, from line {last + 1}, in part {after}"
+    return text + "]"
+
+
 def image_not_shown(path: str, mime: str, size: str) -> str:
     """An image named to a text read: its type and size, and the command that gets it
     as a `data:` URL (where the path can be a pattern of `glob`)."""

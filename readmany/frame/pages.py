@@ -1,12 +1,13 @@
 """`many`'s blocks: a read framed in its heredoc with the notices of the default face
 (the lines shown and the command that continues, a line too long for the budget, an
 image not shown), how to cut it to a smaller room (`Cutter`), and what showing all the
-lines asked for takes; and the reference's bodies (`--compat`)."""
+lines asked for takes; and the reference's blocks (`reference_piece`, `--compat`)."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from readmany.frame import notices
 from readmany.frame.heredoc import Block, block_tokens, frame_heredoc
@@ -77,7 +78,9 @@ class Piece(NamedTuple):
     """One requested file: its full block, how to cut it, and what showing it all takes."""
 
     block: Shown
-    cutter: Cutter | None
+    # The longest head of the block within (lines, bytes): a `Cutter`, or the reference's
+    # cut of its body (`cut_heredoc_head`); None: it is never cut (an error block).
+    cutter: Callable[[int, int], Block | Shown | None] | None
     need_bytes: int
     need_lines: int
     spec: str  # the request as `readmany many` takes it
@@ -287,6 +290,17 @@ IMAGE_SUMMARY = "[{count} image attachment(s) omitted; use read on this file for
 
 
 EMPTY_BODY = "[No text content returned]"
+
+
+def reference_piece(request: Asked, index: int, result: ToolRead) -> Piece:
+    """The reference's block of one read (`--compat`): the read's text with the read's
+    own notices (`body_of`), cut by its head; what showing it all takes is the block."""
+    body = body_of(result)
+    block = shown_block(frame_heredoc(request.path, body, index))
+    cutter = None
+    if result.ok:
+        cutter = partial(cut_heredoc_head, request.path, index, body)
+    return Piece(block, cutter, block.bytes, block.lines, spec_of(request))
 
 
 def body_of(result: ToolRead) -> str:

@@ -18,9 +18,11 @@ from readmany.frame.formats import measured as size_of
 from readmany.frame.leftout import LeftOutNames, left_out_note
 from readmany.frame.sectioncut import LEAST_NOTE, Cut, SectionCutter
 from readmany.frame.sections import (
+    OutlineBlock,
     diff_block,
     diff_label,
     diff_tokens,
+    outline_block,
     text_block,
     text_block_measure,
     text_block_tokens,
@@ -190,7 +192,7 @@ class PlannedFrames:
         self,
         shown: Sequence[Item],
         note: str,
-        plan: tuple[Sequence[int], int | None] | None = None,
+        plan: tuple[Sequence[int], int | None, Sequence[int]] | None = None,
         limits: Limits | None = None,
     ) -> tuple[str, str]:
         """The tree and the closing `note` around `shown`; marked by a budget's `plan`."""
@@ -325,24 +327,33 @@ class PlannedTree:
         files = [item.rel for item in items if item.candidate is not None]
         return render_tree(files, self.root, marks, fold=fold)
 
-    def marks(self, omitted: Sequence[int], cut: int | None) -> dict[str, str]:
+    def marks(
+        self, omitted: Sequence[int], cut: int | None, outlined: Sequence[int] = ()
+    ) -> dict[str, str]:
         """The mark of each file a plan does not show whole, by its path from the root."""
-        from readmany.frame.tree import CUT, OMITTED
+        from readmany.frame.tree import CUT, OMITTED, OUTLINE
 
         items = self.items
         marks = {items[i].rel: OMITTED for i in omitted if items[i].candidate is not None}
+        marks.update({items[i].rel: OUTLINE for i in outlined if items[i].candidate is not None})
         if cut is not None and items[cut].candidate is not None:
             marks[items[cut].rel] = CUT
         return marks
 
-    def marked(self, omitted: Sequence[int], cut: int | None, limits: Limits | None) -> str | None:
+    def marked(
+        self,
+        omitted: Sequence[int],
+        cut: int | None,
+        outlined: Sequence[int],
+        limits: Limits | None,
+    ) -> str | None:
         """The tree of the whole selection for a plan, its files not shown whole marked:
         each file left out named while that takes at most `TREE_LEFT_OUT_SHARE` of the
         budget (`limits`, as planned), else a directory's files left out as one line
         (None without `--tree`)."""
         if not self.drawn:
             return None
-        marks = self.marks(omitted, cut)
+        marks = self.marks(omitted, cut, outlined)
         if not omitted or limits is None:
             return self.tree(self.items, marks) or ""
         folded = self.tree(self.items, marks, fold=True) or ""
@@ -356,3 +367,54 @@ class PlannedTree:
             self.tokens and (weigh(tree) - weigh(folded)) * TREE_LEFT_OUT_SHARE > limits.max_tokens
         )
         return folded if self.folded else tree
+
+
+class Outlines:
+    """The outlines a plan may show of the files it does not take whole: a file's text
+    read again whole (`texts`), outlined (`read.outline`) and framed (`frames`) on first
+    ask, at the most its place can be (`position + 1`: xml numbers it), and kept for the
+    plans made again and for the second pass."""
+
+    def __init__(self, frames: PlannedFrames, texts: Texts) -> None:
+        self._frames = frames
+        self._texts = texts
+        self._made: dict[int, OutlineBlock | None] = {}
+        self._least: tuple[int, float] | None = None
+
+    def __call__(self, position: int) -> OutlineBlock | None:
+        """The block of the file at `position` shown as its outline; None if it has none."""
+        if position in self._made:
+            return self._made[position]
+        from readmany.read.outline import outline
+
+        frames = self._frames
+        item = frames.items[position]
+        block = None
+        text = self._texts.whole(position)
+        if text is not None:
+            shown = outline(item.rel, text.text.body)
+            if shown is not None:
+                block = outline_block(
+                    frames.framing,
+                    frames.root,
+                    item.rel,
+                    item.path,
+                    shown,
+                    position + 1,
+                    file=(text.kind, text.size),
+                    lines=frames.lines,
+                    tokens=frames.tokens,
+                )
+        self._made[position] = block
+        return block
+
+    def least(self) -> tuple[int, float]:
+        """Bytes and tokens (0 without a budget of tokens) every outline's block takes at
+        least: the frame of one short entry, with the note, for an empty path."""
+        if self._least is None:
+            from readmany.frame.notices import outline_only
+
+            framing = self._frames.framing
+            least = framing.outline_block("", "1  x\n", 1, outline_only(1, ""))
+            self._least = (utf8_len(least), weigh(least) if self._frames.tokens else 0.0)
+        return self._least

@@ -8,12 +8,14 @@ import contextlib
 import os
 
 from readmany.frame import notices
+from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from readmany.frame.formats import GlobFraming
+    from readmany.read.outline import Outline
     from readmany.read.text import TextRead
 
 
@@ -135,3 +137,55 @@ def continue_with(root: str, rel: str, first_line: int) -> str:
     with contextlib.suppress(ValueError, OSError):
         path = os.path.relpath(path)
     return notices.many_command([notices.many_spec(path, first_line)])
+
+
+class OutlineBlock(NamedTuple):
+    """A file shown as its outline: the block as planned (`text`, what it costs) and what
+    frames it again at its place (`body`, `note`), with the file's kind, size and how the
+    outline was made (`method`: tree-sitter or the line rule), for the report."""
+
+    text: str
+    bytes: int
+    lines: int  # newlines (0 without a budget of lines)
+    tokens: float  # estimated (0 without a budget of tokens)
+    body: str
+    note: str
+    kind: str
+    size: int
+    method: str
+    language: str
+
+
+def outline_block(
+    framing: GlobFraming,
+    root: str,
+    rel: str,
+    path: str,
+    shown: Outline,
+    index: int,
+    *,
+    file: tuple[str, int],
+    lines: bool = True,
+    tokens: bool = False,
+) -> OutlineBlock:
+    """The block of a file shown as its outline `shown` (`read.outline`), the `index`-th;
+    `file`: its kind and size in bytes."""
+    from readmany.read.outline import render
+    from readmany.units import utf8_len
+
+    body = render(shown)
+    note = notices.outline_only(shown.lines, read_with(root, rel))
+    text = framing.outline_block(path, body, index, note)
+    weight = framing.outline_tokens(path, body, index, note) if tokens else 0.0
+    newlines = text.count("\n") if lines else 0
+    return OutlineBlock(
+        text, utf8_len(text), newlines, weight, body, note, *file, shown.method, shown.language
+    )
+
+
+def read_with(root: str, rel: str) -> str:
+    """The command that reads a file whole, run where readmany was."""
+    path = os.path.join(root, rel)
+    with contextlib.suppress(ValueError, OSError):
+        path = os.path.relpath(path)
+    return notices.many_command([notices.many_spec(path)])

@@ -20,6 +20,11 @@ So a reader that takes the first line of a section for its header knows where it
 a plain section at the blank line before the next line that reads as a header, a guarded
 one at its closing line, which no line of its body can equal. A body without such a line
 is framed exactly as the reference frames it.
+
+An outline (a file a budget shows as what it defines, not as its text) is a section whose
+header ends with `OUTLINE_MARK` after the path: `--- src/big.py (outline) ---`. The
+framing that writes outlines quotes a path that itself ends with the mark, so no file's
+section reads as an outline, nor an outline as a file's text.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ NO_FILES = "No files matching the criteria were found or all were skipped."
 
 # A file named like this would give a header equal to the end marker: it is quoted.
 END_WORDS = END_OF_CONTENT.strip().removeprefix("--- ").removesuffix(" ---")
+
+
+OUTLINE_MARK = " (outline)"
+"""What follows the path in an outline's header."""
 
 
 PLAIN_DASHES = 3
@@ -69,13 +78,19 @@ def section_dashes(body: str) -> int:
 
 
 def section_head(
-    path: str, truncated: bool = False, *, quote: bool = False, dashes: int = PLAIN_DASHES
+    path: str,
+    truncated: bool = False,
+    *,
+    quote: bool = False,
+    dashes: int = PLAIN_DASHES,
+    outline: bool = False,
 ) -> str:
     """Everything of a section before its body; `quote`: the path as a JSON string
     whatever it holds (a file named as another section is headed); `dashes`: as
-    `section_dashes` chose."""
+    `section_dashes` chose; `outline`: the header of an outline (`OUTLINE_MARK`)."""
     run = "-" * dashes
-    head = f"{run} {_shown(path, quote)} {run}\n\n"
+    mark = OUTLINE_MARK if outline else ""
+    head = f"{run} {_shown(path, quote)}{mark} {run}\n\n"
     if truncated:
         head += TRUNCATION_WARNING + "\n\n"
     return head
@@ -84,13 +99,16 @@ def section_head(
 SECTION_TAIL = "\n\n"
 
 
-def section_close(path: str, *, quote: bool = False, dashes: int = PLAIN_DASHES) -> str:
+def section_close(
+    path: str, *, quote: bool = False, dashes: int = PLAIN_DASHES, outline: bool = False
+) -> str:
     """What follows a section's body: a blank line, after a guarded section's closing
     line (`dashes` more than `PLAIN_DASHES`)."""
     if dashes == PLAIN_DASHES:
         return SECTION_TAIL
     run = "-" * dashes
-    return f"\n{run} End of {_shown(path, quote)} {run}{SECTION_TAIL}"
+    mark = OUTLINE_MARK if outline else ""
+    return f"\n{run} End of {_shown(path, quote)}{mark} {run}{SECTION_TAIL}"
 
 
 def frame_separator(
@@ -101,16 +119,18 @@ def frame_separator(
     *,
     quote: bool = False,
     guard: bool = False,
+    outline: bool = False,
 ) -> str:
     """One file's section; `notice` (one line) follows a body cut at a line's end;
-    `guard`: a body that holds a line reading as a header is guarded (module doc)."""
-    dashes = section_dashes(body + notice) if guard else PLAIN_DASHES
+    `guard`: a body that holds a line reading as a header is guarded (module doc);
+    `outline`: the section is the file's outline, not its text (`OUTLINE_MARK`)."""
+    dashes = section_dashes(body + notice) if guard or outline else PLAIN_DASHES
     return "".join(
         (
-            section_head(path, truncated, quote=quote, dashes=dashes),
+            section_head(path, truncated, quote=quote, dashes=dashes, outline=outline),
             body,
             notice,
-            section_close(path, quote=quote, dashes=dashes),
+            section_close(path, quote=quote, dashes=dashes, outline=outline),
         )
     )
 

@@ -27,7 +27,13 @@ header writes it (`paths.header_path`, here also quoting lone surrogates and the
 non-characters, as JSON escapes) with `&`, `<` and `>` escaped. An optional note (say,
 that the file was cut) is a `<note>` before the content; an optional directory tree is
 a `<directory_tree>` element before the first document, and an optional closing note (the
-files a budget left out) a `<note>` after the last. Documents are numbered from 1.
+files a budget left out) a `<note>` after the last. Documents are numbered from 1. A part
+of `glob --parts` has a `<part number="2" of="5">` first, which says what each part holds.
+
+An outline (a file a budget shows as what it defines, not as its text) is a `<document>`
+whose `<outline>` element stands where a file's `<document_content>` would, after a
+`<note>` that says what it is: no parser of the content takes it for the file's text.
+`parse_xml` gives the files' texts only; `parse_xml_outlines` gives the outlines.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from collections.abc import Iterator
 
 from readmany.frame.numbering import NUMBER_GAP, number_lines, strip_line_numbers
 from readmany.frame.paths import header_path, quoted
+from readmany.record import NamedTuple
 
 OPEN = "<documents>\n"
 CLOSE = "</documents>"
@@ -153,15 +160,18 @@ def frame_xml(
     line_numbers: bool = False,
     note: str = "",
     quote: bool = False,
+    outline: bool = False,
 ) -> str:
     """The `index`-th (1-based) `<document>` element, with a newline after it; `quote`:
-    the path in `<source>` as a JSON string whatever it holds."""
+    the path in `<source>` as a JSON string whatever it holds; `outline`: `body` is the
+    file's outline, in `<outline>`."""
     if line_numbers:
         body = number_lines(body)
     noted = f"<note>{encode_text(note)}</note>\n" if note else ""
+    element = "outline" if outline else "document_content"
     return (
         f'<document index="{index}">\n<source>{source_path(path, quote=quote)}</source>\n{noted}'
-        f"<document_content>{encode_text(body)}</document_content>\n</document>\n"
+        f"<{element}>{encode_text(body)}</{element}>\n</document>\n"
     )
 
 
@@ -287,11 +297,17 @@ def xml_note(note: str) -> str:
     return f"<note>{encode_text(note)}</note>\n"
 
 
-def xml_open(tree: str | None = None) -> str:
-    """What comes before the first document: `<documents>` and the tree if given."""
+def xml_open(tree: str | None = None, part: tuple[int, int, str] | None = None) -> str:
+    """What comes before the first document: `<documents>`, the head of a part of `glob
+    --parts` if given (number, count, the line that says what each part holds) and the
+    tree if given."""
+    opened = OPEN
+    if part is not None:
+        number, count, head = part
+        opened += f'<part number="{number}" of="{count}">{encode_text(head)}</part>\n'
     if tree is None:
-        return OPEN
-    return f"{OPEN}<directory_tree>{encode_text(tree)}</directory_tree>\n"
+        return opened
+    return f"{opened}<directory_tree>{encode_text(tree)}</directory_tree>\n"
 
 
 def render_xml(
@@ -365,28 +381,45 @@ def _unescape(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
+class _XmlRead(NamedTuple):
+    tree: str | None
+    files: list[tuple[str, str]]
+    outlines: list[tuple[str, str]]
+
+
+def _read(text: str) -> _XmlRead:
     reader = _XmlReader(text[:-1] if text.endswith("\n") else text)
     reader.expect(OPEN)
     tree = None
+    if reader.next_is("<part "):  # the head of a part of `glob --parts`
+        reader.until(">")
+        reader.expect(">")
+        reader.character_data("</part>")
+        reader.expect("\n")
     if reader.next_is("<directory_tree>"):
         reader.expect("<directory_tree>")
         tree = reader.character_data("</directory_tree>")
         reader.expect("\n")
     files: list[tuple[str, str]] = []
+    outlines: list[tuple[str, str]] = []
     while not reader.next_is(CLOSE):
         if reader.next_is("<note>"):  # the closing note
             reader.expect("<note>")
             reader.character_data("</note>")
             reader.expect("\n")
             break
-        reader.expect(f'<document index="{len(files) + 1}">\n<source>')
+        reader.expect(f'<document index="{len(files) + len(outlines) + 1}">\n<source>')
         shown = _unescape(reader.until("</source>"))
         reader.expect("</source>\n")
         if reader.next_is("<note>"):
             reader.expect("<note>")
             reader.character_data("</note>")
             reader.expect("\n")
+        if reader.next_is("<outline>"):
+            reader.expect("<outline>")
+            outlines.append((_unquote(shown), reader.character_data("</outline>")))
+            reader.expect("\n</document>\n")
+            continue
         reader.expect("<document_content>")
         body = reader.character_data("</document_content>")
         reader.expect("\n</document>\n")
@@ -394,7 +427,7 @@ def _read(text: str) -> tuple[str | None, list[tuple[str, str]]]:
     reader.expect(CLOSE)
     if reader.at != len(reader.text):
         raise ValueError(f"text after {CLOSE} at {reader.at}")
-    return tree, files
+    return _XmlRead(tree, files, outlines)
 
 
 def _unquote(shown: str) -> str:
@@ -414,7 +447,7 @@ def parse_xml(text: str, *, line_numbers: bool = False) -> list[tuple[str, str]]
     With `line_numbers`, the numbers `-n` added are taken off again. A newline after
     `</documents>` (as the output is written) is allowed.
     """
-    files = _read(text)[1]
+    files = _read(text).files
     if line_numbers:
         return [(path, strip_line_numbers(body)) for path, body in files]
     return files
@@ -422,4 +455,9 @@ def parse_xml(text: str, *, line_numbers: bool = False) -> list[tuple[str, str]]
 
 def parse_xml_tree(text: str) -> str | None:
     """The directory tree of an XML output, if it has one."""
-    return _read(text)[0]
+    return _read(text).tree
+
+
+def parse_xml_outlines(text: str) -> list[tuple[str, str]]:
+    """(path, outline) of every outline of an XML output (never numbered by `-n`)."""
+    return _read(text).outlines

@@ -28,7 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
-    from readmany.pack.plan import Block, CutHead
+    from readmany.pack.plan import Block, CutHead, OutlineOf
     from readmany.rank import Ranking
     from readmany.select.candidates import Item
 
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
             self,
             shown: Sequence[Item],
             note: str,
-            plan: tuple[Sequence[int], int | None] | None = None,
+            plan: tuple[Sequence[int], int | None, Sequence[int]] | None = None,
             limits: Budget | None = None,
         ) -> tuple[str, str]: ...
 
@@ -103,11 +103,19 @@ class FirstPass:
         self.items.append(item)
 
     def add(
-        self, item: Item, block: Block, *, cut: CutHead | None, least: int, sample: str | None
+        self,
+        item: Item,
+        block: Block,
+        *,
+        cut: CutHead | None,
+        least: int,
+        sample: str | None,
+        outline: OutlineOf | None = None,
     ) -> None:
         """A file shown, and its block's size (`cut`: how to cut it, None if it is not);
         `least`: what a cut of it takes at least; `sample`: the start of its text, where
-        the ranking reads the names it imports (None: not a text)."""
+        the ranking reads the names it imports (None: not a text); `outline`: its outline
+        as a block, made on first ask (None: it is never outlined)."""
         names = None
         if self.ranks and sample is not None:
             from readmany.rank import SAMPLE_CHARS, imported_names
@@ -117,14 +125,22 @@ class FirstPass:
         position = len(self.entries)
         self.items.append(item)
         self.imports.append(names)
-        self.entries.append(Entry(position, item.path, block, True, cut, least))
+        self.entries.append(Entry(position, item.path, block, True, cut, least, outline))
 
     # -- the plan --
 
-    def plan(self, frames: Frames, planned: int | None = None) -> tuple[Packing, str, str]:
+    def plan(
+        self,
+        frames: Frames,
+        planned: int | None = None,
+        *,
+        least_outline: tuple[int, float] = (0, 0.0),
+    ) -> tuple[Packing, str, str]:
         """The packing, and the start (tree) and end (closing notice) written around it.
         A budget of tokens is planned with the estimate for `planned` tokens: by default
-        `tokens.planning_budget` of it, the margin that keeps the real count within it."""
+        `tokens.planning_budget` of it, the margin that keeps the real count within it;
+        `least_outline`: what an outline takes at least (bytes, tokens; 0 bytes: none is
+        shown)."""
         budget = self.budget
         if budget is None:  # --tree alone: everything
             shown = everything(len(self.items))
@@ -140,6 +156,7 @@ class FirstPass:
             least_cut=frames.least_frame(),
             least_cut_tokens=frames.least_frame_tokens(),
             first_kept=bool(self.items) and self.items[-1].candidate is None,
+            least_outline=least_outline,
             **self._ranked(),
         )
 
@@ -165,14 +182,22 @@ class FirstPass:
         )
         ranked = [files[i] for i in self.ranking.order]
         diff = [e for e in self.entries if self.items[e.position].candidate is None]
-        # By rank, the first file that does not fit is cut unless it is bulk.
-        kinds = self.ranking.kinds
-        cut_first = frozenset(
-            entry.position
-            for i, entry in enumerate(files)
-            if self._order == "rank" and kinds[i] != "bulk"
-        )
-        return {"ranked": diff + ranked, "strategy": self._order, "cut_first": cut_first}
+        # By rank, bulk files (licenses, lock files, generated, CI, large data) are
+        # outlined or cut only once the others are placed; the first other file that fits
+        # neither whole nor outlined is cut.
+        cut_first: frozenset[int] = frozenset()
+        deferred: frozenset[int] = frozenset()
+        if self._order == "rank":
+            kinds = self.ranking.kinds
+            bulk = {i for i, kind in enumerate(kinds) if kind == "bulk"}
+            deferred = frozenset(e.position for i, e in enumerate(files) if i in bulk)
+            cut_first = frozenset(e.position for i, e in enumerate(files) if i not in bulk)
+        return {
+            "ranked": diff + ranked,
+            "strategy": self._order,
+            "cut_first": cut_first,
+            "deferred": deferred,
+        }
 
     def reasons(self, omitted: Sequence[int]) -> dict[str, str]:
         """Why each file left out was ranked where it was (`--order rank`, `given`)."""
@@ -185,15 +210,18 @@ class FirstPass:
     def ends(self, packing: Packing, frames: Frames) -> tuple[str, str]:
         """The start and the end written around what `packing` shows."""
         plan = packing.plan
-        shown = sorted(plan.full)
+        shown = sorted({*plan.full, *(position for position, _ in plan.outlined)})
         if plan.partial_index is not None:
             shown = sorted({*shown, plan.partial_index})
         note = self.left_out_note(packing.omitted, frames) if packing.omitted else ""
         shown_items = [self.items[i] for i in shown]
         if self.budget is None:
             return frames.ends(shown_items, note)
-        # with a budget, the tree marks what the plan leaves out and cuts
-        return frames.ends(shown_items, note, (packing.omitted, plan.partial_index), self.limits)
+        # with a budget, the tree marks what the plan leaves out, cuts and outlines
+        outlined = [position for position, _ in plan.outlined]
+        return frames.ends(
+            shown_items, note, (packing.omitted, plan.partial_index, outlined), self.limits
+        )
 
     def left_out_note(self, omitted: Sequence[int], frames: Frames) -> str:
         """The closing notice: what the budget left out, and the budget that holds all;
@@ -290,14 +318,19 @@ class SecondPass:
         self.cut_position = -1
         if plan.partial_index is not None and plan.partial is not None:
             self.cut, self.cut_position = plan.partial, plan.partial_index
+        self.outlined = dict(plan.outlined)  # position: the outline's block, as planned
         self.left_out: list[int] = []
         self.late: list[int] = []
         self.written = 0  # blocks written
 
     def blocks(
-        self, again: Again, cut_block: Callable[[int, int], tuple[str, Any]]
+        self,
+        again: Again,
+        cut_block: Callable[[int, int], tuple[str, Any]],
+        outline_block: Callable[[int, int, Block], tuple[str, Any]],
     ) -> Iterator[tuple[int, int, str, Any]]:
-        """Each block shown: its position, its index, its text and what was read."""
+        """Each block shown: its position, its index, its text and what was read (an
+        outline's: `outline_block` frames it at its place from the block planned)."""
         full = self.packing.plan.full
         for position in range(self.count):
             index = self.written + 1
@@ -308,6 +341,8 @@ class SecondPass:
                     continue
             elif position == self.cut_position:
                 block, result = cut_block(position, index)
+            elif position in self.outlined:
+                block, result = outline_block(position, index, self.outlined[position])
             else:
                 self.left_out.append(position)
                 continue

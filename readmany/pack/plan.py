@@ -10,6 +10,12 @@ that does not fit) and smallest first (skip what does not fit). Smallest first w
 when it includes strictly more successful files in full. The plan chosen then gives the
 first remaining entry in request order that can take it a partial block (a cut is read
 and framed: the other plan's is never made).
+
+A ranked plan (`ranked`) may also show a file as its outline (`Entry.outline`, what the
+file defines by line number, made by the command on first ask). It goes through the
+files in the ranked order: a file that fits whole is whole, one that does not is its
+outline where that fits, the first that fits neither is cut (a quarter of the budget
+kept for it), the rest is left out; bulk files are outlined or cut only after.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ if TYPE_CHECKING:
     # Frames the longest head of a file's body within (lines, bytes) of body; None when
     # nothing of it fits.
     CutHead = Callable[[int, int], Block | None]
+    # A file's outline as a block, made on first ask; None when it has none.
+    OutlineOf = Callable[[], Block | None]
 
 SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
@@ -48,6 +56,9 @@ SEPARATOR_LINES = 1
 PARTIAL_MIN_BYTES = 32
 PARTIAL_BYTE_SLACK = 96
 PARTIAL_ATTEMPTS = 16
+# Outlines asked for in a row that do not fit, after which no more is asked for: each is a
+# read and a parse (about 0.5 ms a file), and the files further down are worth less.
+OUTLINE_MISSES = 16
 
 
 class Budget(NamedTuple):
@@ -69,6 +80,7 @@ class Entry(NamedTuple):
     ok: bool
     cut_head: CutHead | None
     least_cut: int = 0  # bytes its cut block takes at least: a smaller room is not offered
+    outline: OutlineOf | None = None  # its outline, where a ranked plan may show one
 
 
 class Plan(NamedTuple):
@@ -77,10 +89,18 @@ class Plan(NamedTuple):
     full_success: int
     partial_index: int | None = None
     partial: Block | None = None
+    outlined: tuple[tuple[int, Block], ...] = ()  # (position, outline block), by position
 
     @property
     def full_count(self) -> int:
         return len(self.full)
+
+    def outline_of(self, position: int) -> Block | None:
+        """The outline block shown for the file at `position`, if it is outlined."""
+        for at, block in self.outlined:
+            if at == position:
+                return block
+        return None
 
 
 class Packing(NamedTuple):
@@ -93,11 +113,14 @@ class Packing(NamedTuple):
     def blocks(self, entries: Sequence[Entry]) -> list[Block]:
         """The included blocks, in request order."""
         shown: list[Block] = []
+        outlines = dict(self.plan.outlined)
         for entry in entries:
             if entry.position in self.plan.full:
                 shown.append(entry.block)
             elif entry.position == self.plan.partial_index and self.plan.partial is not None:
                 shown.append(self.plan.partial)
+            elif entry.position in outlines:
+                shown.append(outlines[entry.position])
         return shown
 
     def as_json(self, entries: Sequence[Entry]) -> dict[str, object]:
@@ -110,6 +133,8 @@ class Packing(NamedTuple):
         }
         if self.plan.partial_index is not None:
             details["partialIncludedPath"] = by_position[self.plan.partial_index].path
+        if self.plan.outlined:
+            details["outlinedPaths"] = [by_position[i].path for i, _ in self.plan.outlined]
         details["omittedPaths"] = [by_position[i].path for i in self.omitted]
         return details
 
@@ -126,6 +151,9 @@ def pack_blocks(
     ranked: Sequence[Entry] | None = None,
     strategy: str = "rank",
     cut_first: Collection[int] = (),
+    deferred: Collection[int] = (),
+    least_outline: int = 0,
+    least_outline_tokens: float = 0.0,
 ) -> Packing:
     """Choose what is shown whole, what is cut, what is omitted.
 
@@ -136,10 +164,14 @@ def pack_blocks(
     `smallest`, `by_size(entries)` if it is known already.
 
     `ranked`: the entries by value, best first (`rank.rank`'s order): then one plan
-    only, `strategy`, that takes them whole in that order, passing over a file that does
-    not fit, and cuts the first left in that order to fill the rest; but where the
-    first that does not fit is one of `cut_first` (positions: `rank`'s files of more
-    value than bulk), it is the one cut, its room kept (`_by_value`).
+    only, `strategy`, that goes through them in that order: a file that fits whole is
+    whole; one that does not is shown as its outline (`Entry.outline`) where that fits;
+    the first of `cut_first` (positions: `rank`'s files of more value than bulk) that
+    fits neither is cut, up to a `CUT_SHARE`th of the budget kept for it; the rest is
+    left out. The files of `deferred` (bulk) are taken only whole in that pass, and
+    outlined or cut only after (`_by_value`). An outline is asked for only while
+    `least_outline` bytes (and `least_outline_tokens`, for a budget of tokens) are left:
+    what one takes at least.
     """
     budget = budget or Budget()
     if not budget.counts_tokens:
@@ -150,6 +182,7 @@ def pack_blocks(
         joint_tokens = text_weight(SEPARATOR)
     joints = (*joint, joint_tokens)
     if ranked is not None:
+        least = (least_outline, least_outline_tokens if budget.counts_tokens else 0.0)
         plan = _by_value(
             strategy,
             ranked,
@@ -158,6 +191,8 @@ def pack_blocks(
             least_cut=least_cut,
             least_cut_tokens=least_cut_tokens,
             cut_first=cut_first,
+            deferred=deferred,
+            least_outline=least,
         )
         return Packing(plan, False, _omitted(entries, plan))
     in_order = _take(entries, budget=budget, joint=joints, stop_at_misfit=True)
@@ -177,10 +212,13 @@ def pack_blocks(
 
 
 def _omitted(entries: Sequence[Entry], plan: Plan) -> tuple[int, ...]:
+    outlined = {position for position, _ in plan.outlined}
     return tuple(
         c.position
         for c in entries
-        if c.position not in plan.full and c.position != plan.partial_index
+        if c.position not in plan.full
+        and c.position != plan.partial_index
+        and c.position not in outlined
     )
 
 
@@ -235,7 +273,8 @@ def _take(
     return _Taken(full, success, room)
 
 
-CUT_SHARE = 4  # the first ranked file that does not fit keeps a quarter of the budget
+CUT_SHARE = 4  # the first ranked file that fits neither whole nor outlined keeps a quarter
+CUT_TRIES = 3  # files offered that room in turn when the one before could not be cut
 
 
 def _by_value(
@@ -247,69 +286,163 @@ def _by_value(
     least_cut: int,
     least_cut_tokens: float,
     cut_first: Collection[int],
+    deferred: Collection[int],
+    least_outline: tuple[int, float],
 ) -> Plan:
-    """The plan of files taken by value: whole in `ranked` order while they fit; the
-    first that does not, if it is one of `cut_first`, is offered a cut with room kept
-    for it, rather than left out whole while files ranked below it fill the gaps.
-
-    Its room is what is left when it comes, at most a `CUT_SHARE`th of the budget
-    (a file bigger than the budget, ranked first, would otherwise take it all). The
-    files ranked below it are taken whole in the rest of the room, passing over those
-    that do not fit, and the cut gets what they leave. Where it cannot be cut (one
-    line, not a text, or a room too small for its first line), it is passed over as
-    the others are, and the first file left that can be cut fills the rest."""
-    head = _take(ranked, budget=budget, joint=joint, stop_at_misfit=True)
-    first = next((i for i, entry in enumerate(ranked) if entry.position not in head.full), None)
-    if first is None:
-        return Plan(strategy, frozenset(head.full), head.success)
-    if ranked[first].position not in cut_first:
-        return _passing_over(strategy, ranked, budget, joint, least_cut, least_cut_tokens)
-    room = head.room
-    kept = Budget(
-        min(room.max_bytes, budget.max_bytes // CUT_SHARE),
-        min(room.max_lines, budget.max_lines // CUT_SHARE),
-        min(room.max_tokens, budget.max_tokens / CUT_SHARE) if budget.counts_tokens else 0.0,
+    """The plan of files taken by value, in `ranked` order: each whole where it fits,
+    else as its outline where that fits (at once: a large central file keeps its outline
+    rather than lose it to the small files ranked below it), else, for the first of
+    `cut_first` that fits neither, a cut with room kept for it (`_place`); the rest is
+    left out. Where that file cannot be cut after all (one line, or a room too small for
+    its first line), the next that fits neither is offered the room instead, up to
+    `CUT_TRIES`; then no room is kept, and the first file left that can be cut fills
+    what is left, as it does when every file of `cut_first` found a place."""
+    passed: set[int] = set()  # offered the room and could not be cut
+    for _ in range(CUT_TRIES):
+        placed = _place(ranked, budget, joint, cut_first, passed, deferred, least_outline)
+        if placed.cut is None:
+            break
+        entry, room = placed.cut
+        room_bytes, room_lines, room_tokens = room
+        too_little = room_bytes < least_cut or room_tokens < max(least_cut_tokens, 1.0)
+        partial = None
+        if room_bytes > 0 and room_lines > 0 and not too_little:
+            partial = cut_block(entry, room_bytes, room_lines, room_tokens)
+        if partial is not None:
+            full, success, _ = placed.taken
+            return Plan(
+                strategy, frozenset(full), success, entry.position, partial, placed.outlined
+            )
+        passed.add(entry.position)
+    else:
+        placed = _place(ranked, budget, joint, (), (), deferred, least_outline)
+    return _cut_into(
+        strategy,
+        ranked,
+        placed.taken,
+        least_cut=least_cut,
+        least_cut_tokens=least_cut_tokens,
+        outlined=placed.outlined,
     )
-    rest = ranked[first + 1 :]
-    after = _take(
-        rest,
-        budget=Budget(
-            room.max_bytes - kept.max_bytes,
-            room.max_lines - kept.max_lines,
-            room.max_tokens - kept.max_tokens,
-        ),
-        joint=joint,
-        stop_at_misfit=False,
-    )
-    left = Budget(
-        after.room.max_bytes + kept.max_bytes,
-        after.room.max_lines + kept.max_lines,
-        after.room.max_tokens + kept.max_tokens,
-    )
-    taken = _Taken(head.full | after.full, head.success + after.success, left)
-    plan = _cut_into(
-        strategy, [ranked[first]], taken, least_cut=least_cut, least_cut_tokens=least_cut_tokens
-    )
-    if plan.partial_index is not None:
-        return plan
-    # It cannot be cut (one line, or not a text): passed over like the others.
-    return _passing_over(strategy, ranked, budget, joint, least_cut, least_cut_tokens)
 
 
-def _passing_over(
-    strategy: str,
+class _Placed(NamedTuple):
+    """What `_place` placed: the files whole (and the room left after them and the
+    outlines, its joint counted), the outlines by position, and the file to cut with
+    its room (None: none was kept)."""
+
+    taken: _Taken
+    outlined: tuple[tuple[int, Block], ...]
+    cut: tuple[Entry, Budget] | None
+
+
+def _place(
     ranked: Sequence[Entry],
     budget: Budget,
     joint: tuple[int, int, float],
-    least_cut: int,
-    least_cut_tokens: float,
-) -> Plan:
-    """Files whole in `ranked` order, passing over those that do not fit; the first
-    left that can be cut fills the rest."""
-    by_value = _take(ranked, budget=budget, joint=joint, stop_at_misfit=False)
-    return _cut_into(
-        strategy, ranked, by_value, least_cut=least_cut, least_cut_tokens=least_cut_tokens
-    )
+    cut_first: Collection[int],
+    passed: Collection[int],
+    deferred: Collection[int],
+    least_outline: tuple[int, float],
+) -> _Placed:
+    """Each file of `ranked` in turn: whole if it fits, else its outline if that fits
+    (not for `deferred` files, outlined only once every other file is placed), else, for
+    the first of `cut_first` (not `passed`) that can take a cut, the room of its cut is
+    kept: what is left when it comes, at most a `CUT_SHARE`th of the budget, and at the
+    end what the files after it left too. Outlines are asked for only while
+    `least_outline` (bytes, tokens) is left, and not after `OUTLINE_MISSES` in a row
+    that did not fit (each is a read and a parse)."""
+    counting = budget.counts_tokens
+    room_bytes, room_lines, room_tokens = budget
+    joint_bytes, joint_lines, joint_tokens = 0, 0, 0.0  # none before the first block
+    least_bytes, least_tokens = least_outline
+    full: set[int] = set()
+    success = 0
+    outlined: list[tuple[int, Block]] = []
+    cut: Entry | None = None
+    kept = Budget(0, 0, 0.0)
+    misses = 0
+
+    def fits(block: Block) -> bool:
+        return (
+            block.bytes + joint_bytes <= room_bytes
+            and block.lines + joint_lines <= room_lines
+            and (block.tokens if counting else 0.0) + joint_tokens <= room_tokens
+        )
+
+    def outline_of(entry: Entry) -> Block | None:
+        nonlocal misses
+        if entry.outline is None or least_bytes <= 0 or misses >= OUTLINE_MISSES:
+            return None
+        if room_bytes - joint_bytes < least_bytes or room_tokens - joint_tokens < least_tokens:
+            return None
+        block = entry.outline()
+        if block is None:
+            return None
+        if fits(block):
+            misses = 0
+            return block
+        misses += 1
+        return None
+
+    def cut_room() -> Budget | None:
+        """The room kept for a cut here: what is left, at most a share of the budget."""
+        kept = Budget(
+            min(room_bytes - joint_bytes, budget.max_bytes // CUT_SHARE),
+            min(room_lines - joint_lines, budget.max_lines // CUT_SHARE),
+            min(room_tokens - joint_tokens, budget.max_tokens / CUT_SHARE)
+            if counting
+            else room_tokens,
+        )
+        return kept if kept.max_bytes > 0 and kept.max_lines > 0 else None
+
+    for rest, bulk in ((ranked, False), (ranked, True)):
+        if bulk and cut is not None:
+            break  # the room left is the cut's
+        for entry in rest:
+            position = entry.position
+            if position in full or (bulk and position not in deferred):
+                continue
+            block: Block | None = entry.block
+            shown_whole = not bulk and block is not None and fits(block)
+            if not shown_whole and (bulk or position not in deferred):
+                block = outline_of(entry)
+            elif not shown_whole:
+                block = None
+            if block is not None:
+                room_bytes -= block.bytes + joint_bytes
+                room_lines -= block.lines + joint_lines
+                room_tokens -= (block.tokens if counting else 0.0) + joint_tokens
+                joint_bytes, joint_lines, joint_tokens = joint
+                if shown_whole:
+                    full.add(position)
+                    success += entry.ok
+                else:
+                    outlined.append((position, block))
+                continue
+            if (
+                cut is None
+                and position in cut_first
+                and position not in passed
+                and entry.cut_head is not None
+            ):
+                room = cut_room()
+                if room is not None and entry.least_cut <= room.max_bytes:
+                    cut, kept = entry, room
+                    room_bytes -= kept.max_bytes + joint_bytes
+                    room_lines -= kept.max_lines + joint_lines
+                    room_tokens -= (kept.max_tokens if counting else 0.0) + joint_tokens
+                    joint_bytes, joint_lines, joint_tokens = joint
+    outlined.sort(key=lambda shown: shown[0])
+    if cut is not None:
+        left = Budget(
+            room_bytes + kept.max_bytes,
+            room_lines + kept.max_lines,
+            room_tokens + kept.max_tokens if counting else room_tokens,
+        )
+        return _Placed(_Taken(full, success, left), tuple(outlined), (cut, left))
+    left = Budget(room_bytes - joint_bytes, room_lines - joint_lines, room_tokens - joint_tokens)
+    return _Placed(_Taken(full, success, left), tuple(outlined), None)
 
 
 def _cut_into(
@@ -319,20 +452,22 @@ def _cut_into(
     *,
     least_cut: int,
     least_cut_tokens: float = 0.0,
+    outlined: tuple[tuple[int, Block], ...] = (),
 ) -> Plan:
-    """The plan of `taken`, with the first file of `entries` not taken that can be cut
-    to fill the room left."""
+    """The plan of `taken`, with the first file of `entries` not taken (nor `outlined`)
+    that can be cut to fill the room left."""
     full, success, (room_bytes, room_lines, room_tokens) = taken
     too_little = room_bytes < least_cut or room_tokens < max(least_cut_tokens, 1.0)
     if room_bytes <= 0 or room_lines <= 0 or too_little:
-        return Plan(strategy, frozenset(full), success)
+        return Plan(strategy, frozenset(full), success, outlined=outlined)
+    shown = {position for position, _ in outlined}
     for entry in entries:
-        if entry.position in full or entry.least_cut > room_bytes:
+        if entry.position in full or entry.position in shown or entry.least_cut > room_bytes:
             continue
         partial = cut_block(entry, room_bytes, room_lines, room_tokens)
         if partial is not None:
-            return Plan(strategy, frozenset(full), success, entry.position, partial)
-    return Plan(strategy, frozenset(full), success)
+            return Plan(strategy, frozenset(full), success, entry.position, partial, outlined)
+    return Plan(strategy, frozenset(full), success, outlined=outlined)
 
 
 def cut_block(

@@ -41,6 +41,8 @@ def plan_around(
     ranked: Sequence[Entry] | None = None,
     strategy: str = "rank",
     cut_first: Collection[int] = (),
+    deferred: Collection[int] = (),
+    least_outline: tuple[int, float] = (0, 0.0),
 ) -> tuple[Packing, str, str]:
     """The packing of `entries` in `limits`, with the start and the end `ends` gives for
     it. `weigh_ends(start, end)`: their tokens and the final newline's (0 without a budget
@@ -48,8 +50,9 @@ def plan_around(
     what a cut block takes at least; `first_kept`: the last entry (the diff) is shown
     first, its room kept where it fits. When no plan fits, nothing is shown, and the end
     alone (the notice) where it fits. `ranked`: the entries by value, best first, taken
-    in that order (`pack_blocks`'s plan `strategy`), the first of `cut_first` that does
-    not fit cut."""
+    in that order (`pack_blocks`'s plan `strategy`), with the outlines of those left
+    while `least_outline` (bytes, tokens) is left (0 bytes: none), the first of
+    `cut_first` that fits neither cut; `deferred` outlined or cut only after the rest."""
     smallest: dict[int, list[Entry]] = {}  # the entries packed, the smallest first
     kept = entries[-1] if first_kept and entries else None
 
@@ -80,6 +83,9 @@ def plan_around(
             ranked=by_value,
             strategy=strategy,
             cut_first=cut_first,
+            deferred=deferred,
+            least_outline=least_outline[0],
+            least_outline_tokens=least_outline[1],
         )
         if reserved is None or kept is None:
             return packing

@@ -122,6 +122,17 @@ class Texts:
             return self.recheck(item, result), False
         return result, False
 
+    def whole(self, position: int) -> TextFile | None:
+        """The whole text of the entry at `position` (not just a held start): kept, or
+        read again whole and checked again; None if it is no longer a text shown."""
+        text = self.kept.get(position)
+        if text is not None and text.whole is None:
+            return text
+        item = self._items[position]
+        result = self.source.read(item)
+        text = self.recheck(item, result) if isinstance(result, TextFile) else None
+        return text if text is not None and text.whole is None else None
+
     def text_of(self, position: int) -> TextFile | None:
         """The text of the entry at `position`: kept, or read again (the last one is kept)."""
         if self._last is not None and self._last[0] == position:

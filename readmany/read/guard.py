@@ -1,6 +1,6 @@
 """What a read may show, judged once it is made: a text that looks like it holds a secret
-(`--secrets` warns, masks or refuses it), a file refused by its name, and an empty
-directory told apart from one that holds files."""
+(`--secrets` warns, masks or refuses it), a file refused by its name or because it holds
+credentials, and an empty directory told apart from one that holds files."""
 
 from __future__ import annotations
 
@@ -47,3 +47,29 @@ def empty_directory(path: str) -> bool:
             return next(entries, None) is None
     except OSError:
         return False
+
+
+def credentials_refusal(path: str, kind: str, text: str) -> str | None:
+    """The refusal of an `.npmrc` or `.pypirc` (`kind`: by its name or its link's
+    target's) whose text holds a token or password: a secret file, as every command
+    refuses one; None when it holds none."""
+    from readmany.read.secrets import holds_credentials
+    from readmany.select.boundary import secret_file_words
+
+    if not holds_credentials(kind, text):
+        return None
+    return secret_file_words(path, "it holds a token or password")
+
+
+def secrets_refusal(path: str, mode: str, text: str) -> str | None:
+    """`--secrets warn|skip` where the bytes must stay exact (hashline): the line naming
+    what looks like a secret in `text`, if any; with skip, the file is left out."""
+    from readmany.read.secrets import scan, secrets_warning
+
+    findings = scan(text)
+    if not findings:
+        return None
+    if mode == "skip":
+        rules = ", ".join(dict.fromkeys(f.rule for f in findings))
+        return f"{path}: left out by --secrets skip: looks like a secret ({rules})"
+    return secrets_warning(path, findings, can_redact=False)

@@ -11,8 +11,11 @@ source with a matching pattern decides, by its last matching pattern.
 Patterns are matched by kind, as git's `dir.c` does, not one expression each: names
 without wildcards, `*.ext` and `prefix*` are looked up in tables (by the name, its
 suffixes, its prefixes); a pattern with a `/` is matched by its directory part once per
-directory, which leaves its last segment to be matched as a name. Only the rest are
-globs (see `wildmatch`), compiled the first time a path reaches them. Each rule keeps
+directory, which leaves its last segment to be matched as a name (the directory parts
+that are globs, `**/test/fixtures/**/`, are tried as one expression a source, each
+distinct one once; the directories where the same path patterns apply share their
+tables). Only the rest are globs (see `wildmatch`), compiled the first time a path
+reaches them. Each rule keeps
 its index, so the last matching one still decides. Nothing is compiled or cached ahead:
 a run parses its ignore files (about 2 ms for 300 patterns) and compiles only the globs
 its paths reach.
@@ -40,6 +43,7 @@ from readmany.select.wildmatch import (
     UNBOUNDED,
     Matcher,
     Token,
+    compile_any,
     compile_tokens,
     expression,
     literal_text,
@@ -304,38 +308,49 @@ def _lengths(table: dict[str, int]) -> tuple[int, ...]:
     return tuple(sorted({len(text) for text in table}))
 
 
+class _Local(NamedTuple):
+    """A source's rules as they apply in a directory: its tables of names for files and
+    for directories, the names of the path patterns that apply there in tables of their
+    own (None where there are none), then `dir/**` and the patterns only a whole path can
+    tell, last rule first. Directories where the same path patterns apply share it."""
+
+    files: _NameTable
+    dirs: _NameTable
+    others: tuple[_Entry, ...] = ()
+    extra_files: _NameTable | None = None
+    extra_dirs: _NameTable | None = None
+
+
+def _local(plain: _Local, extra: Sequence[_Entry]) -> _Local:
+    local = [entry for entry in extra if entry[2] not in (_EVERY, _PATH)]
+    others = sorted((e for e in extra if e[2] in (_EVERY, _PATH)), key=lambda e: e[0], reverse=True)
+    if not local:
+        return _Local(plain.files, plain.dirs, tuple(others))
+    extra_files = _NameTable([e for e in local if not e[1]])
+    return _Local(plain.files, plain.dirs, tuple(others), extra_files, _NameTable(local))
+
+
+# Distinct sets of path patterns a source keeps the tables of (a walk meets few).
+_MAX_LOCALS = 64
+
+
 class _View:
     """One source's rules as they apply to the entries of one directory: its name patterns,
     and those of its path patterns that apply here, by kind too."""
 
-    __slots__ = ("_dirs", "_files", "_key", "_local_dirs", "_local_files", "_negated", "_others")
+    __slots__ = ("_dirs", "_extra_dirs", "_extra_files", "_files", "_key", "_negated", "_others")
 
-    def __init__(
-        self,
-        files: _NameTable,
-        dirs: _NameTable,
-        negated: tuple[bool, ...],
-        extra: Sequence[_Entry] = (),
-        key: str = "",
-    ) -> None:
-        self._files = files
-        self._dirs = dirs
+    def __init__(self, local: _Local, negated: tuple[bool, ...], key: str = "") -> None:
+        self._files, self._dirs, self._others, self._extra_files, self._extra_dirs = local
         self._negated = negated
-        names = [entry for entry in extra if entry[2] not in (_EVERY, _PATH)]
-        self._local_files = _NameTable([e for e in names if not e[1]]) if names else None
-        self._local_dirs = _NameTable(names) if names else None
-        # `dir/**` and the patterns only a whole path can tell, last rule first.
-        self._others = sorted(
-            (e for e in extra if e[2] in (_EVERY, _PATH)), key=lambda e: e[0], reverse=True
-        )
         self._key = key  # the directory below the source's own, with a final `/`
 
     def decide(self, name: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""
         best = (self._dirs if is_dir else self._files).best(name)
-        local = self._local_dirs if is_dir else self._local_files
-        if local is not None:
-            found = local.best(name)
+        extra = self._extra_dirs if is_dir else self._extra_files
+        if extra is not None:
+            found = extra.best(name)
             if found > best:
                 best = found
         for index, dir_only, how, _text, glob in self._others:
@@ -364,12 +379,13 @@ class IgnoreSource:
         "_all_below",
         "_base_slash",
         "_by_directory",
+        "_dir_any",
         "_dir_globs",
-        "_dirs",
-        "_files",
+        "_locals",
         "_negated",
         "_paths",
         "_plain",
+        "_plain_local",
         "base",
         "globs",
         "prefix",
@@ -385,7 +401,10 @@ class IgnoreSource:
         # (`**/docs/`, `*/docs/`); `dir/**` (everything below); and the few that only
         # the whole path can tell (a `**` inside the last segment).
         self._by_directory: dict[str, list[_Entry]] = {}
-        self._dir_globs: list[tuple[_Glob, _Entry]] = []
+        # Patterns whose directory parts are the same glob share it.
+        self._dir_globs: dict[tuple[Token, ...], tuple[_Glob, list[_Entry]]] = {}
+        self._dir_any: Matcher | None = None  # any of them: one expression, made when needed
+        self._locals: dict[tuple[int, ...], _Local] = {}
         self._all_below: list[tuple[str | None, _Glob, _Entry]] = []
         self._paths: list[tuple[str, _Entry]] = []
         for index, rule in enumerate(rules):
@@ -394,13 +413,13 @@ class IgnoreSource:
         self.globs = (
             sum(entry[4] is not None for entry in names)
             + sum(e[4] is not None for entries in self._by_directory.values() for e in entries)
-            + len(self._dir_globs)
+            + sum(len(entries) for _, entries in self._dir_globs.values())
             + len(self._all_below)
             + len(self._paths)
         )
-        self._files = _NameTable([e for e in names if not e[1]])
-        self._dirs = _NameTable(names)
-        self._plain = _View(self._files, self._dirs, self._negated)
+        files = _NameTable([e for e in names if not e[1]])
+        self._plain_local = _Local(files, _NameTable(names))
+        self._plain = _View(self._plain_local, self._negated)
 
     def _classify_plain(self, index: int, rule: IgnoreRule, names: list[_Entry]) -> bool:
         """Most patterns: a literal name or path, or `*` and a literal, told apart without
@@ -464,14 +483,25 @@ class IgnoreSource:
         if literal is not None:
             self._by_directory.setdefault(literal, []).append(entry)
         else:
-            self._dir_globs.append((_Glob(directory), entry))
+            found = self._dir_globs.get(directory)
+            if found is None:
+                found = self._dir_globs[directory] = (_Glob(directory), [])
+            found[1].append(entry)
 
     def view(self, key: str) -> _View:
         """The rules for the entries of the directory `key` (below this source's own
         directory, ending with `/`; `""` for its own). The caller keeps it: the matcher
         asks once a directory."""
         extra = list(self._by_directory.get(key, ()))
-        extra += [entry for glob, entry in self._dir_globs if glob(key)]
+        if self._dir_globs:
+            matches_any = self._dir_any
+            if matches_any is None:
+                globs = list(self._dir_globs)
+                matches_any = self._dir_any = compile_any(globs)
+            if matches_any(key):
+                for glob, entries in self._dir_globs.values():
+                    if glob(key):
+                        extra += entries
         for below, glob, entry in self._all_below:
             if key.startswith(below) if below is not None else glob(key):
                 extra.append(entry)
@@ -480,7 +510,13 @@ class IgnoreSource:
                 extra.append(entry)
         if not extra:
             return self._plain
-        return _View(self._files, self._dirs, self._negated, extra, key)
+        which = tuple(entry[0] for entry in extra)  # a rule is one entry
+        local = self._locals.get(which)
+        if local is None:
+            if len(self._locals) >= _MAX_LOCALS:
+                self._locals.clear()
+            local = self._locals[which] = _local(self._plain_local, extra)
+        return _View(local, self._negated, key)
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included by a `!` pattern; None: no pattern matched."""

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from readmany.select.candidates import Candidate, Event
 
     class Listed(Protocol):
-        """A `--stdin` list read as the walk goes (`invoke.StdinPaths`)."""
+        """A `--stdin` list read as the walk goes (`request.inputs.StdinPaths`)."""
 
         on_wait: Callable[[], None] | None
 

@@ -526,6 +526,7 @@ class _TreeWalk:
                     yield (entry.path, rel, step.below_link, True)
         if in_root:  # every directory below it is done too: its rules are not needed
             verdicts.ignores.leave_directory(rel_dir)
+            verdicts.blocked_dirs.pop(rel_dir, None)  # nor what it was judged: memory flat
 
     def _note_matches(
         self,

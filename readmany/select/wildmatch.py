@@ -227,7 +227,21 @@ def compile_tokens(tokens: Sequence[Token]) -> Matcher:
     return re.compile(linear_expression(tokens), re.DOTALL).fullmatch
 
 
-def linear_expression(tokens: Sequence[Token]) -> str:
+def compile_any(token_lists: Sequence[Sequence[Token]]) -> Matcher:
+    """A function telling whether a whole text matches any of the token lists: one
+    expression, an alternation of each list's expression (`linear_expression` where it
+    has two or more unbounded parts), in time linear in the text's length times the
+    patterns' total length."""
+    parts = []
+    for number, tokens in enumerate(token_lists):
+        if sum(kind in UNBOUNDED for kind, _ in tokens) <= 1:
+            parts.append(expression(tokens))
+        else:
+            parts.append(linear_expression(tokens, tag=f"a{number}_"))
+    return re.compile("|".join(f"(?:{part})" for part in parts), re.DOTALL).fullmatch
+
+
+def linear_expression(tokens: Sequence[Token], tag: str = "k") -> str:
     """The tokens as an expression that cannot backtrack for long, for `fullmatch`.
 
     The pattern is read as blocks between its `**` parts, each block runs of one-character
@@ -239,7 +253,8 @@ def linear_expression(tokens: Sequence[Token]) -> str:
     last block's last run excepted: it ends at the end of the text. A kept match is an
     atomic group, written `(?=(?P<kN>...))(?P=kN)` (a lookahead is not re-entered), as Python 3.10
     has no `(?>...)`. Each part is then tried at each position once: time is the text's
-    length times the pattern's, as git's `wildmatch` stops early.
+    length times the pattern's, as git's `wildmatch` stops early. `tag` starts the
+    groups' names, so that several such expressions can be joined in one.
     """
     blocks: list[list[Token]] = [[]]
     gaps: list[int] = []  # the `**` between blocks: GLOBSTAR or GLOBSTAR_SLASH
@@ -257,7 +272,8 @@ def linear_expression(tokens: Sequence[Token]) -> str:
 
     def kept(inner: str) -> str:
         groups[0] += 1
-        return f"(?=(?P<k{groups[0]}>{inner}))(?P=k{groups[0]})"
+        name = f"{tag}{groups[0]}"
+        return f"(?=(?P<{name}>{inner}))(?P={name})"
 
     def block(part: Sequence[Token], last: bool) -> str:
         runs: list[list[Token]] = [[]]

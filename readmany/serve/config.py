@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from readmany.choices import Secrets
 from readmany.record import NamedTuple
 
 LOG = logging.getLogger("readmany.mcp")  # the server's log, on stderr
@@ -16,4 +17,4 @@ class ServerConfig(NamedTuple):
     roots: tuple[str, ...]
     allow_edit: bool = False
     max_tokens: int | None = None
-    secrets: str = "redact"
+    secrets: Secrets = Secrets.REDACT

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from readmany.choices import Secrets
 from readmany.emit.outcome import Outcome
 from readmany.emit.sink import Sink
 from readmany.errors import UsageError
@@ -198,8 +199,9 @@ class Tools:
     def read_many(
         self, files: Any, stopOnError: Any = False, maxTokens: int | None = None
     ) -> Result:
-        from readmany.commands.many import parse_request_object, run_many
-        from readmany.commands.many_request import BudgetAsked
+        from readmany.commands.many import run_many
+        from readmany.pack.budget import BudgetAsked
+        from readmany.request.many import parse_request_object
 
         arguments = {"files": files, "stopOnError": stopOnError}
 
@@ -355,10 +357,13 @@ class Tools:
     # -- read (hashline) -------------------------------------------------------------
 
     def read(self, path: str, offset: int | None = None, limit: int | None = None) -> Result:
-        from readmany.commands.hashline import HashlineRequest, run_hashline
+        from readmany.commands.hashline import run_hashline
+        from readmany.request.hashline import HashlineRequest
 
         # `redact` cannot mask what the anchors stand for: such a file is left out instead.
-        secrets = "skip" if self.config.secrets == "redact" else self.config.secrets
+        secrets = self.config.secrets
+        if secrets == Secrets.REDACT:
+            secrets = Secrets.SKIP
 
         def command(sink: Sink) -> Outcome:
             root = self.roots.root_of(path, rewrite=True)

@@ -1,32 +1,28 @@
-"""The request of `readmany many`: its values, made from the command line (`FILE[:OFFSET
-[:LIMIT]]` arguments, a `--request` object, the budget options), and what a run writes
-from it: the blocks joined, a file's `--json` record."""
+"""`readmany many`'s request, made from its command line: `FILE[:OFFSET[:LIMIT]]`
+arguments, `--stdin` paths or a `--request` object, the budget options, `--secrets`, and
+`-o` checked against every file named."""
 
 from __future__ import annotations
 
 import math
 import os
 import re
-from collections.abc import Sequence
 
-from readmany.emit.sink import Sink
+from readmany.choices import Secrets
+from readmany.emit.render import Presentation
 from readmany.errors import UsageError
 from readmany.faces import Face
-from readmany.frame import weigh
 from readmany.limits import MANY_MAX_FILES, NO_LIMIT, READ_MAX_BYTES, READ_MAX_LINES
-from readmany.pack import SEPARATOR, UNCOUNTED, Budget
-from readmany.pack.budget import BudgetAsked as BudgetAsked  # serve/tools.py imports it from here
-from readmany.read.line_range import Number, ToolRead
+from readmany.pack import UNCOUNTED, Budget
+from readmany.pack.budget import BudgetAsked
+from readmany.read.line_range import Number
 from readmany.record import NamedTuple
-from readmany.units import parse_size
+from readmany.request.given import Given, parse_size, presentation_of, secrets_of
+from readmany.request.inputs import current_directory, load_json, stdin_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-    from readmany.frame.heredoc import Block
-    from readmany.invoke import Options
-    from readmany.pack import Block as Packed
 
 
 class FileRequest(NamedTuple):
@@ -44,38 +40,65 @@ class ManyRequest(NamedTuple):
     cwd: str = "."
     face: Face = Face.reference()
     asked: BudgetAsked = BudgetAsked()
-    secrets: str = "off"  # --secrets: off, warn, skip or redact
+    secrets: Secrets = Secrets.OFF
     # A directory every file was judged to lie in (the MCP tools' root): each is opened
     # beneath it (`read_tool`'s `root`), never by its name alone. None: by name.
     root: str | None = None
+    presentation: Presentation = Presentation()  # where the content goes, from the CLI
 
 
-def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
-    """The blocks shown, joined by `SEPARATOR`; each weighed as a budget of tokens weighs
-    it (frame and body apart), where the sink counts tokens."""
-    for number, block in enumerate(shown):
-        tokens = None
-        if sink.weigh:
-            tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
-        sink.write_all((SEPARATOR, block.text) if number else (block.text,), tokens)
-
-
-def file_detail(
-    request: FileRequest, result: ToolRead, block: Block, *, weigh: bool
-) -> dict[str, Any]:
-    """A file's record of `--json` details; its tokens are weighed only with `weigh` (the
-    details are written), else they are 0."""
-    detail: dict[str, Any] = {"path": request.path, "ok": result.ok}
-    if result.error is not None:
-        detail["error"] = result.error
+def many_request(given: Given) -> ManyRequest:
+    """The request of `readmany many`; with `--stdin` that listed nothing (the default
+    face), one with no files, which the command says is nothing read."""
+    face = Face.reference() if given.flag("compat") else Face.people()
+    asked, budget = budget_of(given, face)
+    cwd = current_directory()
+    presentation = presentation_of(given)
+    specs = list(given.texts("files"))
+    piped: list[str] = []
+    if given.flag("stdin"):
+        piped = stdin_paths(given.flag("null"), quiet=given.flag("quiet"))
+    stop_on_error = given.flag("stop_on_error")
+    source = given.text("request")
+    if source is not None:
+        if specs or piped:
+            raise UsageError("--request cannot be mixed with FILE arguments or --stdin")
+        parsed = parse_request_object(load_json(source), cwd, face.many_max_files)
+        value = parsed._replace(stop_on_error=parsed.stop_on_error or stop_on_error)
+    elif not (specs or piped) and given.flag("stdin") and face.empty_list_read:
+        # An empty list (`rg -l NOMATCH | readmany many --stdin`) is nothing read, as in
+        # glob: exit 1 and one line, not a usage error.
+        return ManyRequest((), cwd=cwd, face=face, presentation=presentation)
     else:
-        detail["imageCount"] = result.image_count
-        if result.truncation is not None:
-            detail["truncation"] = result.truncation.as_json()
-    detail["bytes"] = block.bytes
-    detail["lines"] = block.lines
-    detail["estimatedTokens"] = round(block.tokens) if weigh else 0
-    return detail
+        check_file_count(len(specs) + len(piped), face.many_max_files)
+        files = (
+            *(parse_file_spec(spec, cwd) for spec in specs),
+            *(parse_file_spec(spec, cwd, literal=True) for spec in piped),
+        )
+        if face.refuse_limit_zero:
+            for spec, file in zip(specs, files, strict=False):
+                if file.limit == 0:  # the reference shows nothing for it, without a word
+                    raise UsageError(
+                        f"{spec}: a LIMIT of 0 shows no line: give 1 or more, or leave it "
+                        f"out for the rest of the file ({spec.rpartition(':')[0]})"
+                    )
+        value = ManyRequest(files, stop_on_error=stop_on_error, cwd=cwd)
+    secrets = secrets_of(given, redact=True)
+    value = value._replace(
+        budget=budget, face=face, asked=asked, secrets=secrets, presentation=presentation
+    )
+    output = presentation.output
+    if output is not None:
+        from readmany.emit.target import named_input_check
+        from readmany.read.line_range import resolve_path
+
+        check = named_input_check(output, cwd)
+        if source is not None and source != "-":
+            check(source)
+        for file in value.files:
+            rewrite = face.rewrite_paths and not file.literal
+            check(file.path, resolve_path(file.path, cwd, rewrite=rewrite))
+    return value
 
 
 MAX_FILES = MANY_MAX_FILES
@@ -206,16 +229,16 @@ def _number(value: Any, where: str) -> Number | None:
     return value
 
 
-def budget_of(options: Options, face: Face) -> tuple[BudgetAsked, Budget]:
+def budget_of(given: Given, face: Face) -> tuple[BudgetAsked, Budget]:
     """The budget options as given, and the budget they make.
 
     With none given, the default 51200 bytes and 2000 lines. A budget the user sets
     replaces the default: `--max-bytes 2M` alone is 2 MiB, with no line limit.
     `--compat` takes plain numbers, as the reference's `many` did.
     """
-    bytes_text = options.text("max_bytes")
-    lines = options.number("max_lines")
-    tokens_text = options.text("max_tokens")
+    bytes_text = given.text("max_bytes")
+    lines = given.number("max_lines")
+    tokens_text = given.text("max_tokens")
     if not face.budget_sizes:
         if tokens_text is not None:
             raise UsageError("--max-tokens is not part of --compat: use --max-bytes N")

@@ -1,0 +1,297 @@
+"""`readmany glob --parts`: the whole selection in numbered parts that each fit the budget.
+
+The first pass is the planned run's (`glob_plan._Run.gather`): every file read, framed and
+measured. `pack.parts` splits the blocks, in output order, into parts of the budget, with
+room kept in each for its head (`notices.part_head`: "part 2 of 5", what this part and
+every other holds) and its end. A file larger than a part is cut across parts by whole
+lines (`Pieces`), each piece noting its lines and the parts that hold the rest; together
+the parts hold every file once. A file that fits no part (a line, an image or the diff
+larger than a part) is left out and said, on stderr and in `details.parts`.
+
+Where they go: `-o ctx.txt` writes `ctx.1.txt`, `ctx.2.txt`, … (each as `-o` writes a
+file: `emit.target`), none on stdout; without `-o`, stdout (or `--copy`) gets them one
+after the other. `--part K` writes part K alone (to `ctx.K.txt` with `-o`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from bisect import bisect_right
+
+from readmany.commands.glob_plan import _Run, budget_of
+from readmany.commands.glob_request import GlobRequest, open_selection
+from readmany.emit.outcome import Outcome
+from readmany.emit.planned import PlannedWriter
+from readmany.emit.sink import Sink
+from readmany.emit.target import part_name
+from readmany.frame import notices, weigh
+from readmany.frame.formats import measured as size_of
+from readmany.frame.sectioncut import line_ends
+from readmany.pack import Budget
+from readmany.pack.budget import planning_limits
+from readmany.pack.parts import Parts, PieceBlock, Share, chosen, plan_parts
+from readmany.read.glob_file import AssetFile, TextFile
+from readmany.units import utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from readmany.select.lookahead import Selection
+
+IN_ANOTHER_PART = "in the other parts"
+FITS_NO_PART = "fits no part of the budget"
+CHANGED = "changed while the parts were written, left out"
+HEAD_SHARE = 4  # a part's head names the others in at most 1/HEAD_SHARE of the budget
+
+
+class Pieces:
+    """The pieces of the files cut across parts: the longest run of a file's lines from a
+    first line on whose block fits a room, framed with the note that says where the rest
+    is. The file's text is read again whole, the last one kept."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+        self._text: tuple[int, str | None, list[int]] | None = None
+        self._first_part: dict[int, int] = {}  # the part (0-based) of a file's first piece
+
+    def _body(self, position: int) -> tuple[str | None, list[int]]:
+        if self._text is None or self._text[0] != position:
+            checked = self.run.texts.whole(position)
+            body = checked.text.body if checked is not None else None
+            ends = line_ends(body, len(body) * 4 + 4)[0] if body is not None else []
+            if body is not None and ends[-1] < len(body):
+                ends.append(len(body))  # the last line, without a newline
+            self._text = (position, body, ends)
+        return self._text[1], self._text[2]
+
+    def __call__(self, position: int, first: int, room: Budget, part: int) -> PieceBlock | None:
+        body, ends = self._body(position)
+        if body is None:
+            return None
+        total = len(ends) - 1
+        if first == 1:
+            self._first_part[position] = part
+        most = total - first + 1
+        # No more lines than fit the room's bytes (each line takes its bytes at least).
+        start = ends[first - 1]
+        if body.isascii():
+            most = min(most, bisect_right(ends, start + room.max_bytes) - first)
+        best = None
+        low, high = 1, most
+        while low <= high:
+            count = (low + high) // 2
+            block = self._framed(position, body, ends, first, count, total, part)
+            tokens = block.tokens if room.counts_tokens else 0.0
+            if (
+                block.bytes <= room.max_bytes
+                and block.lines <= room.max_lines
+                and tokens <= room.max_tokens
+            ):
+                best, low = block, count + 1
+            else:
+                high = count - 1
+        return best
+
+    def _framed(
+        self,
+        position: int,
+        body: str,
+        ends: list[int],
+        first: int,
+        count: int,
+        total: int,
+        part: int,
+    ) -> PieceBlock:
+        run = self.run
+        last = first + count - 1
+        before = (self._first_part[position] + 1, part) if first > 1 else None
+        after = part + 2 if last < total else None
+        note = notices.piece_note(first, last, total, before, after)
+        path = run.items[position].path
+        head = body[ends[first - 1] : ends[last]]
+        text = run.frames.framing.block(path, head, position + 1, note=note)
+        size, lines = size_of(text, lines=run.lines)
+        tokens = 0.0
+        if run.tokens:
+            tokens = run.frames.framing.tokens(path, head, position + 1, note=note, cut=True)
+        return PieceBlock("", size, lines, tokens, first, last, total, head, note)
+
+
+class _Written:
+    """What the parts run wrote, for the report."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.counted: set[int] = set()
+
+
+def _heads(run: _Run, parts: Parts) -> list[str]:
+    """The head line of each part: what it and every other part holds, within a quarter
+    of the budget (`HEAD_SHARE`)."""
+    held = []
+    for part in parts.parts:
+        shares = []
+        for share in part:
+            path = run.items[share.position].path
+            piece = share.piece
+            shares.append((path, piece.first, piece.last) if piece is not None else (path, 0, 0))
+        held.append(shares)
+    count = len(parts.parts)
+    limits = budget_of(run.request)
+    assert limits is not None
+    room = limits.limits
+    most = room.max_bytes
+    if room.counts_tokens:  # characters: a token is about 4 of them in a list of paths
+        most = min(most, int(room.max_tokens * 3))
+    most = max(1, most // HEAD_SHARE)
+    return [notices.part_head(number, count, held, most) for number in range(1, count + 1)]
+
+
+def _ends_cost(run: _Run, parts: Parts) -> Budget:
+    """The most any part's head and end take (with the final newline)."""
+    count = len(parts.parts)
+    end = run.frames.framing.end(True)
+    most = Budget(0, 0, 0.0)
+    for number, head in enumerate(_heads(run, parts), 1):
+        start = run.frames.framing.part_start(number, count, head)
+        tokens = weigh(start) + weigh(end) + weigh("\n") if run.tokens else 0.0
+        cost = Budget(
+            utf8_len(start) + utf8_len(end) + 1, start.count("\n") + end.count("\n") + 1, tokens
+        )
+        most = Budget(
+            max(most.max_bytes, cost.max_bytes),
+            max(most.max_lines, cost.max_lines),
+            max(most.max_tokens, cost.max_tokens),
+        )
+    return most
+
+
+def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
+    """`glob --parts`: measure, split into parts, write them (or part `--part K`)."""
+    budget = budget_of(request)
+    assert budget is not None
+    with selection or open_selection(request) as selection:
+        run = _Run(request, sink, selection)
+        report = run.report
+        with run.reader, contextlib.closing(run.source):
+            run.gather(selection, sizes=True, stats=False)
+            written = _Written()
+            found: Parts | None = Parts((), ())
+            if run.entries:
+                pieces = Pieces(run)
+                found = plan_parts(
+                    run.entries,
+                    # a budget of tokens less the estimate's margin: each part's real count
+                    # within it (parts are not counted by `--tokenizer`)
+                    planning_limits(budget),
+                    joint=run.frames.joint(),
+                    piece=pieces,
+                    ends=lambda parts: _ends_cost(run, parts),
+                )
+            parts = chosen(found, request.part)
+            _write(run, parts, request, sink, written)
+    if not run.items and not report.any_shown:
+        report.nothing_read_from(request.staged, request.changed)
+    return report.outcome(sink.bytes_written, sink.tokens)
+
+
+def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _Written) -> None:
+    report = run.report
+    count = len(parts.parts)
+    heads = _heads(run, parts)
+    elsewhere: list[str] = []
+    records: list[dict[str, object]] = []
+    if request.part is not None:  # the files with nothing in the part written
+        here = {share.position for share in parts.parts[request.part - 1]}
+        for part in parts.parts:
+            for share in part:
+                if share.position not in here and (share.piece is None or share.piece.first == 1):
+                    elsewhere.append(run.items[share.position].path)
+    for number, part in enumerate(parts.parts, 1):
+        if request.part is not None and number != request.part:
+            continue
+        start = run.frames.framing.part_start(number, count, heads[number - 1])
+        if request.output:
+            from readmany.emit.target import open_part
+
+            name = part_name(request.output, number)
+            target = open_part(name)
+            try:
+                part_sink = Sink(target.stream, json_mode=False, weigh=sink.weigh)
+                _write_part(run, part, start, part_sink, written, number)
+                part_sink.finish({})
+                target.commit()
+            except BaseException:
+                target.discard()
+                raise
+            written.names.append(name)
+            records.append({"part": number, "path": name, "bytes": part_sink.bytes_written})
+        else:
+            if number > 1 and request.part is None:
+                sink.write("\n")  # each part as a file holds it: its end, and a newline
+            before = sink.bytes_written
+            _write_part(run, part, start, sink, written, number)
+            records.append({"part": number, "bytes": sink.bytes_written - before})
+    report.tally.add_many(elsewhere, "omitted", IN_ANOTHER_PART)
+    left = [run.items[position].path for position in parts.left_out]
+    if left:
+        report.tally.add_many(left, "omitted", FITS_NO_PART)
+        report.budget_notes.append(f"{FITS_NO_PART} ({len(left)}): {', '.join(left)}")
+    if written.names:
+        shown = (
+            written.names[0]
+            if len(written.names) == 1
+            else f"{written.names[0]} … {written.names[-1]}"
+        )
+        report.advice.append(f"wrote {len(written.names)} of {count} parts: {shown}")
+    report.details["parts"] = {
+        "count": count,
+        "written": records,
+        "leftOutPaths": left,
+    }
+
+
+def _write_part(
+    run: _Run, part: tuple[Share, ...], start: str, sink: Sink, written: _Written, number: int
+) -> None:
+    """Write one part: its head, its blocks (a whole file read again, or a piece framed
+    again at its place: xml numbers a part's documents from 1), its end."""
+    framing, report = run.frames.framing, run.report
+    again = PlannedWriter(run.first, run.frames, run.texts, sink, report)
+    index = 0
+    for share in part:
+        position = share.position
+        item = run.items[position]
+        prefix = start if index == 0 else framing.joint
+        piece = share.piece
+        if piece is not None:
+            index += 1
+            framed = framing.block(item.path, piece.head, index, note=piece.note)
+            weighed = None
+            if sink.weigh:  # as the plan weighed it: the frame and the lines apart
+                tokens = framing.tokens(item.path, piece.head, index, note=piece.note, cut=True)
+                weighed = weigh(prefix) + tokens
+            size = sink.write(prefix + framed, weighed)
+            lines = (piece.first, piece.last, piece.total)
+            report.piece(item.path, size, sink.last_tokens, lines, number)
+            written.counted.add(position)
+            continue
+        block, result = again.again(position, index + 1)
+        if block is None:  # changed since it was measured: said, not written
+            report.left_out([item.path])
+            report.budget_notes.append(f"{item.path}: {CHANGED}")
+            continue
+        index += 1
+        weighed = None
+        if sink.weigh:
+            weighed = weigh(prefix) + run.frames.block_tokens(position, result, index, None)
+        size = sink.write(prefix + block, weighed)
+        written.counted.add(position)
+        if item.candidate is None:
+            report.diff = run.frames.diff
+        elif isinstance(result, TextFile):
+            report.text(item.path, result, size, sink.last_tokens, part=number)
+        elif isinstance(result, AssetFile):
+            report.asset(item.path, result, size, sink.last_tokens, part=number)
+    if index == 0:
+        sink.write(start)
+    sink.write(framing.end(True))

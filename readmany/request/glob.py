@@ -1,0 +1,251 @@
+"""`readmany glob`'s request, made from its command line with the project configuration
+beneath it (`readmany.config`): the root checked, the ways of selecting (patterns,
+`--stdin`, `--staged`, `--changed`) checked against each other, the options of a context
+for a chat (a budget, `--stats`, `--tree`, `--format`, `-n`, `--order`, `--prefer`),
+none of which `--compat` takes, the face's per-file limits, and `-o` never an input."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from readmany.choices import Format, Order, Tokenizer
+from readmany.commands.glob_request import GlobRequest
+from readmany.errors import UsageError
+from readmany.faces import Face
+from readmany.read.safe import refuse_root
+from readmany.request.given import Given, choice, parse_size, presentation_of, secrets_of
+from readmany.request.inputs import StdinPaths, current_directory
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+_HOOK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def glob_request(given: Given) -> GlobRequest:
+    """The request of `readmany glob`, with the project configuration beneath it."""
+    current_directory()  # a deleted working directory: one line, before anything else
+    from readmany.config import project_config
+
+    values, config = project_config(given.values)
+    options = Given(values)
+    root = options.text("root") or "."
+    if not os.path.isdir(root):
+        raise UsageError(f"--root {root!r} is not a directory")
+    refusal = refuse_root(root)
+    if refusal is not None:
+        raise UsageError(refusal)
+    stdin = options.flag("stdin")
+    staged, changed = options.flag("staged"), options.text("changed")
+    by_git = staged or changed is not None
+    if staged and changed is not None:
+        raise UsageError("--staged and --changed select in two ways: give one of them")
+    if by_git and stdin:
+        raise UsageError("--stdin lists files itself: leave out --staged and --changed")
+    hook_id = options.text("hook_id")
+    if hook_id is not None and not staged:
+        raise UsageError("--hook-id runs as the pre-commit hook of --staged: add --staged")
+    if hook_id is not None and not _HOOK_ID.fullmatch(hook_id):
+        raise UsageError(
+            f"--hook-id {hook_id!r}: give the hook's id as .pre-commit-config.yaml has it "
+            "(letters, digits, '-', '_', '.')"
+        )
+    if options.flag("with_diff") and not by_git:
+        raise UsageError("--with-diff adds the diff of --staged or --changed: give one of them")
+    value = GlobRequest(
+        **_chat(options),
+        face=_face(options),
+        output=options.text("output"),
+        staged=staged,
+        changed=changed,
+        with_diff=options.flag("with_diff"),
+        hook_id=hook_id,
+        secrets=secrets_of(options, redact=True),
+        patterns=options.texts("patterns") + options.texts("include"),
+        excludes=options.texts("exclude"),
+        use_default_excludes=not options.flag("no_default_excludes"),
+        use_gitignore=not options.flag("no_gitignore"),
+        ignore_files=options.texts("ignore_file"),
+        recursive=not options.flag("no_recursive"),
+        root=root,
+        absolute=options.flag("absolute"),
+        literal_paths=StdinPaths(options.flag("null")) if stdin else (),
+        json=options.flag("json_mode"),
+        presentation=presentation_of(options),
+        config=config,
+    )
+    if not value.patterns and not stdin and not by_git:
+        raise UsageError(
+            "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"
+        )
+    written = value.output
+    if written and value.parts:  # -o names the parts: ctx.txt writes ctx.1.txt, …
+        from readmany.emit.target import part_name
+
+        written = part_name(written, value.part or 1)
+    if written:  # in both faces: -o is readmany's own, the reference has none
+        _refuse_output_as_input(value._replace(output=written))
+    return value
+
+
+# The options of a context for a chat, as the command line spells them: none is --compat's.
+_CHAT_OPTIONS = (
+    ("max_bytes", "--max-bytes"),
+    ("max_lines", "--max-lines"),
+    ("max_tokens", "--max-tokens"),
+    ("stats", "--stats"),
+    ("tree", "--tree"),
+    ("format_name", "--format"),
+    ("line_numbers", "-n"),
+    ("order", "--order"),
+    ("prefer", "--prefer"),
+    ("outline", "--outline"),
+    ("no_outline", "--no-outline"),
+    ("parts", "--parts"),
+    ("part", "--part"),
+    ("tokenizer", "--tokenizer"),
+)
+
+
+def _chat(options: Given) -> dict[str, Any]:
+    """The budget, --stats, --tree, --format and -n, checked, as `GlobRequest` fields."""
+    if options.flag("compat"):
+        for name, option in _CHAT_OPTIONS:
+            given = options.text(name) or options.number(name) or options.flag(name)
+            if given:
+                raise UsageError(
+                    f"{option} is not part of --compat, which writes the reference's exact "
+                    "text: drop one or the other"
+                )
+        return {}
+    word = options.text("format_name") or Format.TEXT
+    format_name = choice(Format, word, f"--format {word!r}: give text, markdown or xml")
+    if options.flag("stats") and options.flag("tree"):
+        raise UsageError("--stats draws a tree of its own: drop --tree")
+    max_bytes, max_tokens = options.text("max_bytes"), options.text("max_tokens")
+    word = options.text("order") or Order.RANK
+    order = choice(Order, word, f"--order {word!r}: give {', '.join(Order.words())}")
+    prefer = options.texts("prefer")
+    if prefer:
+        from readmany.select.patterns import compile_paths
+
+        for pattern in prefer:
+            try:
+                compile_paths([pattern])
+            except Exception:  # wcmatch's errors, or a brace too deep
+                raise UsageError(f"--prefer {pattern!r}: not a glob readmany can read") from None
+    budgeted = (max_bytes, max_tokens, options.number("max_lines")) != (None, None, None)
+    return {
+        "tokenizer": _tokenizer(options.text("tokenizer"), max_tokens is not None),
+        "order": order,
+        "prefer": prefer,
+        "outline": _outline(options, order, budgeted),
+        **_parts(options, budgeted),
+        "format": format_name,
+        "line_numbers": options.flag("line_numbers"),
+        "tree": options.flag("tree"),
+        "stats": options.flag("stats"),
+        "max_bytes": parse_size(max_bytes, "--max-bytes") if max_bytes is not None else None,
+        "max_lines": options.number("max_lines"),
+        "max_tokens": (
+            parse_size(max_tokens, "--max-tokens", base=1000) if max_tokens is not None else None
+        ),
+    }
+
+
+def _tokenizer(word: str | None, budgeted: bool) -> Tokenizer:
+    """What counts a budget of tokens: the one asked for, else the best installed; an
+    exact one not installed is a usage error naming the extra."""
+    from readmany import tokenizer
+
+    if word is None:
+        return tokenizer.default() if budgeted else Tokenizer.ESTIMATE
+    name = choice(Tokenizer, word, f"--tokenizer {word!r}: give {', '.join(Tokenizer.words())}")
+    if not budgeted:
+        raise UsageError("--tokenizer counts a budget of tokens: add --max-tokens N")
+    if name is not Tokenizer.ESTIMATE and not tokenizer.available():
+        raise UsageError(f"--tokenizer {name} needs bpe-openai: {tokenizer.EXTRA}")
+    return name
+
+
+def _outline(options: Given, order: Order, budgeted: bool) -> bool:
+    """Whether a file a budget leaves out may be shown as its outline: asked for with
+    `--outline`, refused with `--no-outline`, and by default wherever it can be (a budget
+    that ranks: `--order rank` or `given`; not `--stats`)."""
+    asked, refused = options.flag("outline"), options.flag("no_outline")
+    if asked and refused:
+        raise UsageError("--outline and --no-outline say opposite things: give one")
+    if asked:
+        if not budgeted:
+            raise UsageError(
+                "--outline shows what a budget leaves out: give --max-tokens, --max-bytes "
+                "or --max-lines too"
+            )
+        if order is Order.SMALLEST:
+            raise UsageError(
+                "--outline needs a budget that ranks (--order rank or given); --order "
+                "smallest is the reference's rule, whole files only"
+            )
+        if options.flag("stats"):
+            raise UsageError("--stats measures whole files only: drop --outline")
+        if options.flag("parts"):
+            raise UsageError("--parts shows every file whole or cut across parts: drop --outline")
+    return (
+        not refused
+        and budgeted
+        and order is not Order.SMALLEST
+        and not options.flag("stats")
+        and not options.flag("parts")
+    )
+
+
+def _parts(options: Given, budgeted: bool) -> dict[str, Any]:
+    """`--parts` and `--part K`, checked: parts need a budget, and a part needs parts."""
+    parts, part = options.flag("parts"), options.number("part")
+    if part is not None and not parts:
+        raise UsageError(f"--part {part} picks one of the parts --parts writes: add --parts")
+    if parts and not budgeted:
+        raise UsageError(
+            "--parts splits the selection by a budget: give --max-tokens, --max-bytes or "
+            "--max-lines too"
+        )
+    if parts and options.flag("stats"):
+        raise UsageError("--stats writes no parts: drop --parts or --stats")
+    if parts and options.flag("tree"):
+        raise UsageError("--parts heads each part with what every part holds: drop --tree")
+    if parts and options.flag("copy") and part is None:
+        raise UsageError("--copy takes one part at a time: add --part 1 (then 2, …)")
+    return {"parts": parts, "part": part}
+
+
+def _face(options: Given) -> Face:
+    max_file_lines = options.number("max_file_lines")
+    max_file_size = options.text("max_file_size")
+    if options.flag("compat"):
+        if max_file_lines is not None or max_file_size is not None:
+            raise UsageError(
+                "--max-file-lines and --max-file-size change the default face's limits; "
+                "--compat keeps the reference's (2000 lines, 20MB): drop one or the other"
+            )
+        return Face.reference()
+    size = parse_size(max_file_size, "--max-file-size") if max_file_size is not None else None
+    return Face.people(max_file_lines=max_file_lines, max_file_bytes=size)
+
+
+def _refuse_output_as_input(request: GlobRequest) -> None:
+    """`-o FILE` never overwrites a file the same run is asked to read by name."""
+    from readmany.emit.target import named_input_check
+
+    assert request.output is not None
+    check = named_input_check(request.output, request.root)
+    for named in request.patterns:
+        check(named)
+    listed = request.literal_paths
+    if isinstance(listed, StdinPaths):
+        listed.check = check  # each path as it comes: the list is not read yet
+    else:
+        for named in listed:
+            check(named)
