@@ -53,6 +53,44 @@ def test_a_budget_that_shows_little_of_a_long_file_holds_little(
     assert peak < SIZE / 4, f"{peak / SIZE:.2f} times the file"
 
 
+@pytest.mark.parametrize(
+    "framing",
+    [["-n"], ["--format", "markdown"], ["--format", "xml"], ["--format", "xml", "-n"]],
+    ids=["numbered", "markdown", "xml", "xml-numbered"],
+)
+def test_a_budget_holds_little_of_a_long_file_in_every_framing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, framing: list[str]
+) -> None:
+    # A block is at least the text's raw bytes: a text past what a cut can show is past
+    # the budget, numbered, fenced or escaped as it may be.
+    _write(tmp_path, True)
+    args = ["glob", "big.txt", "--max-file-size", "1G", "--max-tokens", "10k", *framing]
+    status, peak = _peak(tmp_path, monkeypatch, args)
+    assert status == 0
+    assert 0 < (tmp_path / "out.txt").stat().st_size < 200_000
+    assert peak < SIZE / 4, f"{peak / SIZE:.2f} times the file"
+
+
+@pytest.mark.parametrize(
+    "framing",
+    [["-n"], ["--format", "markdown"], ["--format", "xml"]],
+    ids=["numbered", "markdown", "xml"],
+)
+def test_a_long_text_of_few_tokens_that_fits_is_shown_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, framing: list[str]
+) -> None:
+    # Longer than what a cut of 1k tokens can show (16k characters and a margin), yet
+    # weighed at fewer tokens: its block is measured from all of it, read again, and
+    # shown whole, not the start the first pass held.
+    (tmp_path / "long.txt").write_text("a" * 100_000)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("READMANY_PROCESSES", "1")
+    args = ["glob", "long.txt", "--max-tokens", "1k", *framing]
+    status = main([*args, "-o", str(tmp_path / "out.txt"), "-q"])
+    assert status == 0
+    assert "a" * 100_000 in (tmp_path / "out.txt").read_text()
+
+
 def test_a_budget_cut_of_a_long_file_is_the_cut_of_the_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -107,6 +145,20 @@ def test_a_long_file_of_many_lines_is_held_twice_at_most(
     assert status == 0
     assert (tmp_path / "out.txt").stat().st_size > SIZE
     assert peak < 2.5 * SIZE, f"{peak / SIZE:.2f} times the file"
+
+
+@pytest.mark.parametrize("lines", [True, False], ids=["lines", "one-line"])
+def test_many_holds_a_long_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: bool
+) -> None:
+    # Its text, decoded a chunk at a time into one string grown in place, and its block
+    # held as the header, that text and the closing line: never a second copy.
+    _write(tmp_path, lines)
+    size = (tmp_path / "big.txt").stat().st_size
+    status, peak = _peak(tmp_path, monkeypatch, ["many", "big.txt", "--max-bytes", "1G"])
+    assert status == 0
+    assert (tmp_path / "out.txt").stat().st_size > size
+    assert peak < 1.5 * size, f"{peak / size:.2f} times the file"
 
 
 def test_the_helper_process_holds_only_the_start_too(tmp_path: Path) -> None:

@@ -376,12 +376,20 @@ def test_order_does_not_depend_on_the_listing_order(
 # --- pruning: ignored and excluded directories are never listed ---
 
 
+def listed_path(path: Any) -> str:
+    """What `os.scandir` was asked to list: a path, or a descriptor's directory (the walk
+    lists the root's tree beneath the root's descriptor)."""
+    if isinstance(path, int):
+        return os.readlink(f"/proc/self/fd/{path}")
+    return os.fspath(path)
+
+
 def counting_scandir(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     listed: list[str] = []
     real_scandir = os.scandir
 
     def scandir(path: Any) -> Any:
-        listed.append(os.fspath(path))
+        listed.append(listed_path(path))
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
@@ -415,7 +423,7 @@ def test_excluded_and_ignored_directories_are_never_listed(
     selection = select(big_tree, "**/*")
     assert rels(selection) == [".gitignore", ".readmanyignore", "docs/b.md", "src/a.py"]
     assert skips(selection) == [("generated/", REASON_IGNORED), ("private/", REASON_IGNORED)]
-    assert sorted(os.path.relpath(p, big_tree) for p in listed) == [".", "docs", "src"]
+    assert sorted(os.path.relpath(p, big_tree.resolve()) for p in listed) == [".", "docs", "src"]
 
 
 def test_only_directories_a_pattern_can_reach_are_listed(
@@ -423,7 +431,7 @@ def test_only_directories_a_pattern_can_reach_are_listed(
 ) -> None:
     listed = counting_scandir(monkeypatch)
     assert rels(select(big_tree, "src/*.py")) == ["src/a.py"]
-    assert [os.path.relpath(p, big_tree) for p in listed] == [".", "src"]
+    assert [os.path.relpath(p, big_tree.resolve()) for p in listed] == [".", "src"]
 
 
 def test_an_ignored_directory_is_reported_only_when_a_pattern_reaches_into_it(
@@ -439,7 +447,7 @@ def test_a_directory_that_cannot_be_listed_is_a_failure(
     real_scandir = os.scandir
 
     def scandir(path: Any) -> Any:
-        if os.fspath(path).endswith("docs"):
+        if listed_path(path).endswith("docs"):
             raise PermissionError(13, "Permission denied")
         return real_scandir(path)
 

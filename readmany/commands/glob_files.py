@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from readmany.read.classify import credentials_name
-from readmany.read.glob_file import AssetFile, Failed, Skipped, TextFile
+from readmany.read.glob_file import AssetFile, Failed, Skipped, TextFile, decoded
 from readmany.record import NamedTuple
 from readmany.select.candidates import Candidate, Skip, shown_path
 
@@ -72,6 +72,8 @@ def shown_files(
             keep = hold if hold is None or not credentials_name(event.rel) else None
             result = read(event, path, keep)
         if isinstance(result, TextFile):
+            if look is not None and result.data is not None:
+                result = decoded(result)  # a plan measures and cuts the text
             checked = report.checked(event.rel, path, result, secrets)
             if checked is None:
                 continue

@@ -207,9 +207,17 @@ class _Run:
                 self._cost(item, cost or self._stored_cost(event, path, result))
             if isinstance(result, TextFile):
                 if sizes:
-                    size = frames.text_size(item, result, len(self.entries) + 1)
+                    position = len(self.entries)
+                    size = frames.text_size(item, result, position + 1)
+                    # Of a start held, a size only at least: as it is where even that
+                    # is past the budget (no cut shows more than is held), else read
+                    # again whole and measured exactly.
+                    held = result.whole is not None and not frames.held_exactly
+                    if held and not self.first.past(size):
+                        result = self.texts.read_whole(position, item, result)
+                        size = frames.text_size(item, result, position + 1)
                     if result.whole is None:
-                        self.texts.keep(len(self.entries), result, size[0])
+                        self.texts.keep(position, result, size[0])
                     self._add(item, size, result.text.body, cuttable=True)
                 elif tree:
                     self.first.shown(item)

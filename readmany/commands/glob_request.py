@@ -152,6 +152,16 @@ def candidate_reader(request: GlobRequest) -> CandidateReader:
     # Each process weighs what it reads, where the tokens are wanted; and for `--stats`
     # with a budget, measures it as it reads it.
     reader.weigh = request.weighs
+    # A run that writes each file as read, looking at no text, keeps the bytes.
+    reader.as_read = (
+        face.glob_exact_text
+        and request.format == "text"
+        and not request.line_numbers
+        and request.secrets == "off"
+        and not request.json
+        and not (request.budgeted or request.tree or request.stats)
+        and not (request.outline or request.parts)
+    )
     if request.stats and request.budgeted:
         from readmany.read.measure import measure_for_stats
 
@@ -167,12 +177,11 @@ def held_chars(request: GlobRequest, limits: MatchedLimits) -> int | None:
     from readmany.limits import CUT_BYTES_PER_TOKEN
     from readmany.read.glob_file import held_text
 
-    plain = (
-        request.format == "text"
-        and not request.line_numbers
-        and request.secrets == "off"
-        and not request.stats
-    )
+    # Numbered lines, markdown and xml hold a start too: their block is at least the
+    # text's raw bytes, so a text longer than a budget's cut is past the budget in any
+    # format; the first pass reads again whole a text whose lower bound still fits
+    # (`PlannedFrames.held_exactly`, `FirstPass.past`, `Texts.read_whole`).
+    plain = request.secrets == Secrets.OFF and not request.stats
     return held_text(
         limits,
         max_bytes=request.max_bytes,

@@ -42,7 +42,6 @@ from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
 from readmany.faces import Face
 from readmany.frame import notices, weigh
-from readmany.frame.heredoc import Block
 from readmany.frame.pages import Piece, piece_of, problem, reference_piece
 from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
 from readmany.pack.budget import options_to_hold, size_at_least
@@ -154,7 +153,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
             piece = piece_of(file, index + 1, result, carry, size_words=size_at_least)
         pieces.append(piece)
         entries.append(Entry(index, file.path, piece.block, result.ok, piece.cutter))
-        detail = file_detail(file.path, result, Block(*piece.block[:4]), weigh=sink.weigh)
+        detail = file_detail(file.path, result, piece.block, weigh=sink.weigh)
         result = result._replace(text="", window=None)  # the text is held in its block alone
         if face.shell_notices:
             if result.error is not None:

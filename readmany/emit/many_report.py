@@ -143,10 +143,13 @@ def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
         tokens = None
         if sink.weigh:
             tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
-        sink.write_all((SEPARATOR, block.text) if number else (block.text,), tokens)
+        parts = block.parts() if isinstance(block, Shown) else (block.text,)
+        sink.write_all((SEPARATOR, *parts) if number else parts, tokens)
 
 
-def file_detail(path: str, result: ToolRead, block: Block, *, weigh: bool) -> dict[str, Any]:
+def file_detail(
+    path: str, result: ToolRead, block: Block | Shown, *, weigh: bool
+) -> dict[str, Any]:
     """A file's record of `--json` details; its tokens are weighed only with `weigh` (the
     details are written), else they are 0."""
     detail: dict[str, Any] = {"path": path, "ok": result.ok}

@@ -180,7 +180,12 @@ class SecretsCheck:
     def checked(self, rel: str, path: str, result: TextFile, mode: str) -> TextFile | None:
         """The text as it may be shown: None for a credentials file or, with `--secrets
         skip`, a file that holds a secret (each reported); redacted with `redact`."""
-        if credentials_name(rel) and _holds_credentials(rel, result.text.body):
+        credentials = credentials_name(rel)
+        if result.data is not None and (credentials or mode != "off"):
+            from readmany.read.glob_file import decoded
+
+            result = decoded(result)  # kept as its bytes: its text is looked at here
+        if credentials and _holds_credentials(rel, result.text.body):
             self.skip(path, REASON_SECRET_FILE, REASON_SECRET_FILE)
             self.rels.add(rel)  # nor are its lines shown in a diff
             return None

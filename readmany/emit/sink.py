@@ -115,6 +115,23 @@ class Sink:
             self.tokens += tokens
         return size
 
+    def write_as_read(self, head: str, data: bytes, tail: str) -> int:
+        """`write_all((head, text, tail))` of a text kept as the bytes it was read as
+        (`TextFile.data`, its exact UTF-8): in text mode the bytes go out as they are,
+        never decoded, with the frame in the same write."""
+        if self.json_mode or self.weigh:
+            return self.write_all((head, data.decode("utf-8"), tail))
+        first, last = encode_output(head), encode_output(tail)
+        size = len(first) + len(data) + len(last)
+        if len(data) < _SLICE:
+            self._stream.write(b"".join((first, data, last)))
+        else:  # a long text is not copied to join it to its frame
+            self._stream.write(first)
+            self._stream.write(data)
+            self._stream.write(last)
+        self.bytes_written += size
+        return size
+
     def _write_text(self, text: str) -> int:
         """Write `text` a slice at a time: a long text is never encoded (or escaped) into
         one more copy of itself, and the memory a write takes stays `_SLICE` bytes."""

@@ -15,7 +15,7 @@ from readmany.frame.sections import (
     text_block_tokens,
     text_pieces,
 )
-from readmany.read.glob_file import TextFile
+from readmany.read.glob_file import TextFile, decoded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,6 +42,15 @@ class StreamedSections:
     def file(self, rel: str, path: str, result: TextFile | AssetFile) -> None:
         """A file shown: its block written and reported, or (`--json`) an asset attached."""
         framing, sink, report = self._framing, self._sink, self._report
+        if isinstance(result, TextFile) and result.data is not None:
+            frame = None if sink.weigh else framing.frame_as_read(path, result.data)
+            if frame is not None:  # the bytes as read, in their frame
+                self.written += 1
+                head, tail = frame
+                size = sink.write_as_read(self._prefix() + head, result.data, tail)
+                report.text(path, result, size, 0.0)
+                return
+            result = decoded(result)
         if isinstance(result, TextFile):
             self.written += 1
             index, text = self.written, result.text

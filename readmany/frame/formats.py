@@ -39,7 +39,9 @@ from readmany.frame.separator import (
     PLAIN_DASHES,
     SECTION_TAIL,
     TRUNCATION_WARNING,
+    bytes_hold_header_mark,
     frame_separator,
+    holds_header_mark,
     section_close,
     section_dashes,
     section_head,
@@ -117,7 +119,9 @@ class GlobFraming:
         the text that a guard judges put together, as `block` does.)"""
         quote = self.quotes(path)
         dashes = PLAIN_DASHES
-        if self.guard and ("--- " in body or "--- " in note or (note and body.endswith("-"))):
+        if self.guard and (
+            holds_header_mark(body) or "--- " in note or (note and body.endswith("-"))
+        ):
             shown = number_lines(body) if self.line_numbers else body
             dashes = section_dashes(shown + note)
         yield section_head(path, truncated, quote=quote, dashes=dashes)
@@ -127,6 +131,17 @@ class GlobFraming:
             yield body
         yield note
         yield section_close(path, quote=quote, dashes=dashes)
+
+    def frame_as_read(self, path: str, data: bytes) -> tuple[str, str] | None:
+        """What goes before and after the body of a whole text kept as its bytes (`data`,
+        its exact UTF-8; not cut, no note), so that the bytes are written as they are;
+        None where the block is more than the text in a frame (numbered lines, markdown,
+        xml) or its lines must be looked at (a guard, where a line may read as a
+        header: every such line holds `--- `, the same bytes in UTF-8)."""
+        if self.line_numbers or (self.guard and bytes_hold_header_mark(data)):
+            return None
+        quote = self.quotes(path)
+        return section_head(path, quote=quote), section_close(path, quote=quote)
 
     def measure(
         self,
@@ -257,6 +272,9 @@ class _NotedFraming(GlobFraming):
         self, path: str, body: str, index: int, numbered: bool, note: str, quote: bool
     ) -> Iterable[str]:
         return (self._frame(path, body, index, numbered, note, quote),)
+
+    def frame_as_read(self, path: str, data: bytes) -> tuple[str, str] | None:
+        return None  # the text is escaped or fenced: decoded
 
 
 # The markdown and xml framers are imported by the runs that use them: most use text.

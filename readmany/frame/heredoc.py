@@ -111,3 +111,10 @@ def frame_heredoc(path: str, body: str, index: int) -> Block:
     delimiter = choose_delimiter(path, index, body)
     text = f"@{header_path(path)}\n<<'{delimiter}'\n{body}\n{delimiter}"
     return Block(text, delimiter, utf8_len(text), text.count("\n") + 1)
+
+
+def heredoc_pieces(path: str, body: str, index: int) -> tuple[str, str, str]:
+    """`frame_heredoc`'s text in three pieces, its header, `body` itself and its closing
+    line, and its delimiter: for a long body, framed without a copy of it."""
+    delimiter = choose_delimiter(path, index, body)
+    return f"@{header_path(path)}\n<<'{delimiter}'\n", f"\n{delimiter}", delimiter

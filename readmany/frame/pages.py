@@ -9,8 +9,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from readmany.frame import notices
-from readmany.frame.heredoc import Block, block_tokens, frame_heredoc
+from readmany.frame import notices, weigh
+from readmany.frame.heredoc import Block, block_tokens, frame_heredoc, heredoc_pieces
 from readmany.frame.paths import header_path
 from readmany.read.guard import SECRET_FILE
 from readmany.read.line_range import ToolRead, format_size, js_number, truncate_head
@@ -54,11 +54,21 @@ class Shown(NamedTuple):
     total: int = 0
     next_spec: str | None = None  # `PATH:N[:LINES]`: what reads the rest; None when whole
     show: str | None = None  # the command that shows a line longer than the budget
+    # A long file's block, held as its header, its text and its closing line (`text` is
+    # then ""): the text is not copied into a block of its own.
+    pieces: tuple[str, str, str] | None = None
 
     @property
     def tokens(self) -> float:
         """Its estimated tokens, as a budget of tokens counts them (weighed when asked)."""
+        if self.pieces is not None:  # as `block_tokens` weighs it: frame and body apart
+            head, body, foot = self.pieces
+            return weigh(head + foot) + weigh(body, whole=True)
         return block_tokens(self.text)
+
+    def parts(self) -> tuple[str, ...]:
+        """Its text, in the pieces it is held in."""
+        return self.pieces if self.pieces is not None else (self.text,)
 
 
 def shown_block(
@@ -186,15 +196,16 @@ def piece_of(
             need_tokens = every_line.tokens
         shown = shown_block(capped, first, last, total, rest)
         return Piece(shown, cutter, need_bytes, need_lines, spec, need_tokens)
-    framed = frame_heredoc(request.path, content + tail, index)
-    del content  # the text is held once, in its block
-    start = _body_start(request.path, framed)
+    body = content + tail
+    del content  # the text is held once, as its block's middle piece
+    head, foot, delimiter = heredoc_pieces(request.path, body, index)
     cutter = Cutter(
-        request.path, index, framed.text, (start, start + length), first, total,
-        window_last, page, tail, carry,
-    )  # fmt: skip
-    whole_block = shown_block(framed)
-    return Piece(whole_block, cutter, whole_block.bytes, whole_block.lines, spec)
+        request.path, index, body, (0, length), first, total, window_last, page, tail, carry
+    )
+    size = utf8_len(head) + utf8_len(body) + utf8_len(foot)
+    lines = head.count("\n") + body.count("\n") + foot.count("\n") + 1
+    whole_block = Shown("", delimiter, size, lines, pieces=(head, body, foot))
+    return Piece(whole_block, cutter, size, lines, spec)
 
 
 def _body_start(path: str, block: Block) -> int:

@@ -82,6 +82,8 @@ class PlannedFrames:
             reserved=self.label if with_diff else None,
             guard=guard,
         )
+        # `text_size` of a start held is exact: no numbers, fence or escapes add to it.
+        self.held_exactly = form == "text" and not line_numbers
         self._root = root
         self._absolute = absolute
         self.lines = lines
@@ -110,7 +112,8 @@ class PlannedFrames:
 
     def text_size(self, item: Item, result: TextFile, index: int) -> tuple[int, int, float]:
         """Bytes, newlines and estimated tokens of a text's block, the `index`-th, weighed
-        as read; of a text whose start alone is held, the frame and all of the text."""
+        as read; of a text whose start alone is held, the frame and all of the text (its
+        size exactly where `held_exactly`, else at least)."""
         text = result.text
         size, lines, tokens = text_block_measure(
             self.framing,

@@ -127,6 +127,15 @@ class FirstPass:
         self.imports.append(names)
         self.entries.append(Entry(position, item.path, block, True, cut, least, outline))
 
+    def past(self, least: tuple[int, int, float]) -> bool:
+        """Whether a block of at least `least` (bytes, newlines, tokens; 0 where not
+        counted) can never be shown whole in the budget."""
+        if self.budget is None:
+            return False
+        limits = self.budget.limits
+        size, newlines, tokens = least
+        return size > limits.max_bytes or newlines > limits.max_lines or tokens > limits.max_tokens
+
     # -- the plan --
 
     def plan(

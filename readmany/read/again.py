@@ -88,6 +88,7 @@ class Texts:
         self._sizes: list[tuple[int, int]] = []  # a heap of (-bytes, position)
         self._bytes = 0
         self._last: tuple[int, TextFile | None] | None = None  # the last text cut
+        self._read_whole: set[int] = set()  # positions whose text is never held in part
 
     def keep(self, position: int, text: TextFile, size: int) -> None:
         """Keep the text at `position` for the second pass while there is room: the
@@ -101,6 +102,17 @@ class Texts:
             negative, dropped = heapq.heappop(self._sizes)
             del self.kept[dropped]
             self._bytes += negative
+
+    def read_whole(self, position: int, item: Item, result: TextFile) -> TextFile:
+        """The text at `position` (`item`, of which `result` holds the start) read again
+        whole, and never held in part again (a cut of it is cut from all of it): its
+        block is to be measured exactly. `result` as it is where it is no longer a text,
+        or no longer held whole (it grew)."""
+        again = self.source.read(item)
+        if not isinstance(again, TextFile) or again.whole is not None:
+            return result
+        self._read_whole.add(position)
+        return again
 
     def pop(self, position: int) -> TextFile | None:
         """The text kept at `position`, no longer kept (it is written as it was); still
@@ -140,7 +152,9 @@ class Texts:
         text = self.kept.get(position)
         if text is None:
             item = self._items[position]
-            keep = self._hold if not credentials_name(item.rel) else None
+            keep = self._hold
+            if credentials_name(item.rel) or position in self._read_whole:
+                keep = None
             result = self.source.read(item, keep)
             text = self.recheck(item, result) if isinstance(result, TextFile) else None
         self._last = (position, text)

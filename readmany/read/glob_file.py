@@ -47,6 +47,7 @@ from readmany.read.text import (
     read_exact,
     read_text,
     text_of_bytes,
+    unchanged,
 )
 from readmany.record import NamedTuple
 
@@ -110,6 +111,21 @@ class TextFile(NamedTuple):
     # holds that start, and this what the whole text holds (its bytes, newlines and
     # weight); None where `text` is all of it.
     whole: Whole | None = None
+    # Where the reader was asked for it (`CandidateReader.as_read`) and the text is its
+    # bytes unchanged (`text.unchanged`): those bytes, written as they are; `text` is
+    # then `AS_READ` (nothing decoded them) and `decoded` gives the text.
+    data: bytes | None = None
+
+
+AS_READ = TextRead("")
+"""The `text` of a file kept as its bytes (`TextFile.data`): not its text (`decoded`)."""
+
+
+def decoded(result: TextFile) -> TextFile:
+    """`result` with its text decoded, where it was kept as its bytes (`TextFile.data`)."""
+    if result.data is None:
+        return result
+    return result._replace(text=exact_text(result.data), data=None)
 
 
 class AssetFile(NamedTuple):
@@ -156,6 +172,7 @@ def read_matched(
     weigh: bool = False,
     measure: MeasureChunks | None = None,
     keep: int | None = None,
+    as_read: bool = False,
 ) -> MatchedRead:
     """Read the file at `path`; `rel` is its root-relative path, `shown` how it is shown.
 
@@ -168,6 +185,7 @@ def read_matched(
     `keep`: of a long text shown as it is (`MatchedLimits.exact`), hold only its first
     `keep` characters, and say what the whole holds (`TextFile.whole`): a budget that
     can show no more than that never holds the file.
+    `as_read`: a text that goes out unchanged is kept as its bytes (`TextFile.data`).
     """
     opened = _gate_and_open(path, rel, shown, requested, limits, listed_regular, boundary, real)
     if isinstance(opened, (Skipped, Failed)):
@@ -175,7 +193,9 @@ def read_matched(
     name, kinds, fd, st = opened
     try:
         source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
-        return _read_kind(name, rel, shown, requested, limits, source, kinds, weigh, measure, keep)
+        return _read_kind(
+            name, rel, shown, requested, limits, source, kinds, weigh, measure, keep, as_read
+        )
     except OSError as exc:
         return _read_failed(exc, shown)
     finally:
@@ -291,8 +311,10 @@ def _read_kind(
     weigh: bool = False,
     measure: MeasureChunks | None = None,
     keep: int | None = None,
+    as_read: bool = False,
 ) -> MatchedRead:
-    """Classify by name and content, gate assets, check the size, and read."""
+    """Classify by name and content, gate assets, check the size, and read; `as_read`
+    as `read_matched` takes it (a small file read whole, neither weighed nor measured)."""
     kind = _shown_kind(name, shown, requested, limits, source, kinds)
     if isinstance(kind, Skipped):
         return kind
@@ -303,6 +325,10 @@ def _read_kind(
             return TextFile(kind, TextRead(note), size)
         return TextFile(kind, decode_whole(source.read()), size)
     if kind in ("text", "svg") and limits.exact:
+        if as_read and not weigh and measure is None and isinstance(source, _OpenFile):
+            raw = source.whole
+            if raw is not None and unchanged(raw, limits.max_lines):
+                return TextFile(kind, AS_READ, size, data=raw)
         whole = None
         if isinstance(source, _OpenFile):
             text, whole, raw = source.exact(limits.max_lines, keep)
@@ -469,6 +495,11 @@ class CandidateReader:
         # ... and measured as `--stats` measures it (`TextFile.cost`): `--stats` with a
         # budget, which needs the text read, need not read it twice.
         self.measure_as_read: MeasureChunks | None = None
+        # Whether a text that goes out unchanged is kept as the bytes it was read as
+        # (`TextFile.data`), never decoded: for a run that writes each file as it reads
+        # it and looks at no text (no budget, count, numbering, escape or secret scan;
+        # a credentials file is decoded where it is checked, `Report.checked`).
+        self.as_read = False
 
     def __enter__(self) -> CandidateReader:
         return self
@@ -506,6 +537,7 @@ class CandidateReader:
             weigh=self.weigh,
             measure=self.measure_as_read,
             keep=keep,
+            as_read=self.as_read,
         )
         return self._weighed(result)
 

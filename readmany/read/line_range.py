@@ -531,7 +531,9 @@ def _measured_lines(
     line_number = 0
     produced = 0
     pending: list[bytes] = []
-    parts: list[str] = []  # the line so far, decoded, once it spans chunks
+    # The line so far, decoded, once it spans chunks: grown in place (`+=` on a local
+    # string nothing else holds), never also as a list of its pieces.
+    grown: str | None = None
     pending_len = 0
     decoding: codecs.IncrementalDecoder | None = None
     measuring: codecs.IncrementalDecoder | None = None
@@ -547,21 +549,22 @@ def _measured_lines(
             if line_number >= first:
                 if measuring is None and pending_len + len(piece) <= max_bytes:
                     pending_len += len(piece)
-                    if not pending and not parts:
+                    if not pending and grown is None:
                         pending.append(piece)
                     else:  # a line over chunks: decoded as it comes, held once as text
                         if decoding is None:
                             decoding = codecs.getincrementaldecoder("utf-8")("replace")
-                            parts = [decoding.decode(b"".join(pending))]
+                            grown = decoding.decode(b"".join(pending))
                             pending = []
-                        parts.append(decoding.decode(piece))
+                        assert grown is not None
+                        grown += decoding.decode(piece)
                 else:
                     if measuring is None:
                         measuring = decoding or codecs.getincrementaldecoder("utf-8")("replace")
                         measured = _decoded_len(measuring, b"".join(pending), False)
-                        measured += sum(utf8_len(part) for part in parts)
+                        measured += utf8_len(grown) if grown is not None else 0
                         pending = []
-                        parts = []
+                        grown = None
                     measured += _decoded_len(measuring, piece, False)
             if not ends_line:
                 continue
@@ -570,9 +573,9 @@ def _measured_lines(
                     if decoding is None:
                         text = b"".join(pending).decode("utf-8", "replace")
                     else:
-                        parts.append(decoding.decode(b"", True))
-                        text = "".join(parts)
-                        parts = []
+                        assert grown is not None
+                        grown += decoding.decode(b"", True)
+                        text, grown = grown, None
                     yield text, utf8_len(text)
                 else:
                     measured += _decoded_len(measuring, b"", True)
@@ -582,7 +585,7 @@ def _measured_lines(
                     return
             line_number += 1
             pending = []
-            parts = []
+            grown = None
             pending_len = 0
             decoding = None
             measuring = None

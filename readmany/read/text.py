@@ -308,6 +308,26 @@ def exact_text(data: bytes, max_lines: int | None = None) -> TextRead:
     return TextRead(body, True, lossy and "\ufffd" in body, total)
 
 
+def unchanged(data: bytes, max_lines: int | None = None) -> bool:
+    """Whether `exact_text(data, max_lines)` is `data` itself, decoded: no byte order
+    mark, ASCII or valid UTF-8, not cut by lines. Then the text written is `data` as it
+    is (`encode_output` of the text gives it back), and nothing need decode it to show
+    it. Checked on the bytes: a newline is the same byte in UTF-8 and in the text."""
+    if data[:1] in _BOM_STARTS and detect_bom(data)[1]:
+        return False
+    if max_lines is not None and len(data) > max_lines:
+        total = data.count(b"\n") + (not data.endswith(b"\n"))
+        if total > max_lines:
+            return False
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")  # validated; the text is dropped
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 EXACT_CHUNK = 1 << 20  # bytes decoded at a time by `read_exact`
 
 

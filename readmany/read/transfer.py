@@ -3,7 +3,8 @@
 The helper process of the look-ahead (`select/lookahead.py`) sends what it read with
 `marshal`, which takes plain tuples, strings and numbers only. The result types are
 imported when first needed: this module is imported before the fork and kept light.
-A packed result's first item says its kind: "t" a text, "a" an asset, "k" a skip, "f" a
+A packed result's first item says its kind: "t" a text, "b" a text kept as its bytes
+(`TextFile.data`), "a" an asset, "k" a skip, "f" a
 failed read, "m" a file measured for `--stats`.
 """
 
@@ -49,6 +50,8 @@ def pack_result(result: MatchedRead | MeasuredFile) -> tuple[Any, ...]:
     if isinstance(result, MeasuredFile):
         return ("m", *result)
     if isinstance(result, TextFile):
+        if result.data is not None:
+            return ("b", result.kind, result.data, result.size)
         text = result.text
         whole = tuple(result.whole) if result.whole is not None else None
         return ("t", result.kind, *text, result.size, result.weight, result.cost, whole)
@@ -63,8 +66,8 @@ def pack_result(result: MatchedRead | MeasuredFile) -> tuple[Any, ...]:
 
 def packed_size(packed: tuple[Any, ...]) -> int:
     """About how many bytes a packed result holds."""
-    if packed[0] == "t":
-        return len(packed[2])  # the text
+    if packed[0] in ("t", "b"):
+        return len(packed[2])  # the text, or its bytes
     if packed[0] == "a":
         return len(packed[3])  # the base64 data
     return 0
@@ -79,6 +82,10 @@ def unpack_result(packed: tuple[Any, ...]) -> MatchedRead | MeasuredFile:
         size, weight, cost, whole = packed[-4:]
         held = _whole_type()(*whole) if whole is not None else None
         return TextFile(packed[1], TextRead(*packed[2:-4]), size, weight, cost, held)
+    if tag == "b":
+        from readmany.read.glob_file import AS_READ
+
+        return TextFile(packed[1], AS_READ, packed[3], data=packed[2])
     if tag == "a":
         return AssetFile(packed[1], packed[2], packed[3], packed[4])
     if tag == "k":

@@ -47,6 +47,7 @@ from readmany.select.candidates import (
 )
 from readmany.select.excludes import DEFAULT_EXCLUDES, Excludes
 from readmany.select.ignore import GITIGNORE, IgnoreMatcher
+from readmany.select.listing import DirectoryEntry, LeadsOutside, Lister, outside_entry
 from readmany.select.patterns import (
     GLOBSTAR,
     Includes,
@@ -398,11 +399,21 @@ class _TreeWalk:
         self.root = verdicts.root
         self.unmatched = unmatched
 
-    def _listing(self, directory: str) -> list[os.DirEntry[str]] | str:
-        """The entries of a directory, or why it cannot be listed."""
+    def _listing(self, lister: Lister, directory: str) -> list[DirectoryEntry] | str:
+        """The entries of a directory, or why it cannot be listed: beneath the root's
+        descriptor, no link swapped in followed (`listing.py`), for a directory inside the
+        root; by its path for one outside it (only where the face lists those)."""
+        if inside(directory, self.root):
+            try:
+                return lister.entries(directory)
+            except LeadsOutside as exc:
+                if not self.verdicts.rules.list_outside_directories:
+                    return f"Read error: cannot list directory: {exc.strerror}"
+                # the reference's face lists it, and judges each file in it as outside
         try:
             with os.scandir(directory) as it:
-                return list(it)
+                listed = list(it)
+            return [outside_entry(e) for e in listed]
         except OSError as exc:
             return f"Read error: cannot list directory: {exc.strerror or exc}"
 
@@ -421,26 +432,35 @@ class _TreeWalk:
         """
         start = _closure(patterns, ((pi, 0) for pi in range(len(patterns))))
         in_root = anchor == self.root
+        lister = Lister(self.root, self.verdicts.root_real)
         # Paths found from an anchor outside the root may reach it through links.
         stack = [
-            iter(self._directory_items(patterns, owners, in_root, anchor, "", start, not in_root))
-        ]
-        while stack:
-            item = next(stack[-1], None)
-            if item is None:
-                stack.pop()
-                continue
-            if isinstance(item, (Candidate, Skip)):
-                yield item
-                continue
-            directory, rel, states, via_link = item
-            items = self._directory_items(
-                patterns, owners, in_root, directory, rel, states, via_link
+            iter(
+                self._directory_items(
+                    lister, patterns, owners, in_root, anchor, "", start, not in_root
+                )
             )
-            stack.append(iter(items))
+        ]
+        try:
+            while stack:
+                item = next(stack[-1], None)
+                if item is None:
+                    stack.pop()
+                    continue
+                if isinstance(item, (Candidate, Skip)):
+                    yield item
+                    continue
+                directory, rel, states, via_link = item
+                items = self._directory_items(
+                    lister, patterns, owners, in_root, directory, rel, states, via_link
+                )
+                stack.append(iter(items))
+        finally:
+            lister.close()
 
     def _directory_items(
         self,
+        lister: Lister,
         patterns: Sequence[tuple[Segment, ...]],
         owners: Sequence[int],
         in_root: bool,
@@ -450,14 +470,14 @@ class _TreeWalk:
         via_link: bool,
     ) -> Iterator[Event | tuple[str, str, _State, bool]]:
         """A directory's matched files as events, its subdirectories to enter as tuples."""
-        entries = self._listing(directory)
+        entries = self._listing(lister, directory)
         if isinstance(entries, str):
             yield Skip((rel_dir + "/") if rel_dir else "./", entries, failed=True)
             return
         verdicts = self.verdicts
         if in_root:
             verdicts.ignores.note_directory(rel_dir, any(e.name == GITIGNORE for e in entries))
-        keyed: list[tuple[str, int, os.DirEntry[str], _Step]] = []
+        keyed: list[tuple[str, int, DirectoryEntry, _Step]] = []
         # Below a `**` with nothing after it, every name steps the same way: once will do.
         same_for_all = (
             _step(patterns, states, "")
@@ -468,8 +488,8 @@ class _TreeWalk:
             step = same_for_all or _step(patterns, states, entry.name)
             if not step.accepts and not step.below:
                 continue
-            is_link = entry.is_symlink()
-            if not is_link and entry.is_dir(follow_symlinks=False):
+            is_link = entry.is_link
+            if entry.is_directory:
                 if step.below:
                     keyed.append((sort_key(entry.name + "/"), _DIRECTORY, entry, step))
                 continue
@@ -483,11 +503,13 @@ class _TreeWalk:
         # Most files: in the root's tree, no link on the way (`plain_file`).
         plain = in_root and not via_link
         parent_refused: bool | None = None  # whether a directory above refuses its files
+        prefix = directory + "/" if directory != "/" else "/"
         for _key, what, entry, step in keyed:
+            path = prefix + entry.name
             if in_root:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             else:
-                rel = os.path.relpath(entry.path, self.root).replace(os.sep, "/")
+                rel = os.path.relpath(path, self.root).replace(os.sep, "/")
             inside = in_root or not rel.startswith("../")
             if what == _DIRECTORY:
                 verdict = verdicts.may_enter(
@@ -496,26 +518,24 @@ class _TreeWalk:
                 if isinstance(verdict, Skip):
                     yield verdict
                 elif verdict:
-                    yield (entry.path, rel, step.below, via_link)
+                    yield (path, rel, step.below, via_link)
             elif what == _FILE:
-                is_link = entry.is_symlink()
-                regular = not is_link and entry.is_file(follow_symlinks=False)
+                is_link = entry.is_link
+                regular = entry.is_file
                 if plain and not is_link:
                     if parent_refused is None:
                         parent_refused = self_or_above(
                             verdicts.blocked_dirs, rel_dir, _blocked_directory
                         )
-                    event = verdicts.plain_file(
-                        rel, entry.name, entry.path, regular, parent_refused
-                    )
+                    event = verdicts.plain_file(rel, entry.name, path, regular, parent_refused)
                 else:
                     event = verdicts.leaf(
-                        rel, entry.path, inside, is_link=is_link, via_link=via_link, regular=regular
+                        rel, path, inside, is_link=is_link, via_link=via_link, regular=regular
                     )
                 if event is not None:
                     yield event
-            elif _is_directory(entry):
-                if not verdicts.rules.list_outside_directories and verdicts.outside(entry.path):
+            elif entry.leads_to_directory:
+                if not verdicts.rules.list_outside_directories and verdicts.outside(path):
                     # a link a pattern names (`lnk/**`) that leads out: never listed
                     yield Skip(rel, REASON_LINK_OUTSIDE)
                     continue
@@ -523,7 +543,7 @@ class _TreeWalk:
                 if isinstance(verdict, Skip):
                     yield verdict
                 elif verdict:
-                    yield (entry.path, rel, step.below_link, True)
+                    yield (path, rel, step.below_link, True)
         if in_root:  # every directory below it is done too: its rules are not needed
             verdicts.ignores.leave_directory(rel_dir)
             verdicts.blocked_dirs.pop(rel_dir, None)  # nor what it was judged: memory flat
@@ -834,14 +854,6 @@ def _real_or_none(path: str) -> str | None:
 def _unfollowed(rel: str, exc: OSError) -> Skip:
     """A path whose link could not be followed to see what it is: a failed read."""
     return Skip(rel, f"Read error: cannot follow the link: {exc.strerror or exc}", failed=True)
-
-
-def _is_directory(entry: os.DirEntry[str]) -> bool:
-    """Whether a listed link leads to a directory; not when it cannot be followed."""
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False  # reported as the file it is listed as, where it is matched
 
 
 _FILE, _DIRECTORY, _LINKED_DIRECTORY = range(3)
