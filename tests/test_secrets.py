@@ -386,7 +386,12 @@ def test_what_the_rules_do_not_find_as_readme_says(text: str) -> None:
 
 # -- no false positive on this repository's own tree --
 
-PLANTED_SAMPLES = ("AKIAIOSFODNN7EXAMPLE", "PRIVATE KEY-----")  # the samples tests plant on purpose
+# The samples tests plant on purpose (a credentials file's token, in the tests of reads).
+PLANTED_SAMPLES = (
+    "AKIAIOSFODNN7EXAMPLE",
+    "PRIVATE KEY-----",
+    "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+)
 
 
 def test_no_false_positive_on_this_repository_s_own_tree() -> None:
