@@ -201,11 +201,8 @@ class PlannedFrames:
         """The tree and the closing `note` around `shown`; marked by a budget's `plan`."""
         if not shown:
             return "", self.framing.end(False, note)
-        tree = self.tree(shown) if plan is None else self.trees.marked(*plan, limits)
+        tree = self.trees.tree(shown) if plan is None else self.trees.marked(*plan, limits)
         return self.framing.start(tree), self.framing.end(True, note)
-
-    def tree(self, items: Sequence[Item]) -> str | None:  # None without `--tree`
-        return self.trees.tree(items)
 
     def new_plan(self) -> None:  # a plan made anew: its trees may name those left out
         self.trees.folded = False
