@@ -1,30 +1,35 @@
-"""How the estimate a budget of tokens plans with compares with a real count.
+"""Whether a budget of tokens holds: the real count of budgeted outputs, and the estimate.
 
-    python bench/token_budget.py ROOT [ROOT ...] [--budgets 2000,10000,50000,100000]
-                                 [--formats text,markdown,xml] [--tokenizer o200k]
+    python bench/token_budget.py [ROOT ...] [--budgets 2000,10000,50000,100000]
+        [--formats text,markdown,xml] [--tokenizers estimate,o200k]
+        [--samples tests/fixtures/token_counts.json] [--files-only]
 
-Needs the tokens extra (`pip install 'readmany[tokens]'`). Two tables:
+Needs the tokens extra (`pip install 'readmany[tokens]'`), which counts every output
+(o200k_base). Tables:
 
-- per file: each text file's estimate (`tokens.estimate_tokens_for`, and `text_weight`
-  on the 512 bytes a budget weighs) against its real count: how often the estimate is
-  under and by how much;
-- per budgeted output: `readmany glob ROOT --max-tokens N --format F` run in process,
-  its stdout counted for real: the real count over the budget (over 1.0 is a budget
-  broken) and the budget filled.
+- per budgeted output: `readmany glob ROOT --max-tokens N --format F --tokenizer T` run
+  in process, for each tokenizer asked for (`estimate`: planned at `tokens.planning_budget`;
+  `o200k`: counted and trimmed, `tokenizer.fit`), its output counted for real: the real
+  count over the budget (over 1.0 is a budget broken);
+- with `--samples`, each recorded sample alone under budgets that cut it and one that
+  holds it;
+- at the end, per tokenizer: the highest real / budget, the least filled where the files
+  hold 1.2 times the budget, and the largest closing notice / budget;
+- with `--files-only`, per file: each text file's estimate against its real count.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
+import re
 import sys
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from readmany.tokenizer import counter, fit
+from readmany.tokenizer import counter
 from readmany.tokens import estimate_tokens_for, text_weight
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "__pycache__"}
@@ -87,66 +92,145 @@ def per_file(files: list[tuple[str, str]], count: object) -> str:
     return "\n".join([head, *rows])
 
 
-def budgeted(root: Path, budget: int, fmt: str) -> str:
-    argv = ["glob", ".", "--max-tokens", str(budget), "--format", fmt, "-q"]
-    done = subprocess.run(
-        [sys.executable, "-m", "readmany", *argv], cwd=root, capture_output=True, check=False
-    )
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"readmany {' '.join(argv)} in {root}: {done.stderr.decode()}")
-    return done.stdout.decode("utf-8", "surrogateescape")
+def budgeted(root: Path, budget: int, fmt: str, tokenizer: str, *patterns: str) -> str:
+    """`readmany glob PATTERNS --max-tokens BUDGET --format FMT --tokenizer T` in `root`,
+    run in process, its output as written."""
+    import tempfile
+
+    from readmany.__main__ import main as readmany
+
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "out.txt"
+        argv = ["glob", *(patterns or (".",)), "--max-tokens", str(budget), "--format", fmt]
+        argv += ["--tokenizer", tokenizer, "-q", "-o", str(out)]
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:
+            status = readmany(argv)
+        finally:
+            os.chdir(cwd)
+        if status not in (0, 1):
+            raise SystemExit(f"readmany {' '.join(argv)} in {root}: exit {status}")
+        return out.read_text("utf-8", "surrogateescape") if out.exists() else ""
 
 
-def _render(root: Path, fmt: str, planned: int) -> str:
-    return budgeted(root, max(planned, 1), fmt)
+NOTICE = re.compile(r"\[Left out by the budget[^\n]*\]")
+
+
+def notice_tokens(text: str, count: Callable[[str], int]) -> int:
+    """The real tokens of the closing notice of an output (0: none)."""
+    found = NOTICE.findall(text)
+    return count(found[-1]) if found else 0
+
+
+class Worst:
+    """The highest real / budget, the least filled where the files allow filling, and
+    the largest notice / budget, of each tokenizer's runs."""
+
+    def __init__(self) -> None:
+        self.over: dict[str, float] = {}
+        self.fill: dict[str, float] = {}
+        self.notice: dict[str, float] = {}
+        self.runs: dict[str, int] = {}
+
+    def add(self, name: str, real: int, budget: int, notice: int, fillable: bool) -> None:
+        self.over[name] = max(self.over.get(name, 0.0), real / budget)
+        self.notice[name] = max(self.notice.get(name, 0.0), notice / budget)
+        self.runs[name] = self.runs.get(name, 0) + 1
+        if fillable:
+            self.fill[name] = min(self.fill.get(name, 9.0), real / budget)
+
+    def report(self) -> str:
+        return "\n".join(
+            f"{name}: {self.runs[name]} runs, highest real / budget {self.over[name]:.3f}, "
+            f"least filled {self.fill.get(name, 0.0):.3f} (where the files allow), "
+            f"largest notice / budget {self.notice[name]:.3f}"
+            for name in self.over
+        )
+
+
+def trees(
+    roots: list[Path],
+    budgets: list[int],
+    formats: list[str],
+    tokenizers: list[str],
+    count: Callable[[str], int],
+    worst: Worst,
+) -> None:
+    for root in roots:
+        files = text_files(root)
+        whole = sum(count(text) for _, text in files)
+        print(f"## {root} ({len(files)} text files, {whole} tokens)\n")
+        heads = " | ".join(f"{t} real / budget" for t in tokenizers)
+        print(f"| budget | format | {heads} |\n|{' --- |' * (2 + len(tokenizers))}")
+        for budget in budgets:
+            for fmt in formats:
+                cells = []
+                for name in tokenizers:
+                    text = budgeted(root, budget, fmt, name)
+                    real = count(text)
+                    # the files allow filling it: they hold 1.2 times the budget
+                    worst.add(name, real, budget, notice_tokens(text, count), whole > budget * 1.2)
+                    cells.append(f"{real / budget:.3f}")
+                print(f"| {budget} | {fmt} | {' | '.join(cells)} |")
+        print()
+
+
+def samples(
+    path: Path,
+    formats: list[str],
+    tokenizers: list[str],
+    count: Callable[[str], int],
+    worst: Worst,
+) -> None:
+    """Each recorded sample alone, under budgets that cut it (half and nine tenths of its
+    real count) and one that holds it."""
+    import json
+    import tempfile
+
+    recorded = json.loads(path.read_text(encoding="utf-8"))["samples"]
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        for sample in recorded:
+            name = Path(sample["path"]).name or sample["name"]
+            (root / name).write_text(sample["text"], encoding="utf-8")
+            real = count(sample["text"])
+            for budget in (max(60, real // 2), max(80, real * 9 // 10), real * 2 + 200):
+                for fmt in formats:
+                    for tokenizer in tokenizers:
+                        text = budgeted(root, budget, fmt, tokenizer, name)
+                        got = count(text)
+                        fillable = budget < real
+                        worst.add(tokenizer, got, budget, notice_tokens(text, count), fillable)
+                        if got > budget:
+                            print(f"over: {name} {budget} {fmt} {tokenizer}: {got}")
+            (root / name).unlink()
+    print(f"{len(recorded)} recorded samples, 3 budgets each: {worst.report()}\n")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("roots", nargs="+", type=Path)
+    parser.add_argument("roots", nargs="*", type=Path)
     parser.add_argument("--budgets", default="2000,10000,50000,100000")
     parser.add_argument("--formats", default="text,markdown,xml")
-    parser.add_argument("--tokenizer", default="o200k")
-    parser.add_argument("--margin", type=float, default=0.0, help="also plan for N * MARGIN")
-    parser.add_argument("--fit", action="store_true", help="also fit with the real count")
+    parser.add_argument("--tokenizers", default="estimate,o200k", help="what --tokenizer runs")
+    parser.add_argument("--count", default="o200k", help="what counts the output")
+    parser.add_argument("--samples", type=Path, help="token_counts.json: each sample alone")
     parser.add_argument("--files-only", action="store_true")
     args = parser.parse_args(argv)
-    count = counter(args.tokenizer)
-    columns = ["plain"] + (["margin"] if args.margin else []) + (["fit"] if args.fit else [])
-    worst = dict.fromkeys(columns, 0.0)
-    least = dict.fromkeys(columns, 9.0)
-    for root in args.roots:
-        files = text_files(root)
-        print(f"## {root} ({len(files)} text files)\n")
-        print(per_file(files, count))
-        if args.files_only:
-            continue
-        whole = sum(count(text) for _, text in files)
-        heads = " | ".join(f"{c} real / budget" for c in columns)
-        print(f"\n| budget | format | {heads} |\n|{' --- |' * (2 + len(columns))}")
-        for budget in (int(b) for b in args.budgets.split(",")):
-            for fmt in args.formats.split(","):
-                ratios = {"plain": count(budgeted(root, budget, fmt)) / budget}
-                if args.margin:
-                    planned = int(budget * args.margin)
-                    ratios["margin"] = count(budgeted(root, planned, fmt)) / budget
-                cells = [f"{ratios[c]:.3f}" for c in ratios]
-                if args.fit:
-                    fitted = fit(partial(_render, root, fmt), budget, count)
-                    ratios["fit"] = fitted.real / budget
-                    cells.append(f"{ratios['fit']:.3f} ({fitted.passes} renders)")
-                for column, ratio in ratios.items():
-                    worst[column] = max(worst[column], ratio)
-                    if whole > budget * 1.2:  # the files allow filling it
-                        least[column] = min(least[column], ratio)
-                print(f"| {budget} | {fmt} | {' | '.join(cells)} |")
-        print()
-    if not args.files_only:
-        for column in columns:
-            print(
-                f"{column}: highest real / budget {worst[column]:.3f}, "
-                f"least filled {least[column]:.3f}"
-            )
+    count = counter(args.count)
+    formats = args.formats.split(",")
+    tokenizers = args.tokenizers.split(",")
+    worst = Worst()
+    if args.samples:
+        samples(args.samples, formats, tokenizers, count, worst)
+    if args.files_only:
+        for root in args.roots:
+            print(f"## {root}\n\n{per_file(text_files(root), count)}\n")
+        return 0
+    budgets = [int(b) for b in args.budgets.split(",")]
+    trees(args.roots, budgets, formats, tokenizers, count, worst)
+    print(worst.report())
     return 0
 
 

@@ -49,13 +49,13 @@ _readmany() {
                 esac
                 ;;
             glob)
-                opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --staged --changed --with-diff --hook-id --secrets --max-file-lines --max-file-size --max-bytes --max-lines --max-tokens --order --prefer --outline --no-outline --parts --part --stats --tree --format --line-numbers -n --stdin --null -0 --no-config --verbose -v --compat --json --output -o --quiet -q --copy --help -h"
+                opts="--include --exclude --no-default-excludes --no-gitignore --ignore-file --no-recursive --root --absolute --staged --changed --with-diff --hook-id --secrets --max-file-lines --max-file-size --max-bytes --max-lines --max-tokens --tokenizer --order --prefer --outline --no-outline --parts --part --stats --tree --format --line-numbers -n --stdin --null -0 --no-config --verbose -v --compat --json --output -o --quiet -q --copy --help -h"
                 case "$prev" in
                     --output|-o) _readmany_files -f; return ;;
                     --root) _readmany_files -d; return ;;
                     --secrets) COMPREPLY=($(compgen -W "off warn skip redact" -- "$cur")); return ;;
                     --format) COMPREPLY=($(compgen -W "text markdown xml" -- "$cur")); return ;;
-                    --include|--exclude|--ignore-file|--changed|--hook-id|--max-file-lines|--max-file-size|--max-bytes|--max-lines|--max-tokens|--order|--prefer|--part) return ;;
+                    --include|--exclude|--ignore-file|--changed|--hook-id|--max-file-lines|--max-file-size|--max-bytes|--max-lines|--max-tokens|--tokenizer|--order|--prefer|--part) return ;;
                 esac
                 ;;
             hashline)

@@ -1,5 +1,5 @@
 """The values an option chooses among, each an enum, once: `--secrets`, `--format`,
-`--order` and the shell of `completions`.
+`--order`, `--tokenizer` and the shell of `completions`.
 
 A member is a `str` (its value), so a stage compares it, formats it and writes it to JSON
 as the word the command line spelled; only the request (`readmany.request`) turns a word
@@ -48,6 +48,14 @@ class Order(Choice):
     RANK = "rank"  # by value: preferred, named, entry points and source first
     GIVEN = "given"  # output order
     SMALLEST = "smallest"  # the most files whole: the reference's rule
+
+
+class Tokenizer(Choice):
+    """`--tokenizer`: what counts a budget of tokens (`readmany.tokenizer`)."""
+
+    O200K = "o200k"  # bpe-openai's o200k_base, exact (the tokens extra)
+    CL100K = "cl100k"  # bpe-openai's cl100k_base, exact (the tokens extra)
+    ESTIMATE = "estimate"  # tokens.py's estimate, planned with a margin
 
 
 class Shell(Choice):

@@ -365,10 +365,10 @@ def glob_command(
         typer.Option(
             "--max-bytes",
             metavar="SIZE",
-            help="Budget of the whole output in bytes (100k, 2M): whole files taken by "
-            "--order while they fit (shown in output order), then outlines of those left "
-            "(--outline); one file cut to fill the rest; the files left out named at the "
-            "end, on stderr and in --json details.packing.",
+            help="Budget of the whole output in bytes (100k, 2M): files taken in --order "
+            "(shown in output order), each whole where it fits, else its outline "
+            "(--outline); the first that fits neither cut; the files left out named at "
+            "the end, on stderr and in --json details.packing.",
         ),
     ] = None,
     max_lines: Annotated[
@@ -382,8 +382,19 @@ def glob_command(
         typer.Option(
             "--max-tokens",
             metavar="N",
-            help="Budget of the whole output in tokens (100k = 100,000), as readmany "
-            "estimates them for o200k_base, as --stats does (see README).",
+            help="Budget of the whole output in tokens (100k = 100,000), never over: "
+            "counted by --tokenizer.",
+        ),
+    ] = None,
+    tokenizer: Annotated[
+        str | None,
+        typer.Option(
+            "--tokenizer",
+            metavar="NAME",
+            help="What counts --max-tokens: o200k (GPT-4o's) or cl100k (GPT-4's), the "
+            "output counted exactly and trimmed until it fits (the tokens extra: pip "
+            "install 'readmany[tokens]'), or estimate (no extra: planned with a margin, "
+            "fills less). Default: o200k when the extra is installed, else estimate.",
         ),
     ] = None,
     order: Annotated[
@@ -394,8 +405,10 @@ def glob_command(
             help="Which files a budget keeps when not all fit: rank (the default: "
             "--prefer matches, named paths, earlier patterns, then entry points and "
             "source above tests and docs, licenses, lock files, CI and fixtures last, "
-            "the most imported first), smallest (the most files whole, the reference's "
-            "rule, --compat's) or given (output order). Output order is kept.",
+            "the most imported first; each file in turn whole, else its outline, the "
+            "first that fits neither cut with up to a quarter of the budget, bulk files "
+            "outlined or cut last), smallest (the most files whole, the reference's rule, "
+            "--compat's) or given (output order). Output order is kept.",
         ),
     ] = None,
     prefer: Annotated[
@@ -413,7 +426,7 @@ def glob_command(
             "--outline",
             help="With a budget: a file that does not fit whole is shown as its outline "
             "(imports, class and function signatures with their first docstring line, "
-            "constants, each at its line number), after the files kept whole. On by "
+            "constants, each at its line number), where it fits when its turn comes. On by "
             "default with --order rank or given; tree-sitter with readmany[outline], a "
             "line rule without.",
         ),

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from readmany.choices import Tokenizer
 from readmany.errors import UsageError
 from readmany.record import NamedTuple
 
-TOKENIZERS = ("o200k", "cl100k", "estimate")
+TOKENIZERS = Tokenizer.words()
 ENCODINGS = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
 EXTRA = "pip install 'readmany[tokens]'"
 
@@ -39,9 +40,9 @@ def available() -> bool:
     return find_spec("bpe_openai") is not None
 
 
-def default() -> str:
+def default() -> Tokenizer:
     """`o200k` when bpe-openai is installed, else `estimate`."""
-    return "o200k" if available() else "estimate"
+    return Tokenizer.O200K if available() else Tokenizer.ESTIMATE
 
 
 def counter(name: str) -> Callable[[str], int]:
@@ -127,7 +128,8 @@ def _extension_alone(directories: list[str]) -> ModuleType | None:
 
 
 FILL = 0.95  # `fit` stops once the real count fills this much of the budget
-PASSES = 5  # and renders at most this many times (then gives the fullest that fits)
+PASSES = 8  # and renders at most this many times (then gives the fullest that fits)
+MOST = 2.0  # and never plans for more than this many times the budget
 
 
 class Fitted(NamedTuple):
@@ -147,6 +149,8 @@ def fit(
     *,
     fill: float = FILL,
     passes: int = PASSES,
+    most: float = MOST,
+    complete: Callable[[], bool] | None = None,
 ) -> Fitted:
     """The output `render(planned)` of the planning budget whose real count (`count`)
     is within `budget` and fills it most, found in a few renders.
@@ -158,6 +162,9 @@ def fit(
     the largest that fit and the smallest that did not. It stops when the output fills
     `fill` of the budget without going over, or after `passes` renders; if none fitted
     by then it goes on halving until one does (a render of 0 is the smallest output).
+    A planning budget is never over `most` times the budget: an output that holds little
+    (the notice alone) is not answered with a plan that holds a huge file whole.
+    `complete()`: whether the last render held everything (no larger plan holds more).
     """
     planned = budget
     fitted: Fitted | None = None
@@ -170,14 +177,14 @@ def fit(
         if real <= budget:
             if fitted is None or real > fitted.real:
                 fitted = Fitted(text, real, planned, done)
-            if real >= budget * fill:
+            if real >= budget * fill or (complete is not None and complete()):
                 break
             low = max(low, planned)
             step = planned * budget / max(real, 1)
         else:
             high = planned if high is None else min(high, planned)
             step = planned * budget / real * 0.99
-        following = int(step)
+        following = min(int(step), int(budget * most))
         if high is not None and following >= high:
             following = (low + high) // 2
         if following <= low and fitted is not None:

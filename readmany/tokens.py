@@ -306,18 +306,35 @@ def estimate_tokens_for(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> int:
 
 
 # A budget of tokens planned with the estimate alone goes over the real count by up to
-# 12% (bench/token_budget.py, o200k_base, `glob . --max-tokens N` for N of 1k-100k in the
-# three formats on fastapi, fd, this repository and tests/fixtures/: 1.119 at most, on fd
-# at 1k in xml; 1.04-1.10 is common in markdown and xml, where a small budget holds few
-# files and the error of each weighs). Planned for `SAFE_FRACTION` of the budget, the
-# same runs are never over (0.985 at most), at the cost of filling 62-98% of it (most runs
-# 0.85-0.93): the estimate's error on one repository's files (±10% on their sum) is
-# larger than the 10% a margin may take, so only a real count (`readmany[tokens]`,
-# `tokenizer.fit`) is both never over and full (1.000 at most, 0.90-1.00 filled).
+# 12% (o200k_base, `glob . --max-tokens N` for N of 1k-100k in the three formats on
+# fastapi, fd, this repository and tests/fixtures/: 1.119 at most, on fd at 1k in xml).
+# How far off the estimate of an output is falls with its size: a small budget holds few
+# files, and one file's error (19% at most on the recorded samples) is the output's; a
+# large one sums many, whose errors cancel in part. So the budget is planned for a
+# fraction of it that grows with it: `SMALL_FRACTION` up to `SMALL_BUDGET` tokens,
+# `SAFE_FRACTION` from `LARGE_BUDGET`, in proportion to the budget's logarithm between
+# (bench/token_budget.py on each recorded sample alone, cut at half and nine tenths of
+# it, and on this repository, tests/fixtures/, nine Python packages and the benchmark's
+# repository tree at 2k-100k: never over, 0.99 at most; filled 77-93% where the files
+# allow). Only a real count (`readmany[tokens]`, `tokenizer.fit`) is both never over and
+# full (1.000 at most, 0.95-1.00 filled).
 SAFE_FRACTION = 0.88
+SMALL_FRACTION = 0.82
+SMALL_BUDGET = 2_000
+LARGE_BUDGET = 20_000
 
 
 def planning_budget(max_tokens: int) -> int:
     """The estimated tokens to plan a budget of `max_tokens` real ones with, when no
-    tokenizer counts the output: `SAFE_FRACTION` of it (at least 1)."""
-    return max(1, int(max_tokens * SAFE_FRACTION))
+    tokenizer counts the output: a fraction of it, `SMALL_FRACTION` for a small budget
+    up to `SAFE_FRACTION` for a large one (at least 1)."""
+    import math
+
+    if max_tokens <= SMALL_BUDGET:
+        fraction = SMALL_FRACTION
+    elif max_tokens >= LARGE_BUDGET:
+        fraction = SAFE_FRACTION
+    else:
+        share = math.log(max_tokens / SMALL_BUDGET) / math.log(LARGE_BUDGET / SMALL_BUDGET)
+        fraction = SMALL_FRACTION + (SAFE_FRACTION - SMALL_FRACTION) * share
+    return max(1, int(max_tokens * fraction))

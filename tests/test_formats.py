@@ -379,3 +379,20 @@ def test_tree_of_a_very_deep_path() -> None:
     lines = render_tree(["d/" * 2000 + "f"]).splitlines()
     assert len(lines) == 2002
     assert lines[-1] == " " * 4 * 2000 + "└── f"
+
+
+def test_a_tree_marks_what_is_not_shown_whole() -> None:
+    paths = ["README.md", "docs/a.md", "docs/b/c.md", "src/api.py", "src/app.py", "src/x]"]
+    marks = {"docs/a.md": "left out", "docs/b/c.md": "left out", "src/api.py": "cut"}
+    marks["src/app.py"] = "outline"
+    assert render_tree(paths, ".", marks) == (
+        ".\n├── README.md\n├── docs/ [left out: 2 files]\n└── src/\n"
+        '    ├── api.py [cut]\n    ├── app.py [outline]\n    └── "x]"\n'
+    )
+    # unmarked, a name ending with ] is written as it is
+    assert render_tree(["x]"]) == ".\n└── x]\n"
+    # folded: a directory's files left out are one line at its end
+    folded = render_tree(
+        ["d/a", "d/b", "d/c"], ".", {"d/a": "left out", "d/c": "left out"}, fold=True
+    )
+    assert folded == ".\n└── d/\n    ├── b\n    └── [left out: 2 files]\n"

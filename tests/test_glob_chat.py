@@ -33,6 +33,8 @@ from readmany.frame.separator import frame_separator
 from readmany.frame.tree import render_tree
 from readmany.frame.xml import parse_xml, parse_xml_tree
 from readmany.read.measure import measure_for_stats
+from readmany.tokenizer import count
+from readmany.tokens import planning_budget
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 END = "\n--- End of content ---"
@@ -125,18 +127,28 @@ def repo_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.parametrize("tokenizer", ["estimate", "o200k"])
 def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
-    repo_tree: Path,
+    repo_tree: Path, tokenizer: str
 ) -> None:
     everything = details(run_readmany(["glob", ".", "--json", "-q"], cwd=repo_tree))["files"]
-    result = run_readmany(
-        ["glob", ".", "--order", "smallest", "--max-tokens", "100000", "--json"], cwd=repo_tree
-    )
+    args = ["--order", "smallest", "--max-tokens", "100000", "--tokenizer", tokenizer]
+    result = run_readmany(["glob", ".", *args, "--json"], cwd=repo_tree)
     assert result.returncode == 0, result.stderr
     report = details(result)
-    # Tokens as `--stats` estimates them, of each file's frame and text: the budget is
-    # filled (a file is cut to fill the rest), never passed.
-    assert 99000 <= report["estimatedTokens"] <= 100000
+    # The plan, in tokens as `--stats` estimates them, of each file's frame and text,
+    # fills the budget it was planned for (a file is cut to fill the rest): a margin
+    # under the budget with the estimate alone, what the real count allows with o200k.
+    planned = report["tokenizer"]["planned"]
+    assert report["tokenizer"]["name"] == tokenizer
+    if tokenizer == "estimate":
+        assert planned == planning_budget(100000)
+    assert planned - 1000 <= report["estimatedTokens"] <= planned
+    # The real count of what is written is never over; counted, it is filled.
+    real = count(content(result) + "\n", "o200k")
+    assert real <= 100000
+    if tokenizer == "o200k":
+        assert real == report["tokenizer"]["tokens"] and real >= 95000
     packing = report["packing"]
     shown, omitted = report["files"], packing["omittedPaths"]
     assert omitted and packing["fullIncludedCount"] == len(shown) - 1
@@ -168,7 +180,7 @@ def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
     assert all(named(path, expand(line.split("): ", 1)[1])) for path in omitted)
     # As many whole files as fit: none left out would fit in the room that is left (the
     # plan also kept the final newline's token).
-    room = 100000 - report["estimatedTokens"]
+    room = planned - report["estimatedTokens"]
     for path in omitted:
         assert framing_for("text").tokens(path, (repo_tree / path).read_text(), 1) > room - 1
 
@@ -546,16 +558,56 @@ def test_tree_in_xml(tmp_path: Path) -> None:
     assert ElementTree.fromstring(text).find("directory_tree").text == TREE  # type: ignore[union-attr]
 
 
-def test_tree_with_a_budget_shows_the_files_shown(tmp_path: Path) -> None:
+MARKED_TREE = ".\n├── a.txt\n├── big/ [left out: 1 file]\n└── c/\n    └── d.txt [cut]\n"
+
+
+def test_tree_with_a_budget_lists_the_whole_selection_marked(tmp_path: Path) -> None:
     make(tmp_path, {"a.txt": "a\n", "big/b.txt": "b" * 2000 + "\n", "c/d.txt": lines_of("d", 90)})
     result = run_readmany(["glob", ".", "--tree", "--max-bytes", "400"], cwd=tmp_path)
     text = result.stdout.decode()
     assert len(result.stdout) - 1 <= 400
-    # big/b.txt is left out (its one line is longer than the room); c/d.txt is cut.
-    assert text.startswith(render_tree(["a.txt", "c/d.txt"]) + "\n--- a.txt ---\n\na\n")
+    # big/b.txt is left out (its one line is longer than the room); c/d.txt is cut: both
+    # are in the tree, marked (big/ holds nothing else: one line).
+    assert text.startswith(MARKED_TREE + "\n--- a.txt ---\n\na\n")
     assert "Showing lines 1-" in text and "[Left out by the budget: big/b.txt." in text
     roomy = run_readmany(["glob", ".", "--tree", "--max-bytes", "4k"], cwd=tmp_path)
     assert roomy.stdout.decode().startswith(render_tree(["a.txt", "big/b.txt", "c/d.txt"]))
+
+
+@pytest.mark.parametrize("form", ["markdown", "xml"])
+def test_the_marked_tree_in_markdown_and_xml_and_json(tmp_path: Path, form: str) -> None:
+    make(tmp_path, {"a.txt": "a\n", "big/b.txt": "b" * 2000 + "\n", "c/d.txt": lines_of("d", 90)})
+    args = ["glob", ".", "--tree", "--max-bytes", "600", "--format", form, "-q"]
+    text = run_readmany(args, cwd=tmp_path).stdout.decode()
+    parse_tree = parse_markdown_tree if form == "markdown" else parse_xml_tree
+    assert parse_tree(text) == MARKED_TREE
+    said = details(run_readmany([*args, "--json"], cwd=tmp_path))
+    assert said["tree"] == {
+        "paths": ["a.txt", "big/b.txt", "c/d.txt"],
+        "marks": {"big/b.txt": "left out", "c/d.txt": "cut"},
+    }
+    # without --tree, no tree in the details
+    plain = details(run_readmany([a for a in args if a != "--tree"] + ["--json"], cwd=tmp_path))
+    assert "tree" not in plain
+
+
+def test_a_tree_names_the_files_left_out_within_its_share_else_folds_them(tmp_path: Path) -> None:
+    files = {"src/main.py": lines_of("m", 40), "data/keep.txt": "k\n"}
+    files.update({f"data/case_{i:03}.txt": f"case {i}\n" * 20 for i in range(200)})
+    make(tmp_path, files)
+    args = ["glob", ".", "--tree", "--prefer", "src/**", "--prefer", "data/keep.txt", "-q"]
+    # A large budget: each file left out is named in the tree, marked.
+    roomy = run_readmany([*args, "--max-bytes", "42k"], cwd=tmp_path).stdout.decode()
+    tree = roomy.split("\n\n", 1)[0]
+    named = re.findall(r"case_\d{3}\.txt \[left out\]", tree)
+    assert named and "[left out:" not in tree
+    assert len(re.findall(r"case_\d{3}\.txt", tree)) == 200  # every file, shown or not
+    # A small one: naming the ~190 left out would take more than 5% of it: one line.
+    small = run_readmany([*args, "--max-bytes", "4k"], cwd=tmp_path).stdout.decode()
+    tree = small.split("\n\n", 1)[0]
+    assert "[left out]" not in tree
+    assert re.search(r"\n│   └── \[left out: \d+ files\]\n", tree)
+    assert "keep.txt" in tree and "main.py" in tree
 
 
 def test_line_numbers_in_text(tmp_path: Path) -> None:
@@ -679,7 +731,8 @@ def test_a_budget_in_markdown_and_xml_parses_back(tmp_path: Path, form: str) -> 
         ElementTree.fromstring(text)
         assert text.endswith("]</note>\n</documents>\n")
     else:
-        assert parse_markdown_tree(text) == render_tree(["a.txt", "b.txt"])
+        marks = {"b.txt": "cut", "c.txt": "left out"}
+        assert parse_markdown_tree(text) == render_tree(["a.txt", "b.txt", "c.txt"], ".", marks)
 
 
 # --- the two passes ------------------------------------------------------------------------
@@ -988,8 +1041,10 @@ def test_what_json_says_of_a_token_budget_is_within_it(repo_tree: Path, options:
     result = run_readmany(
         ["glob", ".", "--max-tokens", "20000", "--json", "-q", *options], cwd=repo_tree
     )
-    tokens = details(result)["estimatedTokens"]
-    assert 19000 <= tokens <= 20000
+    said = details(result)
+    planned = said["tokenizer"]["planned"]  # what the estimate was planned for
+    assert planned - 1000 <= said["estimatedTokens"] <= planned
+    assert count(content(result) + "\n", "o200k") == said["tokenizer"]["tokens"] <= 20000
 
 
 @pytest.mark.slow
@@ -1019,7 +1074,7 @@ def test_any_budget_holds_and_accounts_for_every_file(
     extra: list[str],
 ) -> None:
     # Hostile texts under any budget, in any format: the output keeps to the budget (bytes
-    # and lines as written, tokens as --json estimates them), every file is shown, cut or
+    # and lines as written, tokens as o200k counts them), every file is shown, cut or
     # named as left out, and each file shown whole reads back exactly.
     root = tmp_path_factory.mktemp("budget")
     files = {f"{where}f{n}.txt": "\n".join(lines) for n, (where, lines) in enumerate(texts)}
@@ -1034,9 +1089,9 @@ def test_any_budget_holds_and_accounts_for_every_file(
         assert len(out) <= limit
     if dimension == "--max-lines":
         assert out.count(b"\n") <= limit
+    if dimension == "--max-tokens":  # counted for real (o200k, the default with the extra)
+        assert count(out.decode(), "o200k") <= limit
     report = details(run_readmany([*args, "--json"], cwd=root))
-    if dimension == "--max-tokens":
-        assert report["estimatedTokens"] <= limit
     packing = report.get("packing", {})
     shown = set(report["files"])
     assert shown | set(packing.get("omittedPaths", [])) == set(files)

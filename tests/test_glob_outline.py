@@ -248,14 +248,18 @@ def _counting_outlines(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_no_outline_is_made_once_too_few_tokens_are_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The small files fill the budget of tokens to within an outline's least: the large
-    # ones left are not read again and parsed for an outline that cannot fit.
+    # The small files, preferred, fill the budget of tokens to within an outline's least:
+    # the large ones after them are not read again and parsed for an outline that cannot
+    # fit.
     files: dict[str, str | bytes] = {f"big_{i}.py": CORE for i in range(20)}
-    files.update({f"small_{i:02}.py": f"X_{i} = {i}\n" for i in range(200)})
+    files.update({f"small_{i:03}.py": f"X_{i} = {i}\n" for i in range(400)})
     make(tmp_path, files)
     asked = _counting_outlines(monkeypatch)
-    _content, details = _glob(tmp_path, "--max-tokens", "2000")
-    assert details["estimatedTokens"] >= 1950  # the small files filled it
+    _content, details = _glob(tmp_path, "--max-tokens", "2000", "--prefer", "small_*")
+    packing = details["packing"]
+    assert 100 < packing["fullIncludedCount"] < 400  # the small files filled it
+    assert any(path.startswith("small_") for path in packing["omittedPaths"])
+    assert "outlinedPaths" not in packing
     assert asked == []
 
 
@@ -289,3 +293,7 @@ def test_the_tree_names_the_outlined_file_with_the_files_shown(repo: Path) -> No
     tree = content.split("\n\n", 1)[0]
     assert "core.py" in tree and "cli.py" in tree
     assert "app/core.py" in details["files"]
+    # marked as an outline, from the plan's outlined files; the files whole unmarked
+    assert details["packing"]["outlinedPaths"] == ["app/core.py"]
+    assert re.search(r"core\.py \[outline\]$", tree, re.M)
+    assert re.search(r"cli\.py$", tree, re.M)

@@ -333,3 +333,21 @@ def test_an_o_that_names_no_file_to_number_is_refused(
     assert len(lines) == 1 and said in lines[0], lines
     assert os.listdir(repo / "sub") == [] and not (repo / "..1").exists()
     assert sorted(os.listdir("/dev")) == before
+
+
+def test_each_part_is_within_a_budget_of_tokens_as_o200k_counts_it(tmp_path: Path) -> None:
+    # Parts are planned with the estimate less its margin (`tokens.planning_budget`):
+    # planned at the budget itself, parts of code and of mixed scripts ran over it.
+    from readmany.tokenizer import count
+
+    files: dict[str, str | bytes] = {}
+    for i in range(40):
+        files[f"m{i:02}.py"] = "".join(
+            f"def f_{i}_{j}(x):\n    return x * {j}  # {i}\n\n" for j in range(30)
+        )
+    files["notes.md"] = "Überblick: données, 数据, данные.\n" * 200
+    repo = make(tmp_path / "repo", files)
+    for budget in (2000, 6000):
+        parts = _parts(repo, "--max-tokens", str(budget))
+        assert len(parts) >= 3
+        assert all(count(part) <= budget for part in parts)

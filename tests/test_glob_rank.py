@@ -102,7 +102,7 @@ def test_prefer_pulls_a_file_in(repo: Path) -> None:
     shown, packing = _run(repo, "--max-tokens", "8k", "--prefer", "LICEN[CS]E")
     assert "LICENSE" in shown
     assert "app/core.py" not in packing["omittedReasons"]  # still kept: it is ranked next
-    shown, packing = _run(repo, "--max-tokens", "10k", "--prefer", "*.lock", "--prefer", "LICENSE")
+    shown, packing = _run(repo, "--max-tokens", "9k", "--prefer", "*.lock", "--prefer", "LICENSE")
     assert "poetry.lock" in shown
     assert packing["omittedReasons"].get("LICENSE", "").startswith("preferred (--prefer 2)")
 
@@ -119,7 +119,8 @@ def test_an_earlier_pattern_outranks_a_later_one(repo: Path) -> None:
     shown, packing = _run(repo, "--max-tokens", "3k", patterns=("tests", "app"))
     assert "app/core.py" in packing["omittedPaths"]
     assert sum(path.startswith("tests/fixtures/") for path in shown) > FIXTURES // 3
-    assert not any(path.startswith("app/") for path in shown)  # fixtures fill the room first
+    # fixtures fill the room first: of app/, only its empty __init__.py fits what is left
+    assert [path for path in shown if path.startswith("app/")] in ([], ["app/__init__.py"])
     assert packing["omittedReasons"]["app/core.py"].endswith("pattern 2")
 
 
@@ -153,3 +154,88 @@ def test_a_project_configuration_prefers_too(repo: Path) -> None:
     assert "LICENSE" in shown
     shown, _ = _run(repo, "--max-tokens", "8k", "--no-config")
     assert "LICENSE" not in shown
+
+
+def test_the_first_ranked_file_that_does_not_fit_is_cut_rather_than_left_out(
+    tmp_path: Path,
+) -> None:
+    # A large module every other file imports ranks first among the sources; it does not
+    # fit. It is cut (its start, and the command that reads the rest), a quarter of the
+    # budget kept for it, and the small modules ranked below it fill the rest (they used
+    # to fill it all, and the module was left out whole or cut to a few lines).
+    files = {
+        "README.md": "# app\n",
+        "app/api.py": "".join(
+            f"def call_{i}(value):\n    return value * {i} + len(str(value))\n\n\n"
+            for i in range(600)
+        ),
+    }
+    for i in range(200):  # together more than the budget
+        files[f"app/part_{i:03}.py"] = f"from app import api\n\nX = api.call_{i}(1)\n"
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    shown, packing = _run(tmp_path, "--max-tokens", "4k")
+    assert packing["partialIncludedPath"] == "app/api.py"
+    assert "app/api.py" not in packing["omittedPaths"]
+    parts = sum(path.startswith("app/part_") for path in shown)
+    assert 50 < parts < 200  # they fill the rest, and not all of them fit
+    result = run_readmany(["glob", ".", "--max-tokens", "4k", "-q"], cwd=tmp_path)
+    text = result.stdout.decode()
+    assert "Continue with: readmany many app/api.py:" in text
+    # Its cut is at least most of the quarter kept for it (in real o200k tokens).
+    from readmany.tokenizer import count
+
+    section = text.split("--- app/api.py ---", 1)[1].split("\n\n\n--- ", 1)[0]
+    assert count(section) >= 4000 // 4 * 0.8
+    # --order given keeps its rule: output order, passing over what does not fit, the
+    # first left cut to fill the rest.
+    _, given = _run(tmp_path, "--max-tokens", "4k", "--order", "given")
+    assert given["strategy"] == "given"
+
+
+def test_a_bulk_file_that_does_not_fit_first_is_passed_over_not_cut(repo: Path) -> None:
+    # The CI file, the lock file and the license rank below the fixtures; the first that
+    # does not fit is a one-line fixture or bulk: passed over, smaller ones fill the room.
+    _, packing = _run(repo, "--max-tokens", "4k")
+    assert packing.get("partialIncludedPath") not in BULK
+
+
+def test_a_file_that_does_not_fit_whole_is_outlined_before_the_files_ranked_below_it(
+    tmp_path: Path,
+) -> None:
+    # The rule of a ranked plan, file by file in rank order: whole where it fits, else its
+    # outline where that fits. The module every file imports does not fit whole; its
+    # outline comes before the small modules ranked below it, which together would fill
+    # the budget (taken whole first, they left it out).
+    files = {
+        "README.md": "# app\n",
+        "app/api.py": "".join(
+            f'def call_{i}(value):\n    """Call {i}."""\n'
+            + "".join(f"    value = value * {i} + {j}\n" for j in range(8))
+            + "    return value\n\n\n"
+            for i in range(60)
+        ),
+    }
+    for i in range(400):  # together more than the budget
+        files[f"app/part_{i:03}.py"] = f"from app import api\n\nX = api.call_{i % 60}(1)\n"
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    shown, packing = _run(tmp_path, "--max-tokens", "6k")
+    assert packing["outlinedPaths"] == ["app/api.py"]
+    assert packing.get("partialIncludedPath") != "app/api.py"
+    parts = sum(path.startswith("app/part_") for path in shown)
+    assert 50 < parts < 400  # they fill the rest, and not all of them fit
+
+
+def test_a_bulk_file_ranked_first_is_not_outlined_or_cut_before_the_others_are_placed(
+    repo: Path,
+) -> None:
+    # Preferred, the license ranks first; it does not fit whole. It is neither cut nor
+    # outlined while the central files are placed: they are all shown.
+    shown, packing = _run(repo, "--max-tokens", "3k", "--prefer", "LICENSE")
+    assert packing.get("partialIncludedPath") != "LICENSE"
+    assert "LICENSE" not in packing.get("outlinedPaths", [])
+    assert "LICENSE" in packing["omittedPaths"]
+    assert all(path in shown for path in CENTRAL)

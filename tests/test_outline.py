@@ -140,11 +140,34 @@ def test_javascript() -> None:
         "function read(a) {}\nclass B { m() {} }\n"
     )
     assert items("lib/read.js", source) == [
-        (1, 0, "constant", "const fs = require('fs');", ""),
+        (1, 0, "import", "const fs = require('fs');", ""),
         (2, 0, "import", "import x from './x';", ""),
         (4, 0, "function", "function read(a)", "Reads."),
         (5, 0, "class", "class B", ""),
         (5, 1, "function", "m()", ""),
+    ]
+
+
+def test_javascript_commonjs_names_its_requires_and_the_functions_it_assigns() -> None:
+    # A CommonJS module (express's lib/application.js) defines its API by assignment: the
+    # outline names each method, as it names a declared function.
+    source = (
+        "var View = require('./view');\n"
+        "var methods = require('./utils').methods;\n"
+        "var app = exports = module.exports = {};\n"
+        "// Use a middleware.\n"
+        "app.use = function use(fn) {\n  return this;\n};\n"
+        "exports.twice = (a) => a * 2;\n"
+        "module.exports.Thing = class Thing {};\n"
+        "app.count = 3;\n"
+        "if (x) { y = function () {}; }\n"
+    )
+    assert items("lib/application.js", source) == [
+        (1, 0, "import", "var View = require('./view');", ""),
+        (2, 0, "import", "var methods = require('./utils').methods;", ""),
+        (5, 0, "function", "app.use = function use(fn)", "Use a middleware."),
+        (8, 0, "function", "exports.twice = (a) =>", ""),
+        (9, 0, "class", "module.exports.Thing = class Thing", ""),
     ]
 
 

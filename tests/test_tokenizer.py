@@ -130,11 +130,24 @@ def test_fit_halves_past_its_passes_until_one_fits() -> None:
     assert fitted.text == render(fitted.planned)
 
 
-def test_planning_budget_is_the_safe_fraction() -> None:
-    from readmany.tokens import SAFE_FRACTION, planning_budget
+def test_planning_budget_keeps_a_larger_margin_for_a_small_budget() -> None:
+    from readmany.tokens import (
+        LARGE_BUDGET,
+        SAFE_FRACTION,
+        SMALL_BUDGET,
+        SMALL_FRACTION,
+        planning_budget,
+    )
 
     assert planning_budget(100_000) == int(100_000 * SAFE_FRACTION) < 100_000
+    assert planning_budget(LARGE_BUDGET) == int(LARGE_BUDGET * SAFE_FRACTION)
+    assert planning_budget(1_000) == int(1_000 * SMALL_FRACTION)
+    assert planning_budget(SMALL_BUDGET) == int(SMALL_BUDGET * SMALL_FRACTION)
     assert planning_budget(1) == 1
+    # between, the fraction grows with the budget, and the planning budget with it
+    fractions = [planning_budget(b) / b for b in range(SMALL_BUDGET, LARGE_BUDGET + 1, 500)]
+    assert fractions == sorted(fractions)
+    assert SMALL_FRACTION < planning_budget(6_000) / 6_000 < SAFE_FRACTION
 
 
 def test_the_safe_fraction_covers_the_recorded_samples() -> None:

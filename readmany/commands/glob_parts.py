@@ -28,6 +28,7 @@ from readmany.emit.target import part_name
 from readmany.frame import notices, weigh
 from readmany.frame.formats import measured as size_of
 from readmany.pack import Budget
+from readmany.pack.budget import planning_limits
 from readmany.pack.parts import Parts, PieceBlock, Share, chosen, plan_parts
 from readmany.read.glob_file import AssetFile, TextFile
 from readmany.units import utf8_len
@@ -210,7 +211,9 @@ def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = No
                 pieces = Pieces(run)
                 found = plan_parts(
                     run.entries,
-                    budget.limits,
+                    # a budget of tokens less the estimate's margin: each part's real count
+                    # within it (parts are not counted by `--tokenizer`)
+                    planning_limits(budget),
                     joint=run.frames.joint(),
                     piece=pieces,
                     ends=lambda parts: _ends_cost(run, parts),

@@ -270,10 +270,45 @@ class _Run:
 
     # -- the plan --
 
-    def plan(self) -> tuple[Packing, str, str]:
-        """The packing, and the start (tree) and end (closing notice) written around it."""
+    def plan(self, planned: int | None = None) -> tuple[Packing, str, str]:
+        """The packing, and the start (tree) and end (closing notice) written around it;
+        a budget of tokens planned for `planned` estimated tokens (by default, the
+        budget less the estimate's margin)."""
         least = self.outlines.least() if self.outlines is not None else (0, 0.0)
-        return self.first.plan(self.frames, least_outline=least)
+        return self.first.plan(self.frames, planned, least_outline=least)
+
+    def fitted(self, budget: BudgetAsked) -> tuple[Packing, str, str]:
+        """The plan whose output, counted by `--tokenizer`, fills the budget of tokens
+        without going over (`tokenizer.fit`): planned with the estimate, rendered and
+        counted, planned again for more or fewer estimated tokens."""
+        from readmany.tokenizer import counter, fit
+
+        assert budget.max_tokens is not None
+        plans: dict[int, tuple[Packing, str, str]] = {}
+        last: list[Packing] = []
+
+        def render(planned: int) -> str:
+            plans[planned] = planned_run = self.plan(planned)
+            last[:] = [planned_run[0]]
+            return _rendered(self, *planned_run)
+
+        def complete() -> bool:  # every file shown whole: a larger plan shows no more
+            plan = last[0].plan
+            return not last[0].omitted and plan.partial_index is None and not plan.outlined
+
+        count = counter(self.request.tokenizer)
+        done = fit(render, budget.max_tokens, count, complete=complete)
+        self.first.limits = self.first.limits and self.first.limits._replace(
+            max_tokens=done.planned
+        )
+        self.report.details["tokenizer"] = {
+            "name": self.request.tokenizer,
+            "tokens": done.real,
+            "budget": budget.max_tokens,
+            "planned": done.planned,
+            "renders": done.passes,
+        }
+        return plans[done.planned]
 
     # -- pass 2 --
 
@@ -286,6 +321,24 @@ class _Run:
 # --- the runs ---------------------------------------------------------------------------
 
 
+def _rendered(run: _Run, packing: Packing, start: str, end: str) -> str:
+    """The text `write` would write for this plan, as stdout has it: written to a
+    buffer and reported to no one, the texts kept for the second pass kept."""
+    import io
+
+    buffer = io.BytesIO()
+    sink = Sink(buffer, json_mode=False, weigh=False)
+    report = Report(run.report.root, keep_records=False, reference_reasons=False)
+    writer = PlannedWriter(run.first, run.frames, run.texts, sink, report)
+    run.texts.keeping = True
+    try:
+        writer.write(packing, start, end, lambda path, result: None)
+    finally:
+        run.texts.keeping = False
+    sink.finish({})
+    return buffer.getvalue().decode("utf-8", "replace")
+
+
 def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """`glob` with a budget or `--tree`: measure, plan, write."""
     with selection or open_selection(request) as selection:
@@ -294,7 +347,17 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
         with run.reader, contextlib.closing(run.source):
             budget = budget_of(request)
             run.gather(selection, sizes=budget is not None, stats=False)
-            packing, start, end = run.plan()
+            if budget is not None and budget.max_tokens and request.tokenizer != "estimate":
+                packing, start, end = run.fitted(budget)
+            else:
+                packing, start, end = run.plan()
+                limits = run.first.limits
+                if budget is not None and budget.max_tokens and limits is not None:
+                    report.details["tokenizer"] = {
+                        "name": "estimate",
+                        "budget": budget.max_tokens,
+                        "planned": int(limits.max_tokens),
+                    }
             run.write(packing, start, end)
     if not run.items and not report.any_shown:
         report.nothing_read_from(request.staged, request.changed)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
-from readmany.choices import Format, Order, Secrets
+from readmany.choices import Format, Order, Secrets, Tokenizer
 from readmany.emit.render import Presentation
 from readmany.faces import Face
 from readmany.record import NamedTuple
@@ -60,6 +60,9 @@ class GlobRequest(NamedTuple):
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
+    # --tokenizer: what counts max_tokens; "estimate" plans with a margin
+    # (tokens.planning_budget), an exact one counts the output it writes
+    tokenizer: Tokenizer = Tokenizer.ESTIMATE
     order: Order = Order.SMALLEST  # which files a budget keeps; the reference's rule
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
     outline: bool = False  # --outline: a file a budget leaves out may be shown as its outline

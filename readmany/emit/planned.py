@@ -92,6 +92,13 @@ class PlannedWriter:
                 f"{LEFT_OUT} ({len(omitted)} of {len(self.entries)}): {names}"
             )
         report.details["packing"] = self.first.details(packing, late)
+        if self.frames.trees.drawn and second.written:  # --tree: what it lists, marked
+            marks = self.frames.trees.marks(packing.omitted, packing.plan.partial_index)
+            files = [item for item in self.items if item.candidate is not None]
+            report.details["tree"] = {
+                "paths": [item.path for item in files],
+                "marks": {item.path: marks[item.rel] for item in files if item.rel in marks},
+            }
         if self.entries and not second.written and not report.any_shown:
             report.problems.append(
                 self.first.nothing_fits(

@@ -14,7 +14,8 @@ from readmany.frame.paths import header_path, quoted
 from readmany.limits import NO_LIMIT
 from readmany.units import utf8_len
 
-NOTE_SHARE = 4  # the closing notice names files in at most a quarter of the budget
+NOTE_SHARE = 4  # the closing notice names files in at most a quarter of a budget of bytes
+NOTE_TOKEN_SHARE = 20  # ... and in at most 5% of a budget of tokens
 NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 SHOWN_NAMES = 3  # names in a notice too long to name them all
 
@@ -32,10 +33,11 @@ def left_out_note(
     """The closing notice: the `count` files of `total` the budget left out (`names`),
     and the budget that holds all (`options`).
 
-    It names every file where that takes at most a quarter of the budget (8 KiB where
-    only lines are counted); else the first few and the count, else the count alone,
-    the rest being named on stderr and in the `--json` details; else (a tiny budget)
-    nothing. `tokens`: the budget counts tokens (`max_tokens`)."""
+    It names every file where that takes at most a quarter of a budget of bytes and
+    5% of a budget of tokens (8 KiB where only lines are counted); else the first few
+    and the count, else the count alone, the rest being named on stderr and in the
+    `--json` details; else (a tiny budget) nothing. `tokens`: the budget counts tokens
+    (`max_tokens`)."""
     tail = f" All {total} take {' '.join(options)}." if options else ""
     files = f"{count} {'file' if count == 1 else 'files'}"
     first = ", ".join(names[:SHOWN_NAMES])
@@ -46,7 +48,7 @@ def left_out_note(
         f"[Left out by the budget: {files}.]",
     )
     share = NOTE_WITHOUT_BYTES  # a budget of lines alone
-    token_share = max_tokens / NOTE_SHARE
+    token_share = max_tokens / NOTE_TOKEN_SHARE
     if max_bytes != NO_LIMIT:
         share = max_bytes // NOTE_SHARE
     elif tokens:

@@ -1,7 +1,8 @@
 """The frames of a planned `glob` run: each block measured as it would be written in the
 first pass (its text then dropped), the cut offered to the plan (`sectioncut`), what is
-written between and around the blocks (the tree of the files shown, the closing notice
-naming those left out), and each block weighed as the sink weighs what it writes.
+written between and around the blocks (the tree: with a budget, of the whole selection,
+what is not shown whole marked; the closing notice naming those left out), and each
+block weighed as the sink weighs what it writes.
 
 It is the run's side that frames: what the plan is given to weigh blocks and ends by,
 and what the second pass writes with. The texts come from `read.again.Texts`.
@@ -32,11 +33,23 @@ from readmany.units import utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
     from readmany.read.again import Texts
     from readmany.read.text import TextRead
     from readmany.select.candidates import Item
+
+    class Limits(Protocol):
+        """A budget as planned (`pack.plan.Budget`), as the tree weighs it."""
+
+        @property
+        def max_bytes(self) -> int: ...
+
+        @property
+        def max_tokens(self) -> float: ...
+
+
+TREE_LEFT_OUT_SHARE = 20  # the tree names files left out in at most 5% of the budget
 
 
 class PlannedFrames:
@@ -73,7 +86,6 @@ class PlannedFrames:
         self.held_exactly = form == "text" and not line_numbers
         self._root = root
         self._absolute = absolute
-        self._tree = tree
         self.lines = lines
         self.tokens = tokens
         self.slack = slack  # what `pack` guesses a frame takes
@@ -82,6 +94,7 @@ class PlannedFrames:
         self.diff: str | None = None  # the diff of --with-diff, once checked
         self._least_frame: int | None = None
         self._left_out: LeftOutNames | None = None  # the names of the files left out
+        self.trees = PlannedTree(items, root if absolute else ".", tree=tree, tokens=tokens)
 
     @property
     def root(self) -> str:
@@ -178,20 +191,21 @@ class PlannedFrames:
             return 0.0
         return weigh(start) + weigh(end) + weigh("\n")
 
-    def ends(self, shown: Sequence[Item], note: str) -> tuple[str, str]:
-        """The start (the tree of the files `shown`) and the end (the closing `note`)."""
+    def ends(
+        self,
+        shown: Sequence[Item],
+        note: str,
+        plan: tuple[Sequence[int], int | None, Sequence[int]] | None = None,
+        limits: Limits | None = None,
+    ) -> tuple[str, str]:
+        """The tree and the closing `note` around `shown`; marked by a budget's `plan`."""
         if not shown:
             return "", self.framing.end(False, note)
-        return self.framing.start(self.tree(shown)), self.framing.end(True, note)
+        tree = self.trees.tree(shown) if plan is None else self.trees.marked(*plan, limits)
+        return self.framing.start(tree), self.framing.end(True, note)
 
-    def tree(self, items: Sequence[Item]) -> str | None:
-        """The tree of `items` that `--tree` draws first (None without `--tree`)."""
-        if not self._tree:
-            return None
-        from readmany.frame.tree import render_tree
-
-        files = [item.rel for item in items if item.candidate is not None]
-        return render_tree(files, self._root if self._absolute else ".")
+    def new_plan(self) -> None:  # a plan made anew: its trees may name those left out
+        self.trees.folded = False
 
     def left_out_note(
         self,
@@ -288,6 +302,71 @@ class PlannedFrames:
         held = text.text if text.whole is None else text.text._replace(body="")
         block = self.text_block(self.items[position], held, position + 1)
         return block.count("\n") + (text.whole.newlines if text.whole is not None else 0)
+
+
+class PlannedTree:
+    """The tree `--tree` draws of a planned run's `items` under `root`: without a budget,
+    of the files shown; with one, of the whole selection, each file a plan does not show
+    whole marked (`frame.tree`)."""
+
+    def __init__(self, items: Sequence[Item], root: str, *, tree: bool, tokens: bool) -> None:
+        self.items, self.root = items, root
+        self.drawn = tree
+        self.tokens = tokens
+        self.folded = False  # the trees of this plan fold the files left out
+
+    def tree(
+        self, items: Sequence[Item], marks: dict[str, str] | None = None, *, fold: bool = False
+    ) -> str | None:
+        """The tree of `items` (None without `--tree`), each path's mark after it; `fold`:
+        the files left out of a directory as one line."""
+        if not self.drawn:
+            return None
+        from readmany.frame.tree import render_tree
+
+        files = [item.rel for item in items if item.candidate is not None]
+        return render_tree(files, self.root, marks, fold=fold)
+
+    def marks(
+        self, omitted: Sequence[int], cut: int | None, outlined: Sequence[int] = ()
+    ) -> dict[str, str]:
+        """The mark of each file a plan does not show whole, by its path from the root."""
+        from readmany.frame.tree import CUT, OMITTED, OUTLINE
+
+        items = self.items
+        marks = {items[i].rel: OMITTED for i in omitted if items[i].candidate is not None}
+        marks.update({items[i].rel: OUTLINE for i in outlined if items[i].candidate is not None})
+        if cut is not None and items[cut].candidate is not None:
+            marks[items[cut].rel] = CUT
+        return marks
+
+    def marked(
+        self,
+        omitted: Sequence[int],
+        cut: int | None,
+        outlined: Sequence[int],
+        limits: Limits | None,
+    ) -> str | None:
+        """The tree of the whole selection for a plan, its files not shown whole marked:
+        each file left out named while that takes at most `TREE_LEFT_OUT_SHARE` of the
+        budget (`limits`, as planned), else a directory's files left out as one line
+        (None without `--tree`)."""
+        if not self.drawn:
+            return None
+        marks = self.marks(omitted, cut, outlined)
+        if not omitted or limits is None:
+            return self.tree(self.items, marks) or ""
+        folded = self.tree(self.items, marks, fold=True) or ""
+        if self.folded:
+            return folded
+        tree = self.tree(self.items, marks) or ""
+        extra_bytes = utf8_len(tree) - utf8_len(folded)
+        # Once folded, the trees of the attempts at one plan stay folded: each attempt
+        # keeps more room, and a tree that grew again would undo that.
+        self.folded = extra_bytes * TREE_LEFT_OUT_SHARE > limits.max_bytes or (
+            self.tokens and (weigh(tree) - weigh(folded)) * TREE_LEFT_OUT_SHARE > limits.max_tokens
+        )
+        return folded if self.folded else tree
 
 
 class Outlines:

@@ -74,3 +74,27 @@ def size_exactly(value: int, base: int) -> str:
         if value >= unit and value % unit == 0:
             return f"{value // unit}{suffix}"
     return str(value)
+
+
+def planning_limits(budget: BudgetAsked, planned: int | None = None) -> Budget:
+    """The limits a plan is made for: a budget of tokens as `planned` estimated tokens,
+    by default `tokens.planning_budget` of it (the margin that keeps the real count of
+    what is written within it when no tokenizer counts it)."""
+    limits = budget.limits
+    if budget.max_tokens is None:
+        return limits
+    if planned is None:
+        from readmany.tokens import planning_budget
+
+        planned = planning_budget(budget.max_tokens)
+    return limits._replace(max_tokens=planned)
+
+
+def margin(budget: BudgetAsked) -> float:
+    """The part of a budget of tokens a plan is made for without a tokenizer (1.0 for
+    no budget of tokens): the budget that holds an estimate is that much larger."""
+    if not budget.max_tokens:
+        return 1.0
+    from readmany.tokens import planning_budget
+
+    return planning_budget(budget.max_tokens) / budget.max_tokens

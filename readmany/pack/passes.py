@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 
-from readmany.pack.budget import BudgetAsked, options_to_hold
-from readmany.pack.plan import Entry, Packing
+from readmany.pack.budget import BudgetAsked, margin, options_to_hold, planning_limits
+from readmany.pack.plan import Budget, Entry, Packing
 from readmany.pack.planner import everything, need_of, plan_around
 from readmany.units import utf8_len
 
@@ -39,7 +39,15 @@ if TYPE_CHECKING:
 
         def ends_tokens(self, start: str, end: str) -> float: ...
 
-        def ends(self, shown: Sequence[Item], note: str) -> tuple[str, str]: ...
+        def ends(
+            self,
+            shown: Sequence[Item],
+            note: str,
+            plan: tuple[Sequence[int], int | None, Sequence[int]] | None = None,
+            limits: Budget | None = None,
+        ) -> tuple[str, str]: ...
+
+        def new_plan(self) -> None: ...
 
         def least_frame(self) -> int: ...
 
@@ -88,6 +96,7 @@ class FirstPass:
         self.imports: list[frozenset[str] | None] = []
         self.ranking: Ranking | None = None
         self._need: tuple[int, int, float] | None = None
+        self.limits: Budget | None = None  # of the last plan: the budget as planned
 
     def shown(self, item: Item) -> None:
         """A file shown, with no block weighed (`--tree` alone)."""
@@ -130,18 +139,26 @@ class FirstPass:
     # -- the plan --
 
     def plan(
-        self, frames: Frames, *, least_outline: tuple[int, float] = (0, 0.0)
+        self,
+        frames: Frames,
+        planned: int | None = None,
+        *,
+        least_outline: tuple[int, float] = (0, 0.0),
     ) -> tuple[Packing, str, str]:
-        """The packing, and the start (tree) and end (closing notice) written around it;
+        """The packing, and the start (tree) and end (closing notice) written around it.
+        A budget of tokens is planned with the estimate for `planned` tokens: by default
+        `tokens.planning_budget` of it, the margin that keeps the real count within it;
         `least_outline`: what an outline takes at least (bytes, tokens; 0 bytes: none is
         shown)."""
         budget = self.budget
         if budget is None:  # --tree alone: everything
             shown = everything(len(self.items))
             return shown, *self.ends(shown, frames)
+        self.limits = planning_limits(budget, planned)
+        frames.new_plan()
         return plan_around(
             self.entries,
-            budget.limits,
+            self.limits,
             lambda packing: self.ends(packing, frames),
             frames.ends_tokens,
             joint=frames.joint(),
@@ -174,7 +191,22 @@ class FirstPass:
         )
         ranked = [files[i] for i in self.ranking.order]
         diff = [e for e in self.entries if self.items[e.position].candidate is None]
-        return {"ranked": diff + ranked, "strategy": self._order}
+        # By rank, bulk files (licenses, lock files, generated, CI, large data) are
+        # outlined or cut only once the others are placed; the first other file that fits
+        # neither whole nor outlined is cut.
+        cut_first: frozenset[int] = frozenset()
+        deferred: frozenset[int] = frozenset()
+        if self._order == "rank":
+            kinds = self.ranking.kinds
+            bulk = {i for i, kind in enumerate(kinds) if kind == "bulk"}
+            deferred = frozenset(e.position for i, e in enumerate(files) if i in bulk)
+            cut_first = frozenset(e.position for i, e in enumerate(files) if i not in bulk)
+        return {
+            "ranked": diff + ranked,
+            "strategy": self._order,
+            "cut_first": cut_first,
+            "deferred": deferred,
+        }
 
     def reasons(self, omitted: Sequence[int]) -> dict[str, str]:
         """Why each file left out was ranked where it was (`--order rank`, `given`)."""
@@ -191,12 +223,22 @@ class FirstPass:
         if plan.partial_index is not None:
             shown = sorted({*shown, plan.partial_index})
         note = self.left_out_note(packing.omitted, frames) if packing.omitted else ""
-        return frames.ends([self.items[i] for i in shown], note)
+        shown_items = [self.items[i] for i in shown]
+        if self.budget is None:
+            return frames.ends(shown_items, note)
+        # with a budget, the tree marks what the plan leaves out, cuts and outlines
+        outlined = [position for position, _ in plan.outlined]
+        return frames.ends(
+            shown_items, note, (packing.omitted, plan.partial_index, outlined), self.limits
+        )
 
     def left_out_note(self, omitted: Sequence[int], frames: Frames) -> str:
-        """The closing notice: what the budget left out, and the budget that holds all."""
+        """The closing notice: what the budget left out, and the budget that holds all;
+        its share of a budget of tokens is of the budget less the estimate's margin."""
         assert self.budget is not None
-        limits = self.budget.limits
+        limits = planning_limits(self.budget)
+        if self.limits is not None and self.limits.max_tokens < limits.max_tokens:
+            limits = self.limits
         return frames.left_out_note(
             omitted,
             len(self.entries),
@@ -208,7 +250,9 @@ class FirstPass:
     def options_to_hold(self, frames: Frames) -> list[str]:
         """The budget options, among those given, that would show every file whole."""
         assert self.budget is not None
-        return options_to_hold(self.need(frames), self.budget.limits, plain_below_k=True)
+        need_bytes, need_lines, need_tokens = self.need(frames)
+        need = (need_bytes, need_lines, need_tokens / margin(self.budget))  # with its margin
+        return options_to_hold(need, self.budget.limits, plain_below_k=True)
 
     def need(self, frames: Frames) -> tuple[int, int, float]:
         """Bytes, lines and tokens of an output that shows every file whole (tokens 0

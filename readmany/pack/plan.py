@@ -12,14 +12,15 @@ first remaining entry in request order that can take it a partial block (a cut i
 and framed: the other plan's is never made).
 
 A ranked plan (`ranked`) may also show a file as its outline (`Entry.outline`, what the
-file defines by line number, made by the command on first ask): whole files first, in
-the ranked order; then, in the same order, the outline of each file not taken while it
-fits; then the cut; the rest is left out.
+file defines by line number, made by the command on first ask). It goes through the
+files in the ranked order: a file that fits whole is whole, one that does not is its
+outline where that fits, the first that fits neither is cut (a quarter of the budget
+kept for it), the rest is left out; bulk files are outlined or cut only after.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from readmany.limits import READ_MAX_BYTES, READ_MAX_LINES, UNCOUNTED
 from readmany.record import NamedTuple
@@ -149,6 +150,8 @@ def pack_blocks(
     smallest: Sequence[Entry] | None = None,
     ranked: Sequence[Entry] | None = None,
     strategy: str = "rank",
+    cut_first: Collection[int] = (),
+    deferred: Collection[int] = (),
     least_outline: int = 0,
     least_outline_tokens: float = 0.0,
 ) -> Packing:
@@ -161,11 +164,14 @@ def pack_blocks(
     `smallest`, `by_size(entries)` if it is known already.
 
     `ranked`: the entries by value, best first (`rank.rank`'s order): then one plan
-    only, `strategy`, that takes them whole in that order, passing over a file that does
-    not fit, then the outline of each file left that has one (`Entry.outline`) while it
-    fits, and cuts the first file left in that order to fill the rest. An outline is asked
-    for only while `least_outline` bytes (and `least_outline_tokens`, for a budget of
-    tokens) are left: what one takes at least.
+    only, `strategy`, that goes through them in that order: a file that fits whole is
+    whole; one that does not is shown as its outline (`Entry.outline`) where that fits;
+    the first of `cut_first` (positions: `rank`'s files of more value than bulk) that
+    fits neither is cut, up to a `CUT_SHARE`th of the budget kept for it; the rest is
+    left out. The files of `deferred` (bulk) are taken only whole in that pass, and
+    outlined or cut only after (`_by_value`). An outline is asked for only while
+    `least_outline` bytes (and `least_outline_tokens`, for a budget of tokens) are left:
+    what one takes at least.
     """
     budget = budget or Budget()
     if not budget.counts_tokens:
@@ -177,15 +183,16 @@ def pack_blocks(
     joints = (*joint, joint_tokens)
     if ranked is not None:
         least = (least_outline, least_outline_tokens if budget.counts_tokens else 0.0)
-        by_value = _take(ranked, budget=budget, joint=joints, stop_at_misfit=False)
-        by_value, outlined = _outline_into(ranked, by_value, joints, least)
-        plan = _cut_into(
+        plan = _by_value(
             strategy,
             ranked,
-            by_value,
+            budget,
+            joints,
             least_cut=least_cut,
             least_cut_tokens=least_cut_tokens,
-            outlined=outlined,
+            cut_first=cut_first,
+            deferred=deferred,
+            least_outline=least,
         )
         return Packing(plan, False, _omitted(entries, plan))
     in_order = _take(entries, budget=budget, joint=joints, stop_at_misfit=True)
@@ -266,42 +273,176 @@ def _take(
     return _Taken(full, success, room)
 
 
-def _outline_into(
+CUT_SHARE = 4  # the first ranked file that fits neither whole nor outlined keeps a quarter
+CUT_TRIES = 3  # files offered that room in turn when the one before could not be cut
+
+
+def _by_value(
+    strategy: str,
     ranked: Sequence[Entry],
-    taken: _Taken,
+    budget: Budget,
     joint: tuple[int, int, float],
-    least: tuple[int, float],
-) -> tuple[_Taken, tuple[tuple[int, Block], ...]]:
-    """The outlines of the files `taken` left out, in `ranked` order, while they fit the
-    room it leaves (which already holds the joint before a block), and that room after;
-    none is asked for once less than `least` (bytes, tokens) is left, nor after
-    `OUTLINE_MISSES` in a row that did not fit."""
-    full, success, (room_bytes, room_lines, room_tokens) = taken
-    least_bytes, least_tokens = least
-    if least_bytes <= 0:
-        return taken, ()
-    joint_bytes, joint_lines, joint_tokens = joint
-    outlined: list[tuple[int, Block]] = []
-    misses = 0
-    for entry in ranked:
-        if room_bytes < least_bytes or room_tokens < least_tokens or misses >= OUTLINE_MISSES:
+    *,
+    least_cut: int,
+    least_cut_tokens: float,
+    cut_first: Collection[int],
+    deferred: Collection[int],
+    least_outline: tuple[int, float],
+) -> Plan:
+    """The plan of files taken by value, in `ranked` order: each whole where it fits,
+    else as its outline where that fits (at once: a large central file keeps its outline
+    rather than lose it to the small files ranked below it), else, for the first of
+    `cut_first` that fits neither, a cut with room kept for it (`_place`); the rest is
+    left out. Where that file cannot be cut after all (one line, or a room too small for
+    its first line), the next that fits neither is offered the room instead, up to
+    `CUT_TRIES`; then no room is kept, and the first file left that can be cut fills
+    what is left, as it does when every file of `cut_first` found a place."""
+    passed: set[int] = set()  # offered the room and could not be cut
+    for _ in range(CUT_TRIES):
+        placed = _place(ranked, budget, joint, cut_first, passed, deferred, least_outline)
+        if placed.cut is None:
             break
-        if entry.position in full or entry.outline is None:
-            continue
+        entry, room = placed.cut
+        room_bytes, room_lines, room_tokens = room
+        too_little = room_bytes < least_cut or room_tokens < max(least_cut_tokens, 1.0)
+        partial = None
+        if room_bytes > 0 and room_lines > 0 and not too_little:
+            partial = cut_block(entry, room_bytes, room_lines, room_tokens)
+        if partial is not None:
+            full, success, _ = placed.taken
+            return Plan(
+                strategy, frozenset(full), success, entry.position, partial, placed.outlined
+            )
+        passed.add(entry.position)
+    else:
+        placed = _place(ranked, budget, joint, (), (), deferred, least_outline)
+    return _cut_into(
+        strategy,
+        ranked,
+        placed.taken,
+        least_cut=least_cut,
+        least_cut_tokens=least_cut_tokens,
+        outlined=placed.outlined,
+    )
+
+
+class _Placed(NamedTuple):
+    """What `_place` placed: the files whole (and the room left after them and the
+    outlines, its joint counted), the outlines by position, and the file to cut with
+    its room (None: none was kept)."""
+
+    taken: _Taken
+    outlined: tuple[tuple[int, Block], ...]
+    cut: tuple[Entry, Budget] | None
+
+
+def _place(
+    ranked: Sequence[Entry],
+    budget: Budget,
+    joint: tuple[int, int, float],
+    cut_first: Collection[int],
+    passed: Collection[int],
+    deferred: Collection[int],
+    least_outline: tuple[int, float],
+) -> _Placed:
+    """Each file of `ranked` in turn: whole if it fits, else its outline if that fits
+    (not for `deferred` files, outlined only once every other file is placed), else, for
+    the first of `cut_first` (not `passed`) that can take a cut, the room of its cut is
+    kept: what is left when it comes, at most a `CUT_SHARE`th of the budget, and at the
+    end what the files after it left too. Outlines are asked for only while
+    `least_outline` (bytes, tokens) is left, and not after `OUTLINE_MISSES` in a row
+    that did not fit (each is a read and a parse)."""
+    counting = budget.counts_tokens
+    room_bytes, room_lines, room_tokens = budget
+    joint_bytes, joint_lines, joint_tokens = 0, 0, 0.0  # none before the first block
+    least_bytes, least_tokens = least_outline
+    full: set[int] = set()
+    success = 0
+    outlined: list[tuple[int, Block]] = []
+    cut: Entry | None = None
+    kept = Budget(0, 0, 0.0)
+    misses = 0
+
+    def fits(block: Block) -> bool:
+        return (
+            block.bytes + joint_bytes <= room_bytes
+            and block.lines + joint_lines <= room_lines
+            and (block.tokens if counting else 0.0) + joint_tokens <= room_tokens
+        )
+
+    def outline_of(entry: Entry) -> Block | None:
+        nonlocal misses
+        if entry.outline is None or least_bytes <= 0 or misses >= OUTLINE_MISSES:
+            return None
+        if room_bytes - joint_bytes < least_bytes or room_tokens - joint_tokens < least_tokens:
+            return None
         block = entry.outline()
         if block is None:
-            continue
-        if block.bytes <= room_bytes and block.lines <= room_lines and block.tokens <= room_tokens:
-            # The room after a block keeps the joint before the next, as `_take`'s does.
-            room_bytes -= block.bytes + joint_bytes
-            room_lines -= block.lines + joint_lines
-            room_tokens -= block.tokens + joint_tokens
-            outlined.append((entry.position, block))
+            return None
+        if fits(block):
             misses = 0
-        else:
-            misses += 1
+            return block
+        misses += 1
+        return None
+
+    def cut_room() -> Budget | None:
+        """The room kept for a cut here: what is left, at most a share of the budget."""
+        kept = Budget(
+            min(room_bytes - joint_bytes, budget.max_bytes // CUT_SHARE),
+            min(room_lines - joint_lines, budget.max_lines // CUT_SHARE),
+            min(room_tokens - joint_tokens, budget.max_tokens / CUT_SHARE)
+            if counting
+            else room_tokens,
+        )
+        return kept if kept.max_bytes > 0 and kept.max_lines > 0 else None
+
+    for rest, bulk in ((ranked, False), (ranked, True)):
+        if bulk and cut is not None:
+            break  # the room left is the cut's
+        for entry in rest:
+            position = entry.position
+            if position in full or (bulk and position not in deferred):
+                continue
+            block: Block | None = entry.block
+            shown_whole = not bulk and block is not None and fits(block)
+            if not shown_whole and (bulk or position not in deferred):
+                block = outline_of(entry)
+            elif not shown_whole:
+                block = None
+            if block is not None:
+                room_bytes -= block.bytes + joint_bytes
+                room_lines -= block.lines + joint_lines
+                room_tokens -= (block.tokens if counting else 0.0) + joint_tokens
+                joint_bytes, joint_lines, joint_tokens = joint
+                if shown_whole:
+                    full.add(position)
+                    success += entry.ok
+                else:
+                    outlined.append((position, block))
+                continue
+            if (
+                cut is None
+                and position in cut_first
+                and position not in passed
+                and entry.cut_head is not None
+            ):
+                room = cut_room()
+                if room is not None and entry.least_cut <= room.max_bytes:
+                    cut, kept = entry, room
+                    room_bytes -= kept.max_bytes + joint_bytes
+                    room_lines -= kept.max_lines + joint_lines
+                    room_tokens -= (kept.max_tokens if counting else 0.0) + joint_tokens
+                    joint_bytes, joint_lines, joint_tokens = joint
     outlined.sort(key=lambda shown: shown[0])
-    return _Taken(full, success, Budget(room_bytes, room_lines, room_tokens)), tuple(outlined)
+    if cut is not None:
+        left = Budget(
+            room_bytes + kept.max_bytes,
+            room_lines + kept.max_lines,
+            room_tokens + kept.max_tokens if counting else room_tokens,
+        )
+        return _Placed(_Taken(full, success, left), tuple(outlined), (cut, left))
+    left = Budget(room_bytes - joint_bytes, room_lines - joint_lines, room_tokens - joint_tokens)
+    return _Placed(_Taken(full, success, left), tuple(outlined), None)
 
 
 def _cut_into(

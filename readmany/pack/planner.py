@@ -9,7 +9,7 @@ the end are and what they weigh.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from readmany.pack.fit import cost_of, fit, less, with_reserved
 from readmany.pack.plan import Budget, Entry, Packing, Plan, by_size, pack_blocks
@@ -40,6 +40,8 @@ def plan_around(
     first_kept: bool = False,
     ranked: Sequence[Entry] | None = None,
     strategy: str = "rank",
+    cut_first: Collection[int] = (),
+    deferred: Collection[int] = (),
     least_outline: tuple[int, float] = (0, 0.0),
 ) -> tuple[Packing, str, str]:
     """The packing of `entries` in `limits`, with the start and the end `ends` gives for
@@ -49,7 +51,8 @@ def plan_around(
     first, its room kept where it fits. When no plan fits, nothing is shown, and the end
     alone (the notice) where it fits. `ranked`: the entries by value, best first, taken
     in that order (`pack_blocks`'s plan `strategy`), with the outlines of those left
-    while `least_outline` (bytes, tokens) is left (0 bytes: none)."""
+    while `least_outline` (bytes, tokens) is left (0 bytes: none), the first of
+    `cut_first` that fits neither cut; `deferred` outlined or cut only after the rest."""
     smallest: dict[int, list[Entry]] = {}  # the entries packed, the smallest first
     kept = entries[-1] if first_kept and entries else None
 
@@ -79,6 +82,8 @@ def plan_around(
             smallest=visit,
             ranked=by_value,
             strategy=strategy,
+            cut_first=cut_first,
+            deferred=deferred,
             least_outline=least_outline[0],
             least_outline_tokens=least_outline[1],
         )
@@ -105,7 +110,7 @@ def plan_around(
         hurry_after=QUICK_ATTEMPTS,
     )
     if fits and fitted is not None:
-        return fitted
+        return _roomier(fitted, limits, attempt, weigh_ends)
     nothing = Packing(Plan("request-order", frozenset(), 0), False, tuple(range(len(entries))))
     start, end = ends(nothing)
     if (
@@ -115,6 +120,30 @@ def plan_around(
     ):
         end = ""  # not even the notice fits: it is said on stderr alone
     return nothing, start, end
+
+
+def _roomier(
+    fitted: tuple[Packing, str, str],
+    limits: Budget,
+    attempt: Callable[[Budget], tuple[tuple[Packing, str, str], Budget]],
+    weigh_ends: Callable[[str, str], float],
+) -> tuple[Packing, str, str]:
+    """The plan made again from only the room its start and end take, where that shows
+    more: `fit` hurries by keeping twice the room after a few attempts, and an end whose
+    size falls as more is left out (a tree that folds the files left out) can leave a
+    plan more room kept than it needs."""
+    packing, start, end = fitted
+    if not packing.omitted:
+        return fitted
+    keep = Budget(
+        utf8_len(start) + utf8_len(end) + 1,
+        start.count("\n") + end.count("\n") + 1,
+        weigh_ends(start, end),
+    )
+    again, fits = fit(limits, attempt, keep=keep, attempts=QUICK_ATTEMPTS + 1)
+    if fits and again is not None and len(again[0].omitted) < len(packing.omitted):
+        return again
+    return fitted
 
 
 def need_of(

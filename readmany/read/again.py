@@ -83,6 +83,7 @@ class Texts:
         self._keep_bytes = keep_bytes
         self._hold = hold  # of a long text, what the first pass holds (`held_chars`)
         self._secrets = secrets
+        self.keeping = False  # the texts written stay kept (`pop`)
         self.kept: dict[int, TextFile] = {}
         self._sizes: list[tuple[int, int]] = []  # a heap of (-bytes, position)
         self._bytes = 0
@@ -114,7 +115,10 @@ class Texts:
         return again
 
     def pop(self, position: int) -> TextFile | None:
-        """The text kept at `position`, no longer kept (it is written as it was)."""
+        """The text kept at `position`, no longer kept (it is written as it was); still
+        kept while `keeping` (an output rendered to be counted, then written)."""
+        if self.keeping:
+            return self.kept.get(position)
         return self.kept.pop(position, None)
 
     def again(self, position: int) -> tuple[MatchedRead | None, bool]:

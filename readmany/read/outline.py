@@ -25,6 +25,8 @@ from readmany.record import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tree_sitter import Node, Parser
 
 # A language's grammar: the module, the function in it that gives the language.
@@ -373,11 +375,10 @@ class _Walker:
                 (c for c in node.named_children if c.type == "variable_declarator"), None
             )
             value = declarator.child_by_field_name("value") if declarator is not None else None
-            if value is not None and value.type in (
-                "arrow_function",
-                "function_expression",
-                "function",
-            ):
+            if _required(value, self.text_of):  # CommonJS: `var x = require('x')`
+                self.add(node, depth, "import", first)
+                return
+            if value is not None and value.type in _JS_FUNCTIONS:
                 head = self.text_of(node.start_byte, value.start_byte)
                 params = value.child_by_field_name("parameters")
                 if params is not None:
@@ -390,9 +391,28 @@ class _Walker:
         elif kind == "field_declaration":
             if " static " not in f" {first} " or " final " not in f" {first} ":
                 return
+        elif kind == "expression_statement" and depth == 0 and self.language in _JS_LANGUAGES:
+            self.assigned(node, depth, previous)
+            return
         elif kind in ("expression_statement", "assignment"):
             return
         self.add(node, depth, "constant", first, self.comment_above(node, previous))
+
+    def assigned(self, node: Node, depth: int, previous: Node | None) -> None:
+        """JavaScript's methods defined by assignment at the top (`app.use = function
+        use(fn) {`, `exports.x = (a) => …`, `module.exports = class …`): the API of a
+        CommonJS module, which declares few functions by name."""
+        assignment = node.named_children[0] if node.named_children else None
+        if assignment is None or assignment.type != "assignment_expression":
+            return
+        value = assignment.child_by_field_name("right")
+        if value is None or value.type not in (*_JS_FUNCTIONS, "class"):
+            return
+        body = value.child_by_field_name("body")
+        end = body.start_byte if body is not None else value.end_byte
+        head = self.text_of(node.start_byte, end).rstrip().rstrip("{").rstrip()
+        kind = "class" if value.type == "class" else "function"
+        self.add(node, depth, kind, head, self.comment_above(node, previous))
 
     def docstring(self, body: Node | None) -> str:
         """Python's: the first statement of the body, when it is a string."""
@@ -423,6 +443,21 @@ class _Walker:
             first = before
         text = self.text_of(first.start_byte, first.end_byte)
         return _first_line(text.lstrip("/*#!-; \t").removeprefix("*"))
+
+
+_JS_LANGUAGES = frozenset(("javascript", "typescript", "tsx"))
+_JS_FUNCTIONS = ("arrow_function", "function_expression", "function")
+
+
+def _required(value: Node | None, text_of: Callable[[int, int], str]) -> bool:
+    """Whether a declared value is a CommonJS import: `require('x')`, or a member of one
+    (`require('x').y`)."""
+    while value is not None and value.type == "member_expression":
+        value = value.child_by_field_name("object")
+    if value is None or value.type != "call_expression":
+        return False
+    function = value.child_by_field_name("function")
+    return function is not None and text_of(function.start_byte, function.end_byte) == "require"
 
 
 def _first_line(text: str) -> str:

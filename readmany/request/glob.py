@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 
-from readmany.choices import Format, Order
+from readmany.choices import Format, Order, Tokenizer
 from readmany.commands.glob_request import GlobRequest
 from readmany.errors import UsageError
 from readmany.faces import Face
@@ -107,6 +107,7 @@ _CHAT_OPTIONS = (
     ("no_outline", "--no-outline"),
     ("parts", "--parts"),
     ("part", "--part"),
+    ("tokenizer", "--tokenizer"),
 )
 
 
@@ -139,6 +140,7 @@ def _chat(options: Given) -> dict[str, Any]:
                 raise UsageError(f"--prefer {pattern!r}: not a glob readmany can read") from None
     budgeted = (max_bytes, max_tokens, options.number("max_lines")) != (None, None, None)
     return {
+        "tokenizer": _tokenizer(options.text("tokenizer"), max_tokens is not None),
         "order": order,
         "prefer": prefer,
         "outline": _outline(options, order, budgeted),
@@ -160,6 +162,21 @@ def _word(options: Given, name: str, default: str) -> str:
     refused as any other the choice does not hold (not taken for the default)."""
     word = options.text(name)
     return default if word is None else word
+
+
+def _tokenizer(word: str | None, budgeted: bool) -> Tokenizer:
+    """What counts a budget of tokens: the one asked for, else the best installed; an
+    exact one not installed is a usage error naming the extra."""
+    from readmany import tokenizer
+
+    if word is None:
+        return tokenizer.default() if budgeted else Tokenizer.ESTIMATE
+    name = choice(Tokenizer, word, f"--tokenizer {word!r}: give {', '.join(Tokenizer.words())}")
+    if not budgeted:
+        raise UsageError("--tokenizer counts a budget of tokens: add --max-tokens N")
+    if name is not Tokenizer.ESTIMATE and not tokenizer.available():
+        raise UsageError(f"--tokenizer {name} needs bpe-openai: {tokenizer.EXTRA}")
+    return name
 
 
 def _outline(options: Given, order: Order, budgeted: bool) -> bool:
