@@ -308,9 +308,10 @@ def test_glob_reads_nothing_swapped_in_after_the_walk(
     import io
 
     from readmany.commands import glob as glob_command
-    from readmany.commands.glob_request import GlobRequest, lookahead_source
+    from readmany.commands.glob_request import lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.request.glob import GlobRequest
     from readmany.select import lookahead
     from readmany.select.candidates import Candidate
 
@@ -352,9 +353,10 @@ def test_stats_measure_nothing_swapped_in_after_the_walk(
     import io
 
     from readmany.commands import glob_plan
-    from readmany.commands.glob_request import GlobRequest, lookahead_source
+    from readmany.commands.glob_request import lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.request.glob import GlobRequest
     from readmany.select import lookahead
     from readmany.select.candidates import Candidate
 

@@ -758,9 +758,10 @@ def test_a_budget_over_staged_files_shows_them_as_staged(tmp_path: Path) -> None
 def _planned(tmp_path: Path) -> tuple[Any, Any, Any, io.BytesIO]:
     """A budgeted run over a.txt, b.txt and c.txt, between its two passes."""
     from readmany.commands.glob_plan import _Run
-    from readmany.commands.glob_request import GlobRequest, lookahead_source
+    from readmany.commands.glob_request import lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.request.glob import GlobRequest
     from readmany.select.lookahead import InProcess
 
     make(tmp_path, {"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
@@ -806,9 +807,10 @@ def test_a_text_kept_from_the_first_pass_is_written_as_it_was_measured(tmp_path:
 @pytest.mark.parametrize("max_bytes", [1, 150, 400, 10_000])
 def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_bytes: int) -> None:
     from readmany.commands.glob_plan import _Run
-    from readmany.commands.glob_request import GlobRequest, lookahead_source
+    from readmany.commands.glob_request import lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.request.glob import GlobRequest
     from readmany.select.lookahead import InProcess
 
     # Sizes out of order, so that the kept ones are not simply the first.
@@ -832,9 +834,10 @@ def test_the_kept_texts_are_the_smallest_within_the_budget(tmp_path: Path, max_b
 
 def test_stats_with_a_budget_keeps_no_text(tmp_path: Path) -> None:
     from readmany.commands.glob_plan import _Run
-    from readmany.commands.glob_request import GlobRequest, lookahead_source
+    from readmany.commands.glob_request import lookahead_source
     from readmany.emit.sink import Sink
     from readmany.faces import Face
+    from readmany.request.glob import GlobRequest
     from readmany.select.lookahead import InProcess
 
     make(tmp_path, {"a.txt": "a\n", "b.txt": "b\n"})
@@ -928,10 +931,10 @@ def test_a_token_budget_reads_no_file_again_that_cannot_be_cut_into_the_room(
     # Files whose first line is long: once one is shown, what is left cannot take the first
     # line of another, which is known without reading any of them again.
     from readmany.commands import glob_plan
-    from readmany.commands.glob_request import GlobRequest
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.read.again import Texts
+    from readmany.request.glob import GlobRequest
 
     def body(n: int) -> str:
         return f"{'long words here ' * 40}{n}\n" + lines_of(f"word{n}", 5)
@@ -962,10 +965,11 @@ def test_a_reader_that_weighs_gives_each_text_the_weight_of_what_it_shows(
     # A budget of tokens has each process weigh what it reads: from the bytes of a text
     # shown as it is stored, from the text itself where it is shown otherwise (Latin-1
     # shown as UTF-8 with U+FFFD); the helper sends the weight with the text.
-    from readmany.commands.glob_request import GlobRequest, candidate_reader
+    from readmany.commands.glob_request import candidate_reader
     from readmany.faces import Face
     from readmany.read import transfer
     from readmany.read.glob_file import TextFile
+    from readmany.request.glob import GlobRequest
     from readmany.select.candidates import Candidate
     from readmany.tokens import text_weight
 
@@ -1011,10 +1015,10 @@ def test_a_cut_by_tokens_searches_a_long_file_only_as_far_as_the_room_reaches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from readmany.commands import glob_plan
-    from readmany.commands.glob_request import GlobRequest
     from readmany.emit.sink import Sink
     from readmany.faces import Face
     from readmany.frame import sectioncut
+    from readmany.request.glob import GlobRequest
 
     make(tmp_path, {"big.txt": lines_of("a line of some words", 50_000)})
     searched: list[int] = []

@@ -60,7 +60,7 @@ def _mcp(repo: Path) -> str:
 
 
 def _glob(repo: Path) -> str:
-    from readmany.commands.glob_request import GlobRequest
+    from readmany.request.glob import GlobRequest
 
     buffer = io.BytesIO()
     request = GlobRequest(patterns=("**",), root=str(repo), face=Face.people())

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from readmany.choices import Format, Order, Secrets, Shell
-from readmany.commands.glob_request import GlobRequest
 from readmany.errors import UsageError
 from readmany.fastargs import parse
 from readmany.request import build
+from readmany.request.glob import GlobRequest
 from readmany.request.hashline import HashlineRequest
 from readmany.request.many import ManyRequest
 

@@ -397,7 +397,8 @@ def test_without_a_process_or_a_pipe_the_walk_runs_here(
 def test_files_named_exactly_are_read_without_a_helper(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from readmany.commands.glob_request import GlobRequest, open_selection
+    from readmany.commands.glob_request import open_selection
+    from readmany.request.glob import GlobRequest
     from readmany.select.lookahead import InProcess
 
     monkeypatch.delenv("READMANY_PROCESSES", raising=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from readmany.commands.glob_request import GlobRequest
+    from readmany.request.glob import GlobRequest
 
 
 def stdin_only(request: GlobRequest) -> bool:

@@ -13,7 +13,7 @@ import os
 
 from readmany.commands import stdin_only
 from readmany.commands.glob_files import shown_files
-from readmany.commands.glob_request import GlobRequest, candidate_reader, open_selection
+from readmany.commands.glob_request import candidate_reader, open_selection
 from readmany.emit.messages import error_line
 from readmany.emit.outcome import Outcome
 from readmany.emit.render import present
@@ -25,6 +25,7 @@ from readmany.frame.sections import (
     diff_label,
 )
 from readmany.frame.separator import frame_end
+from readmany.request.glob import GlobRequest
 from readmany.select.lookahead import Selection
 
 TYPE_CHECKING = False

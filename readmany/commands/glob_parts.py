@@ -20,7 +20,7 @@ from array import array
 from bisect import bisect_right
 
 from readmany.commands.glob_plan import _Run, budget_of
-from readmany.commands.glob_request import GlobRequest, open_selection
+from readmany.commands.glob_request import open_selection
 from readmany.emit.outcome import Outcome
 from readmany.emit.planned import PlannedWriter
 from readmany.emit.sink import Sink
@@ -31,6 +31,7 @@ from readmany.pack import Budget
 from readmany.pack.budget import planning_limits
 from readmany.pack.parts import Parts, PieceBlock, Share, chosen, plan_parts
 from readmany.read.glob_file import AssetFile, TextFile
+from readmany.request.glob import GlobRequest
 from readmany.units import utf8_len
 
 TYPE_CHECKING = False

@@ -22,12 +22,7 @@ import functools
 
 from readmany.commands import stdin_only
 from readmany.commands.glob_files import shown_files
-from readmany.commands.glob_request import (
-    GlobRequest,
-    candidate_reader,
-    held_chars,
-    open_selection,
-)
+from readmany.commands.glob_request import candidate_reader, held_chars, open_selection
 from readmany.emit.outcome import Outcome
 from readmany.emit.planned import PlannedWriter
 from readmany.emit.report import Report, git_kind
@@ -53,6 +48,7 @@ from readmany.read.glob_file import (
     Skipped,
     TextFile,
 )
+from readmany.request.glob import GlobRequest
 from readmany.select.candidates import Candidate, Item
 from readmany.select.lookahead import Selection
 

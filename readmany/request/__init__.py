@@ -9,7 +9,7 @@ command line reads besides its arguments is `request.inputs`); a command's `main
 given its request, never the values as parsed.
 
 - `many`: `request.many.ManyRequest`
-- `glob`: `commands.glob_request.GlobRequest`, its configuration beneath the command line
+- `glob`: `request.glob.GlobRequest`, its configuration beneath the command line
 - `hashline`: `request.hashline.HashlineRequest`
 - `edit`: `edit.files.EditRun`
 - `mcp`: `serve.config.ServerConfig`

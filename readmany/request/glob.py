@@ -8,18 +8,78 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 
-from readmany.choices import Format, Order, Tokenizer
-from readmany.commands.glob_request import GlobRequest
+from readmany.choices import Format, Order, Secrets, Tokenizer
+from readmany.emit.render import Presentation
 from readmany.errors import UsageError
 from readmany.faces import Face
 from readmany.read.safe import refuse_root
+from readmany.record import NamedTuple
 from readmany.request.given import Given, choice, parse_size, presentation_of, secrets_of
 from readmany.request.inputs import StdinPaths, current_directory
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+
+class GlobRequest(NamedTuple):
+    """What one `readmany glob` reads and how it shows it (made from the command line by
+    `readmany.request.glob`; by the MCP tools from their arguments)."""
+
+    patterns: tuple[str, ...]  # positional patterns, then --include
+    excludes: tuple[str, ...] = ()
+    use_default_excludes: bool = True
+    use_gitignore: bool = True
+    ignore_files: tuple[str, ...] = ()  # extra ignore-file names; .readmanyignore is implied
+    recursive: bool = True
+    root: str = "."
+    absolute: bool = False
+    # From --stdin: exact paths, never globs; a list, or `StdinPaths` read as the walk goes.
+    literal_paths: Iterable[str] = ()
+    face: Face = Face.reference()
+    output: str | None = None  # the -o target: never read as input
+    staged: bool = False  # the files staged for the next commit, as staged (git's index)
+    changed: str | None = None  # the files that differ from this revision (the work tree)
+    with_diff: bool = False  # one more section: the diff itself
+    secrets: Secrets = Secrets.OFF
+    hook_id: str | None = None  # --hook-id: run as this pre-commit hook (with --staged)
+    # -- context for a chat (the default face only) --
+    format: Format = Format.TEXT
+    line_numbers: bool = False  # -n
+    tree: bool = False  # --tree: a directory tree of the files shown, first
+    stats: bool = False  # --stats: what each file costs, instead of the files
+    max_bytes: int | None = None  # the budget, as given (None: not given)
+    max_lines: int | None = None
+    max_tokens: int | None = None
+    # --tokenizer: what counts max_tokens; "estimate" plans with a margin
+    # (tokens.planning_budget), an exact one counts the output it writes
+    tokenizer: Tokenizer = Tokenizer.ESTIMATE
+    order: Order = Order.SMALLEST  # which files a budget keeps; the reference's rule
+    prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
+    outline: bool = False  # --outline: a file a budget leaves out may be shown as its outline
+    parts: bool = False  # --parts: the whole selection, in parts that each fit the budget
+    part: int | None = None  # --part K: only the K-th of those (1-based)
+    json: bool = False  # --json: its details say what each file takes, in tokens too
+    presentation: Presentation = Presentation()  # where the content goes, from the CLI
+    config: str | None = None  # the project configuration read (`readmany.config`)
+
+    @property
+    def weighs(self) -> bool:
+        """Whether each text is weighed as it is read (`TextFile.weight`): for a budget of
+        tokens, or the tokens `--json` details give."""
+        return self.json or self.max_tokens is not None
+
+    @property
+    def by_git(self) -> bool:
+        """Whether git names the files (`--staged`, `--changed`), not a walk."""
+        return self.staged or self.changed is not None
+
+    @property
+    def budgeted(self) -> bool:
+        """Whether a budget was given."""
+        return (self.max_bytes, self.max_lines, self.max_tokens) != (None, None, None)
 
 
 _HOOK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")

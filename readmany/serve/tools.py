@@ -233,7 +233,7 @@ class Tools:
         use_default_excludes: bool,
         filtering: dict[str, bool] | None,
     ) -> Any:
-        from readmany.commands.glob_request import GlobRequest
+        from readmany.request.glob import GlobRequest
 
         if not patterns:
             raise ToolFailed("read_many_files: give the argument include (a list of glob patterns)")
