@@ -258,18 +258,18 @@ def test_a_long_file_cut_across_parts_is_never_framed_past_twice_a_piece(
     # A budget of tokens alone bounds no count of lines beforehand: the search for the
     # longest piece that fits framed half of the rest of the file at its first try, for
     # every part (a 156 MB file: 130 s and 700 MB before it was refused for its parts).
-    from readmany.commands import glob_parts
+    from readmany.emit import pieces
 
     make(tmp_path, {"long.py": "".join(f"x_{i} = {i}  # a line\n" for i in range(40_000))})
     framed: list[tuple[int, int]] = []  # (lines framed, the piece's part)
-    original = glob_parts.Pieces._framed
+    original = pieces.Pieces._framed
 
     def spy(self: Any, position: int, body: str, ends: Any, first: int, count: int,
             total: int, part: int) -> Any:  # fmt: skip
         framed.append((count, part))
         return original(self, position, body, ends, first, count, total, part)
 
-    monkeypatch.setattr(glob_parts.Pieces, "_framed", spy)
+    monkeypatch.setattr(pieces.Pieces, "_framed", spy)
     result = run_readmany(
         ["glob", "long.py", "--parts", "--max-tokens", "20k", "--json", "-q"], cwd=tmp_path
     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 
+from readmany.choices import Tokenizer
 from readmany.commands import stdin_only
 from readmany.commands.glob_files import shown_files
 from readmany.commands.glob_request import candidate_reader, held_chars, open_selection
@@ -286,7 +287,8 @@ class _Run:
         def render(planned: int) -> str:
             plans[planned] = planned_run = self.plan(planned)
             last[:] = [planned_run[0]]
-            return _rendered(self, *planned_run)
+            writer = PlannedWriter(self.first, self.frames, self.texts, self.sink, self.report)
+            return writer.rendered(*planned_run)
 
         def complete() -> bool:  # every file shown whole: a larger plan shows no more
             plan = last[0].plan
@@ -317,24 +319,6 @@ class _Run:
 # --- the runs ---------------------------------------------------------------------------
 
 
-def _rendered(run: _Run, packing: Packing, start: str, end: str) -> str:
-    """The text `write` would write for this plan, as stdout has it: written to a
-    buffer and reported to no one, the texts kept for the second pass kept."""
-    import io
-
-    buffer = io.BytesIO()
-    sink = Sink(buffer, json_mode=False, weigh=False)
-    report = Report(run.report.root, keep_records=False, reference_reasons=False)
-    writer = PlannedWriter(run.first, run.frames, run.texts, sink, report)
-    run.texts.keeping = True
-    try:
-        writer.write(packing, start, end, lambda path, result: None)
-    finally:
-        run.texts.keeping = False
-    sink.finish({})
-    return buffer.getvalue().decode("utf-8", "replace")
-
-
 def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """`glob` with a budget or `--tree`: measure, plan, write."""
     with selection or open_selection(request) as selection:
@@ -343,7 +327,11 @@ def run_planned(request: GlobRequest, sink: Sink, selection: Selection | None = 
         with run.reader, contextlib.closing(run.source):
             budget = budget_of(request)
             run.gather(selection, sizes=budget is not None, stats=False)
-            if budget is not None and budget.max_tokens and request.tokenizer != "estimate":
+            if (
+                budget is not None
+                and budget.max_tokens
+                and request.tokenizer is not Tokenizer.ESTIMATE
+            ):
                 packing, start, end = run.fitted(budget)
             else:
                 packing, start, end = run.plan()

@@ -41,6 +41,27 @@ class PlannedWriter:
         self.items, self.entries = first.items, first.entries
         self.tokens = frames.tokens
 
+    def rendered(self, packing: Packing, start: str, end: str) -> str:
+        """The text `write` would write for this plan, as stdout has it: written to a
+        buffer and reported to no one, the texts kept for the second pass kept (what an
+        exact tokenizer counts)."""
+        import io
+
+        from readmany.emit.report import Report
+        from readmany.emit.sink import Sink
+
+        buffer = io.BytesIO()
+        sink = Sink(buffer, json_mode=False, weigh=False)
+        report = Report(self.report.root, keep_records=False, reference_reasons=False)
+        writer = PlannedWriter(self.first, self.frames, self.texts, sink, report)
+        self.texts.keeping = True
+        try:
+            writer.write(packing, start, end, lambda path, result: None)
+        finally:
+            self.texts.keeping = False
+        sink.finish({})
+        return buffer.getvalue().decode("utf-8", "replace")
+
     def write(
         self, packing: Packing, start: str, end: str, not_shown: Callable[[str, Any], None]
     ) -> None:
