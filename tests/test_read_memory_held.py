@@ -132,22 +132,6 @@ def test_a_long_file_shown_whole_is_held_once(
     assert peak < 1.5 * SIZE, f"{peak / SIZE:.2f} times the file"
 
 
-@pytest.mark.parametrize(
-    "args",
-    [["many", "big.txt", "--max-bytes", "1G"]],
-    ids=["many"],
-)
-def test_a_long_file_of_many_lines_is_held_twice_at_most(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
-) -> None:
-    # The text and its block, not a list of its lines.
-    _write(tmp_path, True)
-    status, peak = _peak(tmp_path, monkeypatch, args)
-    assert status == 0
-    assert (tmp_path / "out.txt").stat().st_size > SIZE
-    assert peak < 2.5 * SIZE, f"{peak / SIZE:.2f} times the file"
-
-
 @pytest.mark.parametrize("lines", [True, False], ids=["lines", "one-line"])
 def test_many_holds_a_long_file_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: bool
