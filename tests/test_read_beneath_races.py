@@ -101,12 +101,21 @@ def test_no_byte_from_outside_is_shown_while_a_directory_is_swapped(
 def test_without_a_root_the_swap_is_seen_by_the_same_loop(repo: Path) -> None:
     # The loop does race: opened by name, the link is followed outside at times. (What
     # a request without a root does, as the command line's `many` does for a path given.)
+    # Until the swap is seen once, within a bound of time: on a loaded machine the
+    # swapper may get few turns in TRIES reads.
+    import time
+
     swapper = Swapper(repo)
     outside = 0
+    deadline = time.monotonic() + 30
     try:
-        for _ in range(TRIES):
+        tries = 0
+        while not outside and (tries < TRIES or time.monotonic() < deadline):
             read = read_tool("sub/file.txt", None, None, str(repo))
             outside += "SECRET" in (read.text or "")
+            tries += 1
+            if tries >= 50 * TRIES:
+                break
     finally:
         swapper.stop()
     if swapper.mode == "exchange":
