@@ -6,7 +6,7 @@ complete -c readmany -n __fish_use_subcommand -a many -d 'Batch read: each file 
 complete -c readmany -n __fish_use_subcommand -a glob -d 'Glob read: matching files concatenated with --- path --- separators.'
 complete -c readmany -n __fish_use_subcommand -a hashline -d 'Hashline read: @file path#TAG, then N#abc|line for every line.'
 complete -c readmany -n __fish_use_subcommand -a edit -d 'Anchored edit: apply edits checked against a hashline read, or refuse stale ones.'
-complete -c readmany -n __fish_use_subcommand -a mcp -d 'Serve read_many, read_many_files, read (hashline), context_stats and, with'
+complete -c readmany -n __fish_use_subcommand -a mcp -d 'Serve the read tools to an agent over the Model Context Protocol (stdio).'
 complete -c readmany -n __fish_use_subcommand -a completions -d 'Print the completion script of a shell, as installed with readmany.'
 complete -c readmany -n __fish_use_subcommand -a man -d 'Print the man page (roff), as installed with readmany.'
 complete -c readmany -n '__fish_seen_subcommand_from many' -F

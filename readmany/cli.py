@@ -720,8 +720,10 @@ def mcp_command(
         ),
     ] = None,
 ) -> None:
-    """Serve read_many, read_many_files, read (hashline), context_stats and, with
-    --allow-edit, edit to an agent over the Model Context Protocol on stdin/stdout.
+    """Serve the read tools to an agent over the Model Context Protocol (stdio).
+
+    The tools: read_many, read_many_files, read (hashline), context_stats and, with
+    --allow-edit, edit; on stdin/stdout.
 
     Needs the mcp extra: pip install 'readmany[mcp]'. Each tool's text is what --compat
     writes for the same request. Logs go to stderr.
