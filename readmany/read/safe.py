@@ -285,19 +285,11 @@ class Boundary:
         fd = self._directories.get(directory)
         if fd is not None:
             return fd
-        # Up to the nearest directory held open (or the root), then down part by part:
-        # any depth, no recursion.
-        below: list[str] = []
-        above = directory
-        parent = self._root_fd
-        while above:
-            held = self._directories.get(above)
-            if held is not None:
-                parent = held
-                break
-            below.append(above)
-            above = above.rpartition("/")[0]
-        for path in reversed(below):
+        # Up to the nearest directory held open (or the root), then down part by part.
+        from readmany.select.listing import nearest_held
+
+        parent, below = nearest_held(directory, self._directories, self._root_fd)
+        for path in below:
             name = path.rpartition("/")[2]
             try:
                 fd = os.open(name, _DIR_FLAGS, dir_fd=parent)

@@ -114,17 +114,8 @@ class Lister:
         fd = self._held.get(rel)
         if fd is not None:
             return fd
-        below: list[str] = []
-        above = rel
-        parent = self._root_fd
-        while above:
-            held = self._held.get(above)
-            if held is not None:
-                parent = held
-                break
-            below.append(above)
-            above = above.rpartition("/")[0]
-        for path in reversed(below):
+        parent, below = nearest_held(rel, self._held, self._root_fd)
+        for path in below:
             name = path.rpartition("/")[2]
             if name in ("", ".", ".."):
                 raise OSError(errno.EINVAL, "not a plain path")
@@ -133,6 +124,21 @@ class Lister:
                 os.close(self._held.pop(next(iter(self._held))))
             self._held[path] = parent = fd
         return parent
+
+
+def nearest_held(rel: str, held: dict[str, int], root_fd: int) -> tuple[int, list[str]]:
+    """The descriptor of `rel`'s nearest directory held open (or the root's), and the
+    root-relative paths from there down to `rel`, outermost first: any depth, no
+    recursion. (The walk's listing and `read.safe`'s opening both descend so.)"""
+    below: list[str] = []
+    above = rel
+    while above:
+        fd = held.get(above)
+        if fd is not None:
+            return fd, below[::-1]
+        below.append(above)
+        above = above.rpartition("/")[0]
+    return root_fd, below[::-1]
 
 
 def _relative(path: str, root: str) -> str | None:
