@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 
-from readmany.commands import stdin_only
+from readmany.commands import glob_report
 from readmany.commands.glob_files import shown_files
 from readmany.commands.glob_request import candidate_reader, open_selection
 from readmany.emit.messages import error_line
 from readmany.emit.outcome import Outcome
 from readmany.emit.render import present
-from readmany.emit.report import Report, git_kind
 from readmany.emit.sink import Sink
 from readmany.emit.streamed import StreamedSections
 from readmany.frame.formats import framing_for
@@ -102,13 +101,8 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
             reserved=label if request.with_diff else None,
             guard=request.face.guard_sections,
         )
-        report = Report(
-            selection.root,
-            keep_records=sink.json_mode,
-            reference_reasons=compat,
-            git=git_kind(request.staged, request.changed),
-            stdin_only=stdin_only(request),
-            hook_id=request.hook_id,
+        report = glob_report(
+            request, selection.root, json_mode=sink.json_mode, reference_reasons=compat
         )
         sections = StreamedSections(framing, sink, report)
         shown = shown_files(

@@ -21,12 +21,11 @@ import contextlib
 import functools
 
 from readmany.choices import Tokenizer
-from readmany.commands import stdin_only
+from readmany.commands import glob_report
 from readmany.commands.glob_files import shown_files
 from readmany.commands.glob_request import candidate_reader, held_chars, open_selection
 from readmany.emit.outcome import Outcome
 from readmany.emit.planned import PlannedWriter
-from readmany.emit.report import Report, git_kind
 from readmany.emit.sink import Sink
 from readmany.frame.planned import Outlines, PlannedFrames
 from readmany.frame.sectioncut import Cut
@@ -73,13 +72,8 @@ class _Run:
     def __init__(self, request: GlobRequest, sink: Sink, selection: Selection) -> None:
         self.request = request
         self.sink = sink
-        self.report = report = Report(
-            selection.root,
-            keep_records=sink.json_mode,
-            reference_reasons=False,
-            git=git_kind(request.staged, request.changed),
-            stdin_only=stdin_only(request),
-            hook_id=request.hook_id,
+        self.report = report = glob_report(
+            request, selection.root, json_mode=sink.json_mode, reference_reasons=False
         )
         budget = budget_of(request)
         # Newlines are counted only for a budget of lines (counting them costs more than
