@@ -137,6 +137,8 @@ def _plane_masks(size: int) -> tuple[int, ...]:
     global _masks
     size = max(size, 1 << 10)
     masks = tuple(int.from_bytes(bytes((1 << plane,)) * size, "little") for plane in range(7))
+    # and the lowercase and uppercase planes together, for `LONG_RUN`
+    masks += (int.from_bytes(bytes((1 << _LOWER_PLANE | 1 << _UPPER_PLANE,)) * size, "little"),)
     if size <= _MASKS_KEPT:
         _masks = size, masks
     return masks
@@ -160,6 +162,16 @@ WEIGHTS = {
     "four_byte": 0.0,  # emoji, rare CJK: about one token each, as a word
 }
 _WEIGHT_VALUES = tuple(WEIGHTS.values())
+# Tokens per ASCII letter past the 15th of a run of lowercase or of uppercase letters
+# (`long_run_letters`). The counts above take a run of letters for one word, and a word
+# is about a token: so it is in text, where words are short. A long run is many tokens
+# (o200k_base: 0.50 a letter of `wwww…`, 0.52 of random lowercase letters, 0.57 of
+# random uppercase), and weighed as one word a file of them reads 5-18 times low
+# (readmany's own conformance outputs of 120-letter lines). Not fitted with the rest:
+# the tables hold almost no such run; set a little over the largest of those counts so
+# that such text never reads low (it reads high where a run is one repeated letter).
+LONG_RUN = 0.6
+LONG_RUN_AFTER = 15  # letters of a run before those weighed by `LONG_RUN`
 (
     _WORD, _CASE_CHANGE, _DIGIT, _NUMBER, _PUNCTUATION, _NEWLINE, _SPACE_BEFORE_PUNCTUATION,
 ) = _WEIGHT_VALUES[:7]  # fmt: skip
@@ -235,6 +247,15 @@ def _counts(data: bytes) -> list[int]:
     return counts + [count(name) for name in _NON_ASCII_COUNTED]
 
 
+def long_run_letters(data: bytes) -> int:
+    """The ASCII letters of `data` past the `LONG_RUN_AFTER`th of a run of lowercase or of
+    uppercase letters: what `LONG_RUN` weighs (`weight_of_sample` counts them by bits)."""
+    import re
+
+    runs = re.finditer(rb"[a-z]{%d,}|[A-Z]{%d,}" % ((LONG_RUN_AFTER + 1,) * 2), data)
+    return sum(match.end() - match.start() - LONG_RUN_AFTER for match in runs)
+
+
 def token_weight(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> float:
     """The unrounded estimate of `data`; sums of parts are (nearly) the estimate of the whole."""
     return weight_of_sample(sample_of(data, sample_bytes), len(data))
@@ -243,8 +264,9 @@ def token_weight(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> float:
 def weight_of_sample(sample: bytes, size: int) -> float:
     """The unrounded estimate of `size` bytes of which `sample` was taken.
 
-    The weights times `_counts(sample)`, summed in their order, written out: this runs
-    once a file of `--stats`, and an ASCII sample's non-ASCII counts add nothing.
+    The weights times `_counts(sample)`, summed in their order, and `LONG_RUN` times
+    `long_run_letters(sample)`, written out: this runs once a file of `--stats`, and an
+    ASCII sample's non-ASCII counts add nothing.
     """
     # `_counts` in fewer passes of C, on one integer holding each byte's class as bits
     # (`_planes`): each count is a bit count. A count of markers, which branches on every
@@ -253,7 +275,7 @@ def weight_of_sample(sample: bytes, size: int) -> float:
         return 0.0
     to_class, _, to_planes = _tables or _translations()
     masks = _masks[1] if len(sample) <= _masks[0] else _plane_masks(len(sample))
-    letters, _, uppers, digits, _, punctuation, newlines = masks
+    letters, _, uppers, digits, _, punctuation, newlines, cases = masks
     planes = int.from_bytes(sample.translate(to_planes), "little")
     before = planes << 8  # the planes of the byte before, in each byte's place
     starts = planes ^ (planes & before)  # what the byte before is not: a word, a number
@@ -271,6 +293,15 @@ def weight_of_sample(sample: bytes, size: int) -> float:
         count = sample.translate(to_class).count
         for weight_of, name in zip(_WEIGHT_VALUES[7:], _NON_ASCII_COUNTED, strict=True):
             weight += weight_of * count(name)
+    # a letter with 15 of its case before it: the lowercase and uppercase planes of 16
+    # bytes in a row, ANDed in four doublings
+    runs = planes & cases
+    runs &= runs << 8
+    runs &= runs << 16
+    runs &= runs << 32
+    runs &= runs << 64
+    if runs:
+        weight += LONG_RUN * runs.bit_count()
     return weight * size / len(sample) if sample and size != len(sample) else weight
 
 
