@@ -94,3 +94,22 @@ def test_the_left_out_notice_takes_at_most_5_percent(tree: Path) -> None:
         notice = content[content.rindex("[Left out by the budget") :]
         notice = notice[: notice.index("]") + 1]
         assert count(notice) <= budget * 0.05
+
+
+@pytest.mark.parametrize("name", ["o200k", "estimate"])
+def test_no_file_fits_quotes_the_count_that_refused_it(tmp_path: Path, name: str) -> None:
+    # With an exact tokenizer it is its count that refused the file: that count is
+    # quoted, not the estimate (which said "~N" whatever counted).
+    body = "".join(f"Zq{i}x9 Kj{i * 7}w, Vb{i * 3}p; " for i in range(150)) + "\n"  # a line
+    (tmp_path / "only.txt").write_text(body, encoding="utf-8")
+    args = ["glob", "only.txt", "--max-tokens", "300", "--tokenizer", name, "-q"]
+    result = run_readmany(args, cwd=tmp_path)
+    assert result.returncode == 1
+    said = result.stderr.decode()
+    quoted = said[said.index("lines (") + len("lines (") : said.index(" tokens) as framed")]
+    whole = run_readmany(["glob", "only.txt", "-q"], cwd=tmp_path).stdout.decode()
+    if name == "estimate":
+        assert quoted.startswith("~")
+        return
+    block = whole[: whole.rindex("\n--- End of content ---")]  # the file's block, framed
+    assert quoted == str(count(block))

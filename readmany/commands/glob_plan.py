@@ -306,7 +306,12 @@ class _Run:
 
     def write(self, packing: Packing, start: str, end: str) -> None:
         """Read the files shown again and write them, with the tree and the notice."""
-        second = PlannedWriter(self.first, self.frames, self.texts, self.sink, self.report)
+        count = None
+        if self.tokens and self.request.tokenizer is not Tokenizer.ESTIMATE:
+            from readmany.tokenizer import counter
+
+            count = counter(self.request.tokenizer)
+        second = PlannedWriter(self.first, self.frames, self.texts, self.sink, self.report, count)
         second.write(packing, start, end, self._not_shown)
 
 

@@ -24,22 +24,30 @@ if TYPE_CHECKING:
     from readmany.emit.sink import Sink
     from readmany.frame.planned import PlannedFrames
     from readmany.pack.passes import FirstPass
-    from readmany.pack.plan import Packing
+    from readmany.pack.plan import Entry, Packing
     from readmany.read.again import Texts
 
 
 class PlannedWriter:
     """The second pass of a planned run: the files the plan shows read again (or as
     kept, `texts`), each checked against the size it was planned with (`first`), framed
-    (`frames`), written to `sink` and reported to `report`."""
+    (`frames`), written to `sink` and reported to `report`; `count`: the exact tokenizer
+    that fitted the plan, which says what a file that fits no budget takes."""
 
     def __init__(
-        self, first: FirstPass, frames: PlannedFrames, texts: Texts, sink: Sink, report: Report
+        self,
+        first: FirstPass,
+        frames: PlannedFrames,
+        texts: Texts,
+        sink: Sink,
+        report: Report,
+        count: Callable[[str], int] | None = None,
     ) -> None:
         self.sink, self.report = sink, report
         self.first, self.frames, self.texts = first, frames, texts
         self.items, self.entries = first.items, first.entries
         self.tokens = frames.tokens
+        self.count = count  # the exact tokenizer that fitted a budget of tokens, if one did
 
     def rendered(self, packing: Packing, start: str, end: str) -> str:
         """The text `write` would write for this plan, as stdout has it: written to a
@@ -125,8 +133,16 @@ class PlannedWriter:
                 self.first.nothing_fits(
                     lambda e: frames.newlines(e.position, e.block.lines, e.cut_head is not None),
                     lambda e: frames.weighed(e.position, self._again),
+                    self._counted if self.count is not None else None,
                 )
             )
+
+    def _counted(self, entry: Entry) -> int | None:
+        """The tokens of the block of `entry`, framed first, counted by `count` (None:
+        it can no longer be framed as it was measured)."""
+        assert self.count is not None
+        block, _ = self._again(entry.position, 1)
+        return None if block is None else self.count(block)
 
     def _cut(self, cut: Cut | None) -> Callable[[int, int], tuple[str, TextFile | None]]:
         """The block of the file the plan cut so, and its text as read."""

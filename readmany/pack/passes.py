@@ -291,21 +291,29 @@ class FirstPass:
         return details
 
     def nothing_fits(
-        self, newlines: Callable[[Entry], int], weighed: Callable[[Entry], float]
+        self,
+        newlines: Callable[[Entry], int],
+        weighed: Callable[[Entry], float],
+        counted: Callable[[Entry], int | None] | None = None,
     ) -> str:
         """What is said when no file fits the budget: the smallest, and what it takes;
         `newlines` and `weighed` count an entry's newlines and tokens where the first
-        pass did not."""
+        pass did not; `counted`, its tokens as the exact tokenizer that refused it counts
+        them (then quoted, not the estimate)."""
         least = min(entry.block.bytes for entry in self.entries)
         smallest = min(
             (entry for entry in self.entries if entry.block.bytes == least),
             key=lambda entry: (entry.block.bytes, newlines(entry)),
         )
         size = smallest.block
-        tokens = math.ceil(size.tokens if self._tokens else weighed(smallest))
+        exact = counted(smallest) if counted is not None else None
+        if exact is not None:
+            tokens = f"{exact} tokens"
+        else:
+            tokens = f"~{math.ceil(size.tokens if self._tokens else weighed(smallest))} tokens"
         return (
             f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
-            f"bytes, {newlines(smallest) + 1} lines (~{tokens} tokens) as framed"
+            f"bytes, {newlines(smallest) + 1} lines ({tokens}) as framed"
         )
 
 
