@@ -54,7 +54,9 @@ def test_the_default_is_o200k_with_the_extra_and_the_estimate_without(
     assert _json(tree, "--max-tokens", "3000")["details"]["tokenizer"]["name"] == "o200k"
     monkeypatch.setattr(tokenizer, "available", lambda: False)
     said = _json(tree, "--max-tokens", "3000")["details"]["tokenizer"]
-    assert said == {"name": "estimate", "budget": 3000, "planned": planning_budget(3000)}
+    assert said.keys() == {"name", "budget", "planned"}
+    assert said["name"] == "estimate" and said["budget"] == 3000
+    assert planning_budget(3000) <= said["planned"] < 3000
     result = run_readmany(["glob", ".", "--max-tokens", "3k", "--tokenizer", "o200k"], cwd=tree)
     assert result.returncode == 2
     assert result.stderr.decode() == (
@@ -67,8 +69,8 @@ def test_the_estimate_plans_with_a_margin_and_is_never_over(tree: Path, budget: 
     for form in ("text", "markdown", "xml"):
         args = ["--max-tokens", str(budget), "--tokenizer", "estimate", "--format", form]
         said = _json(tree, *args)
-        planned = planning_budget(budget)
-        assert said["details"]["tokenizer"]["planned"] == planned
+        planned = said["details"]["tokenizer"]["planned"]
+        assert planning_budget(budget) <= planned < budget
         assert said["details"]["estimatedTokens"] <= planned
         assert count(said["content"] + "\n", "o200k") <= budget
 

@@ -93,6 +93,7 @@ class PlannedFrames:
         self.texts = texts
         self.diff: str | None = None  # the diff of --with-diff, once checked
         self._least_frame: int | None = None
+        self._closer: dict[int, float] = {}  # by position: what weighing closely moved
         self._left_out: LeftOutNames | None = None  # the names of the files left out
         self.trees = PlannedTree(items, root if absolute else ".", tree=tree, tokens=tokens)
 
@@ -269,7 +270,7 @@ class PlannedFrames:
         if cut is not None:
             return self.framing.tokens(item.path, cut.head, index, note=cut.note, cut=True)
         assert isinstance(result, TextFile)
-        return self.text_tokens(item, result.text, index)
+        return self.text_tokens(item, result.text, index) + self._closer.get(position, 0.0)
 
     def text_tokens(self, item: Item, text: TextRead, index: int, known: float = -1.0) -> float:
         """The estimated tokens of a text file's block (`sections.text_block_tokens`); `known`,
@@ -290,6 +291,23 @@ class PlannedFrames:
             frame = self.text_tokens(item, text.text._replace(body=""), position + 1, 0.0)
             return frame + whole_cost(text)[2]
         return self.text_tokens(item, text.text, position + 1)
+
+    def weigh_closely(self, block: object) -> bool:
+        """Weigh the text of a block (a `SectionCutter`, as `block` made it) on up to
+        `tokens.SAMPLE_BYTES` of it, 8 windows of 1 KiB, rather than the first pass's 512
+        bytes: its estimate moves by the difference. Whether it was (not a text held
+        whole: it stays as it was). Of a large file, 512 bytes misjudge by 14% or more
+        one file in five; 8 KiB one in ten."""
+        if not isinstance(block, SectionCutter) or not self.tokens:
+            return False
+        text = self.texts.whole(block.position)
+        if text is None:
+            return False
+        body = text.text.body
+        moved = weigh(body, whole=True) - weigh(body)
+        block.tokens += moved
+        self._closer[block.position] = moved  # the second pass weighs it alike
+        return True
 
     def newlines(self, position: int, counted: int, cuttable: bool) -> int:
         """The newlines of the block at `position`: `counted` by the first pass (with a

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 
-from readmany.pack.budget import BudgetAsked, margin, options_to_hold, planning_limits
+from readmany.pack.budget import BudgetAsked, options_to_hold, planning_limits
 from readmany.pack.plan import Budget, Entry, Packing
 from readmany.pack.planner import everything, need_of, plan_around
 from readmany.units import utf8_len
@@ -65,6 +65,21 @@ if TYPE_CHECKING:
 
         def left_out_names(self, omitted: Sequence[int]) -> list[str]: ...
 
+        def weigh_closely(self, block: object) -> bool: ...
+
+
+BOUND_PLANS = 6  # plans made at most for the most a budget of tokens holds (`_bounded`)
+BOUND_FILL = 0.98  # of the budget: a plan whose bound reaches it is not made larger
+BOUND_BACK = 0.99  # a plan over is made again this much under the budget it was over by
+CLOSE_SHARE = 32  # a file shown whole that takes 1/32 of a budget of tokens is weighed closely
+CLOSE_ROUNDS = 2  # and the plan made again, at most this many times
+
+
+def _complete(packing: Packing) -> bool:
+    """Whether a plan shows every file whole: a larger one shows no more."""
+    plan = packing.plan
+    return not packing.omitted and plan.partial_index is None and not plan.outlined
+
 
 class FirstPass:
     """What the first pass keeps of the files shown (`items`; with a budget, the blocks
@@ -97,6 +112,8 @@ class FirstPass:
         self.ranking: Ranking | None = None
         self._need: tuple[int, int, float] | None = None
         self.limits: Budget | None = None  # of the last plan: the budget as planned
+        # the entries weighed closely (`_bounded`): their estimates from 512 bytes
+        self._close: dict[int, float] = {}
 
     def shown(self, item: Item) -> None:
         """A file shown, with no block weighed (`--tree` alone)."""
@@ -147,14 +164,22 @@ class FirstPass:
     ) -> tuple[Packing, str, str]:
         """The packing, and the start (tree) and end (closing notice) written around it.
         A budget of tokens is planned with the estimate for `planned` tokens: by default
-        `tokens.planning_budget` of it, the margin that keeps the real count within it;
+        the most whose real count `tokens.real_at_most` keeps within it (`_bounded`);
         `least_outline`: what an outline takes at least (bytes, tokens; 0 bytes: none is
         shown)."""
         budget = self.budget
         if budget is None:  # --tree alone: everything
             shown = everything(len(self.items))
             return shown, *self.ends(shown, frames)
-        self.limits = planning_limits(budget, planned)
+        if planned is None and budget.max_tokens:
+            return self._bounded(frames, budget.max_tokens, least_outline)
+        return self._plan(frames, planned, least_outline)
+
+    def _plan(
+        self, frames: Frames, planned: int | None, least_outline: tuple[int, float]
+    ) -> tuple[Packing, str, str]:
+        assert self.budget is not None
+        self.limits = planning_limits(self.budget, planned)
         frames.new_plan()
         return plan_around(
             self.entries,
@@ -168,6 +193,84 @@ class FirstPass:
             least_outline=least_outline,
             **self._ranked(),
         )
+
+    def _bounded(
+        self, frames: Frames, max_tokens: int, least_outline: tuple[int, float]
+    ) -> tuple[Packing, str, str]:
+        """The plan for the most estimated tokens whose real count is at most
+        `max_tokens` by `tokens.real_at_most` (`_within`). The files it shows whole that
+        take a large share of it (`CLOSE_SHARE`) are then weighed on more of their text
+        (`Frames.weigh_closely`), and the plan made again with their new estimates, up
+        to `CLOSE_ROUNDS` times: their error is most of the output's."""
+        from readmany.tokens import QUICK_SAMPLE_BYTES
+
+        made = self._within(frames, max_tokens, least_outline)
+        for _ in range(CLOSE_ROUNDS):
+            large = max_tokens / CLOSE_SHARE
+            moved = False
+            for entry in self.entries:
+                block = entry.block
+                if (
+                    entry.position in made[0].plan.full
+                    and entry.position not in self._close
+                    and block.tokens >= large
+                    and block.bytes > QUICK_SAMPLE_BYTES
+                ):
+                    self._close[entry.position] = block.tokens
+                    moved = frames.weigh_closely(block) or moved
+            if not moved:
+                break
+            made = self._within(frames, max_tokens, least_outline)
+        return made
+
+    def _within(
+        self, frames: Frames, max_tokens: int, least_outline: tuple[int, float]
+    ) -> tuple[Packing, str, str]:
+        """The plan for the most estimated tokens whose real count is at most
+        `max_tokens` by `tokens.real_at_most`: first for `tokens.planning_budget` (within
+        it whatever the plan holds), then for more, scaled by how far the bound fell
+        short (or went over), between the most planned that was within and the least
+        that was not, up to `BOUND_PLANS` plans; the one whose bound is the highest."""
+        from readmany.tokens import planning_budget
+
+        planned = planning_budget(max_tokens)
+        best: tuple[float, int, tuple[Packing, str, str]] | None = None
+        low, high = 0, None
+        for _ in range(BOUND_PLANS):
+            made = self._plan(frames, planned, least_outline)
+            bound = self.real_at_most(made, frames)
+            if bound <= max_tokens:
+                if best is None or bound > best[0]:
+                    best = bound, planned, made
+                if bound >= max_tokens * BOUND_FILL or _complete(made[0]):
+                    break
+                low = planned
+                following = int(planned * max_tokens / max(bound, 1.0))
+            else:
+                high = planned
+                following = int(planned * max_tokens / bound * BOUND_BACK)
+            if high is not None and following >= high:
+                following = (low + high) // 2
+            if following <= low:
+                break
+            planned = following
+        if best is None:  # none within (the notice alone is over): the first, the least
+            return self._plan(frames, planning_budget(max_tokens), least_outline)
+        _, planned, made = best
+        assert self.budget is not None
+        self.limits = planning_limits(self.budget, planned)
+        return made
+
+    def real_at_most(self, made: tuple[Packing, str, str], frames: Frames) -> float:
+        """The most real tokens the output of a plan (`made`: the packing, its start and
+        its end) holds, by `tokens.real_at_most` of its blocks' estimates, its joints'
+        and its ends'."""
+        from readmany.tokens import real_at_most
+
+        packing, start, end = made
+        weights = [block.tokens for block in packing.blocks(self.entries)]
+        joints = frames.joint()[2] * max(0, len(weights) - 1)
+        return real_at_most([*weights, joints, frames.ends_tokens(start, end)])
 
     def _ranked(self) -> dict[str, Any]:
         """With `--order rank` or `given`, the entries by value (`rank.rank`) and the
@@ -251,8 +354,16 @@ class FirstPass:
         """The budget options, among those given, that would show every file whole."""
         assert self.budget is not None
         need_bytes, need_lines, need_tokens = self.need(frames)
-        need = (need_bytes, need_lines, need_tokens / margin(self.budget))  # with its margin
-        return options_to_hold(need, self.budget.limits, plain_below_k=True)
+        if need_tokens:  # the most the estimate of every file whole may be, really
+            from readmany.tokens import real_at_most
+
+            start, end = frames.ends(self.items, "")
+            weights = [entry.block.tokens for entry in self.entries]
+            joints = frames.joint()[2] * (len(weights) - 1)
+            need_tokens = real_at_most([*weights, joints, frames.ends_tokens(start, end)])
+        return options_to_hold(
+            (need_bytes, need_lines, need_tokens), self.budget.limits, plain_below_k=True
+        )
 
     def need(self, frames: Frames) -> tuple[int, int, float]:
         """Bytes, lines and tokens of an output that shows every file whole (tokens 0
@@ -275,7 +386,8 @@ class FirstPass:
         planned = self.entries[position].block
         if utf8_len(block) > planned.bytes or (self._lines and block.count("\n") > planned.lines):
             return True  # it grew since it was measured
-        return tokens is not None and tokens() > planned.tokens
+        # weighed as the first pass weighed it, on 512 bytes, whether or not weighed closely
+        return tokens is not None and tokens() > self._close.get(position, planned.tokens)
 
     def details(self, packing: Packing, late: Sequence[int]) -> dict[str, Any]:
         """`details.packing`: the plan as written, the files left out while writing too."""
