@@ -114,6 +114,7 @@ class FirstPass:
         self.limits: Budget | None = None  # of the last plan: the budget as planned
         # the entries weighed closely (`_bounded`): their estimates from 512 bytes
         self._close: dict[int, float] = {}
+        self._by_value: dict[str, Any] | None = None  # `_ranked`, once made
 
     def shown(self, item: Item) -> None:
         """A file shown, with no block weighed (`--tree` alone)."""
@@ -202,9 +203,12 @@ class FirstPass:
         take a large share of it (`CLOSE_SHARE`) are then weighed on more of their text
         (`Frames.weigh_closely`), and the plan made again with their new estimates, up
         to `CLOSE_ROUNDS` times: their error is most of the output's."""
-        from readmany.tokens import QUICK_SAMPLE_BYTES
+        from readmany.tokens import FILE_ERROR, QUICK_SAMPLE_BYTES, SUM_ERROR
 
-        made = self._within(frames, max_tokens, least_outline)
+        # first for what a plan of about nine blocks alike would be bounded by: most
+        # plans are near it (each plan made costs; a larger one may outline more files)
+        guess = int(max_tokens / (1 + SUM_ERROR + FILE_ERROR / 3))
+        made = self._within(frames, max_tokens, least_outline, guess)
         for _ in range(CLOSE_ROUNDS):
             large = max_tokens / CLOSE_SHARE
             moved = False
@@ -218,22 +222,41 @@ class FirstPass:
                 ):
                     self._close[entry.position] = block.tokens
                     moved = frames.weigh_closely(block) or moved
-            if not moved:
+            if not moved or self._still(made, frames, max_tokens):
                 break
-            made = self._within(frames, max_tokens, least_outline)
+            # from the budget planned last: the estimates moved a little
+            planned = int(self.limits.max_tokens) if self.limits is not None else None
+            made = self._within(frames, max_tokens, least_outline, planned)
         return made
 
+    def _still(self, made: tuple[Packing, str, str], frames: Frames, max_tokens: int) -> bool:
+        """Whether a plan stands with the estimates weighed closely: what it shows is
+        still within the estimate it was planned for, and its bound within the budget
+        and near it (or it shows everything): no plan made again would show more."""
+        assert self.limits is not None
+        packing, start, end = made
+        shown = sum(block.tokens for block in packing.blocks(self.entries))
+        shown += frames.ends_tokens(start, end)
+        bound = self.real_at_most(made, frames)
+        full = bound >= max_tokens * BOUND_FILL or _complete(packing)
+        return shown <= self.limits.max_tokens and bound <= max_tokens and full
+
     def _within(
-        self, frames: Frames, max_tokens: int, least_outline: tuple[int, float]
+        self,
+        frames: Frames,
+        max_tokens: int,
+        least_outline: tuple[int, float],
+        start: int | None,
     ) -> tuple[Packing, str, str]:
         """The plan for the most estimated tokens whose real count is at most
-        `max_tokens` by `tokens.real_at_most`: first for `tokens.planning_budget` (within
-        it whatever the plan holds), then for more, scaled by how far the bound fell
-        short (or went over), between the most planned that was within and the least
-        that was not, up to `BOUND_PLANS` plans; the one whose bound is the highest."""
+        `max_tokens` by `tokens.real_at_most`: first for `start`, by default
+        `tokens.planning_budget` (within it whatever the plan holds), then for more or
+        less, scaled by how far the bound fell short or went over, between the most
+        planned that was within and the least that was not, up to `BOUND_PLANS` plans;
+        the one whose bound is the highest."""
         from readmany.tokens import planning_budget
 
-        planned = planning_budget(max_tokens)
+        planned = start or planning_budget(max_tokens)
         best: tuple[float, int, tuple[Packing, str, str]] | None = None
         low, high = 0, None
         for _ in range(BOUND_PLANS):
@@ -254,7 +277,7 @@ class FirstPass:
             if following <= low:
                 break
             planned = following
-        if best is None:  # none within (the notice alone is over): the first, the least
+        if best is None:  # none within: what is within whatever the plan holds
             return self._plan(frames, planning_budget(max_tokens), least_outline)
         _, planned, made = best
         assert self.budget is not None
@@ -274,7 +297,13 @@ class FirstPass:
 
     def _ranked(self) -> dict[str, Any]:
         """With `--order rank` or `given`, the entries by value (`rank.rank`) and the
-        plan's name: what `plan_around` takes them in. None for `smallest`."""
+        plan's name: what `plan_around` takes them in. None for `smallest`. Made once:
+        the plans made again for another budget take the same."""
+        if self._by_value is None:
+            self._by_value = self._rank()
+        return self._by_value
+
+    def _rank(self) -> dict[str, Any]:
         if self._order == "smallest" or not self.entries:
             return {}
         from readmany.rank import rank
