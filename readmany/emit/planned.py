@@ -13,7 +13,7 @@ from readmany.emit.report import LEFT_OUT
 from readmany.frame import weigh
 from readmany.frame.sectioncut import Cut
 from readmany.frame.sections import OutlineBlock
-from readmany.pack.passes import SecondPass
+from readmany.pack.passes import SecondPass, nothing_fits
 from readmany.read.glob_file import AssetFile, TextFile, with_total
 
 TYPE_CHECKING = False
@@ -130,7 +130,8 @@ class PlannedWriter:
             }
         if self.entries and not second.written and not report.any_shown:
             report.problems.append(
-                self.first.nothing_fits(
+                nothing_fits(
+                    self.first,
                     lambda e: frames.newlines(e.position, e.block.lines, e.cut_head is not None),
                     lambda e: frames.weighed(e.position, self._again),
                     self._counted if self.count is not None else None,

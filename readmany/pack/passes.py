@@ -65,20 +65,8 @@ if TYPE_CHECKING:
 
         def left_out_names(self, omitted: Sequence[int]) -> list[str]: ...
 
-        def weigh_closely(self, block: object) -> bool: ...
-
-
-BOUND_PLANS = 6  # plans made at most for the most a budget of tokens holds (`_bounded`)
-BOUND_FILL = 0.98  # of the budget: a plan whose bound reaches it is not made larger
-BOUND_BACK = 0.99  # a plan over is made again this much under the budget it was over by
-CLOSE_SHARE = 32  # a file shown whole that takes 1/32 of a budget of tokens is weighed closely
-CLOSE_ROUNDS = 2  # and the plan made again, at most this many times
-
-
-def _complete(packing: Packing) -> bool:
-    """Whether a plan shows every file whole: a larger one shows no more."""
-    plan = packing.plan
-    return not packing.omitted and plan.partial_index is None and not plan.outlined
+        @property
+        def closely(self) -> Callable[[object], bool]: ...  # `frame.planned.CloseWeights`
 
 
 class FirstPass:
@@ -104,7 +92,7 @@ class FirstPass:
         self._patterns = patterns
         self._prefer = prefer
         self._lines = lines
-        self._tokens = tokens
+        self.tokens = tokens
         # With `--order rank`: the names each entry's text imports (None: not a text),
         # kept instead of the text, for `rank.rank`; and the ranking once made.
         self.ranks = order == "rank"
@@ -112,8 +100,8 @@ class FirstPass:
         self.ranking: Ranking | None = None
         self._need: tuple[int, int, float] | None = None
         self.limits: Budget | None = None  # of the last plan: the budget as planned
-        # the entries weighed closely (`_bounded`): their estimates from 512 bytes
-        self._close: dict[int, float] = {}
+        # the entries weighed closely (`pack.bounded`): their estimates from 512 bytes
+        self.closed: dict[int, float] = {}
         self._by_value: dict[str, Any] | None = None  # `_ranked`, once made
 
     def shown(self, item: Item) -> None:
@@ -165,22 +153,14 @@ class FirstPass:
     ) -> tuple[Packing, str, str]:
         """The packing, and the start (tree) and end (closing notice) written around it.
         A budget of tokens is planned with the estimate for `planned` tokens: by default
-        the most whose real count `tokens.real_at_most` keeps within it (`_bounded`);
-        `least_outline`: what an outline takes at least (bytes, tokens; 0 bytes: none is
-        shown)."""
+        `tokens.planning_budget` of it, within it whatever the plan holds (the most whose
+        bound is within it: `pack.bounded`); `least_outline`: what an outline takes at
+        least (bytes, tokens; 0 bytes: none is shown)."""
         budget = self.budget
         if budget is None:  # --tree alone: everything
             shown = everything(len(self.items))
             return shown, *self.ends(shown, frames)
-        if planned is None and budget.max_tokens:
-            return self._bounded(frames, budget.max_tokens, least_outline)
-        return self._plan(frames, planned, least_outline)
-
-    def _plan(
-        self, frames: Frames, planned: int | None, least_outline: tuple[int, float]
-    ) -> tuple[Packing, str, str]:
-        assert self.budget is not None
-        self.limits = planning_limits(self.budget, planned)
+        self.limits = planning_limits(budget, planned)
         frames.new_plan()
         return plan_around(
             self.entries,
@@ -195,117 +175,15 @@ class FirstPass:
             **self._ranked(),
         )
 
-    def _bounded(
-        self, frames: Frames, max_tokens: int, least_outline: tuple[int, float]
-    ) -> tuple[Packing, str, str]:
-        """The plan for the most estimated tokens whose real count is at most
-        `max_tokens` by `tokens.real_at_most` (`_within`). The files it shows whole that
-        take a large share of it (`CLOSE_SHARE`) are then weighed on more of their text
-        (`Frames.weigh_closely`), and the plan made again with their new estimates, up
-        to `CLOSE_ROUNDS` times: their error is most of the output's."""
-        from readmany.tokens import FILE_ERROR, QUICK_SAMPLE_BYTES, SUM_ERROR
-
-        # first for what a plan of about nine blocks alike would be bounded by: most
-        # plans are near it (each plan made costs; a larger one may outline more files)
-        guess = int(max_tokens / (1 + SUM_ERROR + FILE_ERROR / 3))
-        made = self._within(frames, max_tokens, least_outline, guess)
-        for _ in range(CLOSE_ROUNDS):
-            large = max_tokens / CLOSE_SHARE
-            moved = False
-            for entry in self.entries:
-                block = entry.block
-                if (
-                    entry.position in made[0].plan.full
-                    and entry.position not in self._close
-                    and block.tokens >= large
-                    and block.bytes > QUICK_SAMPLE_BYTES
-                ):
-                    self._close[entry.position] = block.tokens
-                    moved = frames.weigh_closely(block) or moved
-            if not moved or self._still(made, frames, max_tokens):
-                break
-            # from the budget planned last: the estimates moved a little
-            planned = int(self.limits.max_tokens) if self.limits is not None else None
-            made = self._within(frames, max_tokens, least_outline, planned)
-        return made
-
-    def _still(self, made: tuple[Packing, str, str], frames: Frames, max_tokens: int) -> bool:
-        """Whether a plan stands with the estimates weighed closely: what it shows is
-        still within the estimate it was planned for, and its bound within the budget
-        and near it (or it shows everything): no plan made again would show more."""
-        assert self.limits is not None
-        packing, start, end = made
-        shown = sum(block.tokens for block in packing.blocks(self.entries))
-        shown += frames.ends_tokens(start, end)
-        bound = self.real_at_most(made, frames)
-        full = bound >= max_tokens * BOUND_FILL or _complete(packing)
-        return shown <= self.limits.max_tokens and bound <= max_tokens and full
-
-    def _within(
-        self,
-        frames: Frames,
-        max_tokens: int,
-        least_outline: tuple[int, float],
-        start: int | None,
-    ) -> tuple[Packing, str, str]:
-        """The plan for the most estimated tokens whose real count is at most
-        `max_tokens` by `tokens.real_at_most`: first for `start`, by default
-        `tokens.planning_budget` (within it whatever the plan holds), then for more or
-        less, scaled by how far the bound fell short or went over, between the most
-        planned that was within and the least that was not, up to `BOUND_PLANS` plans;
-        the one whose bound is the highest."""
-        from readmany.tokens import planning_budget
-
-        planned = start or planning_budget(max_tokens)
-        best: tuple[float, int, tuple[Packing, str, str]] | None = None
-        low, high = 0, None
-        for _ in range(BOUND_PLANS):
-            made = self._plan(frames, planned, least_outline)
-            bound = self.real_at_most(made, frames)
-            if bound <= max_tokens:
-                if best is None or bound > best[0]:
-                    best = bound, planned, made
-                if bound >= max_tokens * BOUND_FILL or _complete(made[0]):
-                    break
-                low = planned
-                following = int(planned * max_tokens / max(bound, 1.0))
-            else:
-                high = planned
-                following = int(planned * max_tokens / bound * BOUND_BACK)
-            if high is not None and following >= high:
-                following = (low + high) // 2
-            if following <= low:
-                break
-            planned = following
-        if best is None:  # none within: what is within whatever the plan holds
-            return self._plan(frames, planning_budget(max_tokens), least_outline)
-        _, planned, made = best
-        assert self.budget is not None
-        self.limits = planning_limits(self.budget, planned)
-        return made
-
-    def real_at_most(self, made: tuple[Packing, str, str], frames: Frames) -> float:
-        """The most real tokens the output of a plan (`made`: the packing, its start and
-        its end) holds, by `tokens.real_at_most` of its blocks' estimates, its joints'
-        and its ends'."""
-        from readmany.tokens import real_at_most
-
-        packing, start, end = made
-        weights = [block.tokens for block in packing.blocks(self.entries)]
-        joints = frames.joint()[2] * max(0, len(weights) - 1)
-        return real_at_most([*weights, joints, frames.ends_tokens(start, end)])
-
     def _ranked(self) -> dict[str, Any]:
         """With `--order rank` or `given`, the entries by value (`rank.rank`) and the
         plan's name: what `plan_around` takes them in. None for `smallest`. Made once:
         the plans made again for another budget take the same."""
-        if self._by_value is None:
-            self._by_value = self._rank()
-        return self._by_value
-
-    def _rank(self) -> dict[str, Any]:
+        if self._by_value is not None:
+            return self._by_value
         if self._order == "smallest" or not self.entries:
-            return {}
+            self._by_value = {}
+            return self._by_value
         from readmany.rank import rank
         from readmany.select.patterns import first_match, pattern_indexes
 
@@ -333,12 +211,13 @@ class FirstPass:
             bulk = {i for i, kind in enumerate(kinds) if kind == "bulk"}
             deferred = frozenset(e.position for i, e in enumerate(files) if i in bulk)
             cut_first = frozenset(e.position for i, e in enumerate(files) if i not in bulk)
-        return {
+        self._by_value = {
             "ranked": diff + ranked,
             "strategy": self._order,
             "cut_first": cut_first,
             "deferred": deferred,
         }
+        return self._by_value
 
     def reasons(self, omitted: Sequence[int]) -> dict[str, str]:
         """Why each file left out was ranked where it was (`--order rank`, `given`)."""
@@ -384,15 +263,9 @@ class FirstPass:
         assert self.budget is not None
         need_bytes, need_lines, need_tokens = self.need(frames)
         if need_tokens:  # the most the estimate of every file whole may be, really
-            from readmany.tokens import real_at_most
-
-            start, end = frames.ends(self.items, "")
-            weights = [entry.block.tokens for entry in self.entries]
-            joints = frames.joint()[2] * (len(weights) - 1)
-            need_tokens = real_at_most([*weights, joints, frames.ends_tokens(start, end)])
-        return options_to_hold(
-            (need_bytes, need_lines, need_tokens), self.budget.limits, plain_below_k=True
-        )
+            need_tokens = _bound_of_all(self.entries, self.items, frames)
+        need = (need_bytes, need_lines, need_tokens)
+        return options_to_hold(need, self.budget.limits, plain_below_k=True)
 
     def need(self, frames: Frames) -> tuple[int, int, float]:
         """Bytes, lines and tokens of an output that shows every file whole (tokens 0
@@ -402,7 +275,7 @@ class FirstPass:
         if not self.entries:
             return 0, 0, 0.0
         start, end = frames.ends(self.items, "")
-        ends_tokens = frames.ends_tokens(start, end) if self._tokens else None
+        ends_tokens = frames.ends_tokens(start, end) if self.tokens else None
         blocks = [entry.block for entry in self.entries]
         self._need = need_of(blocks, frames.joint(), start, end, ends_tokens)
         return self._need
@@ -416,7 +289,7 @@ class FirstPass:
         if utf8_len(block) > planned.bytes or (self._lines and block.count("\n") > planned.lines):
             return True  # it grew since it was measured
         # weighed as the first pass weighed it, on 512 bytes, whether or not weighed closely
-        return tokens is not None and tokens() > self._close.get(position, planned.tokens)
+        return tokens is not None and tokens() > self.closed.get(position, planned.tokens)
 
     def details(self, packing: Packing, late: Sequence[int]) -> dict[str, Any]:
         """`details.packing`: the plan as written, the files left out while writing too."""
@@ -431,31 +304,41 @@ class FirstPass:
             details["omittedReasons"] = self.reasons(omitted)
         return details
 
-    def nothing_fits(
-        self,
-        newlines: Callable[[Entry], int],
-        weighed: Callable[[Entry], float],
-        counted: Callable[[Entry], int | None] | None = None,
-    ) -> str:
-        """What is said when no file fits the budget: the smallest, and what it takes;
-        `newlines` and `weighed` count an entry's newlines and tokens where the first
-        pass did not; `counted`, its tokens as the exact tokenizer that refused it counts
-        them (then quoted, not the estimate)."""
-        least = min(entry.block.bytes for entry in self.entries)
-        smallest = min(
-            (entry for entry in self.entries if entry.block.bytes == least),
-            key=lambda entry: (entry.block.bytes, newlines(entry)),
-        )
-        size = smallest.block
-        exact = counted(smallest) if counted is not None else None
-        if exact is not None:
-            tokens = f"{exact} tokens"
-        else:
-            tokens = f"~{math.ceil(size.tokens if self._tokens else weighed(smallest))} tokens"
-        return (
-            f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
-            f"bytes, {newlines(smallest) + 1} lines ({tokens}) as framed"
-        )
+
+def nothing_fits(
+    first: FirstPass,
+    newlines: Callable[[Entry], int],
+    weighed: Callable[[Entry], float],
+    counted: Callable[[Entry], int | None] | None = None,
+) -> str:
+    """What is said when no file fits the budget: the smallest, and what it takes;
+    `newlines` and `weighed` count an entry's newlines and tokens where the first
+    pass did not; `counted`, its tokens as the exact tokenizer that refused it counts
+    them (then quoted, not the estimate)."""
+    least = min(entry.block.bytes for entry in first.entries)
+    smallest = min(
+        (entry for entry in first.entries if entry.block.bytes == least),
+        key=lambda entry: (entry.block.bytes, newlines(entry)),
+    )
+    size = smallest.block
+    exact = counted(smallest) if counted is not None else None
+    tokens = f"{exact}" if exact is not None else f"~{math.ceil(size.tokens)}"
+    if exact is None and not first.tokens:
+        tokens = f"~{math.ceil(weighed(smallest))}"
+    return (
+        f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
+        f"bytes, {newlines(smallest) + 1} lines ({tokens} tokens) as framed"
+    )
+
+
+def _bound_of_all(entries: Sequence[Entry], items: Sequence[Item], frames: Frames) -> float:
+    """The most real tokens an output of every entry whole holds (`tokens.real_at_most`)."""
+    from readmany.tokens import real_at_most
+
+    start, end = frames.ends(items, "")
+    weights = [entry.block.tokens for entry in entries]
+    joints = frames.joint()[2] * (len(weights) - 1)
+    return real_at_most([*weights, joints, frames.ends_tokens(start, end)])
 
 
 # A block written again, the `index`-th, of the file at `position`: its text (None: it is
