@@ -427,7 +427,7 @@ class _Walker:
             return False
         callee = self.text_of(function.start_byte, function.end_byte)
         head, _, modifier = callee.partition(".")
-        if head not in _TEST_GROUPS and head not in _TESTS or modifier not in _TEST_MODIFIERS:
+        if (head not in _TEST_GROUPS and head not in _TESTS) or modifier not in _TEST_MODIFIERS:
             return False
         name = arguments.named_children[0]
         if name.type not in ("string", "template_string"):
