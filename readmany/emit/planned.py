@@ -139,9 +139,17 @@ class PlannedWriter:
             )
 
     def _counted(self, entry: Entry) -> int | None:
-        """The tokens of the block of `entry`, framed first, counted by `count` (None:
-        it can no longer be framed as it was measured)."""
-        assert self.count is not None
+        """The tokens of the block of `entry`, framed first, counted by `count`, where
+        that count refused it; None where the estimate did (`tokenizer.fit` plans for at
+        most `tokenizer.MOST` times the budget, so it never counted a block estimated
+        past that; nor is a long file read whole to be counted), or where it can no
+        longer be framed as it was measured."""
+        from readmany.tokenizer import MOST
+
+        budget = self.first.budget
+        assert self.count is not None and budget is not None and budget.max_tokens
+        if entry.block.tokens > MOST * budget.max_tokens:
+            return None
         block, _ = self._again(entry.position, 1)
         return None if block is None else self.count(block)
 
