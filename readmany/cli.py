@@ -404,8 +404,9 @@ def glob_command(
             metavar="RULE",
             help="Which files a budget keeps when not all fit: rank (the default: "
             "--prefer matches, named paths, earlier patterns, then entry points and "
-            "source above tests and docs, licenses, lock files, CI and fixtures last, "
-            "the most imported first; each file in turn whole, else its outline, the "
+            "source above tests and docs, licenses, lock files, CI, dot-file "
+            "configuration and fixtures last, the files most tied by imports (importing "
+            "or imported) first; each file in turn whole, else its outline, the "
             "first that fits neither cut with up to a quarter of the budget, bulk files "
             "outlined or cut last), smallest (the most files whole, the reference's rule, "
             "--compat's) or given (output order). Output order is kept.",

@@ -11,19 +11,23 @@ while they fit; the output order stays the selection's.
 - `rank` (the default face of `glob`): the files a `--prefer` pattern matches first (an
   earlier `--prefer` first), then the paths named on the command line, then by the
   pattern that matched (an earlier pattern first), then by kind (`KINDS`, best first):
-  entry points (a README at the top, manifests such as `pyproject.toml`, `Cargo.toml`,
-  `package.json`, `main`/`cli` modules), source, other text (configuration, markup),
-  tests, examples, benchmarks and docs, then bulk (licenses, lock files, generated and
-  vendored files, CI configuration, fixtures, large data files); within a kind, files
-  that more of the selection import first (a file's module name, or its directory's for
-  `__init__.py`, `mod.rs`, `index.js`, found in the import lines of the others' first
-  `SAMPLE_CHARS`); then the selection's order.
+  entry points (a README at the top, then manifests such as `pyproject.toml`,
+  `Cargo.toml`, `package.json`, then `main`/`cli` modules), source, other text
+  (configuration, markup), tests, examples, benchmarks and docs (the project's own,
+  `PROJECT_DOC_STEMS`, after the others), then bulk (licenses, lock files, generated and
+  vendored files, CI and tool configuration, fixtures, large data files); within a kind,
+  files most tied to the selection by imports first: how many others import a file
+  (by its module name, or its directory's for `__init__.py`, `mod.rs`, `index.js`, found
+  in the import lines of the others' first `SAMPLE_CHARS`) plus how many it imports (a
+  module imported by few that ties many together, httpx's `_client.py`, ranks with the
+  leaves many import); then the selection's order.
 - `smallest`: the smallest first (bytes, then the selection's order): the rule of the
   reference tools, kept for `many` and `--compat`.
 - `given`: the selection's order.
 
 Each file gets a reason, the words `details.packing` uses to say why it was taken or
-left out ("entry point (manifest)", "source, imported by 4 files", "bulk (lock file)").
+left out ("entry point (manifest)", "source, imported by 4 files, imports 2", "bulk
+(lock file)").
 Cost: a few microseconds a file (bench/rank.py measures it on a generated tree).
 """
 
@@ -170,6 +174,31 @@ ENTRY_STEMS = frozenset(("main", "__main__", "cli", "app", "server"))
 ROOT_ENTRY_STEMS = frozenset(("lib", "index", "mod"))
 # A module named after its directory: `pkg/__init__.py` is imported as `pkg`.
 PACKAGE_STEMS = frozenset(("__init__", "mod", "index", "lib"))
+# The project's own history and house rules: after the tests, examples and docs (within
+# their kind, `SECONDARY`, these come last).
+PROJECT_DOC_STEMS = frozenset(
+    [
+        "changelog",
+        "changes",
+        "history",
+        "news",
+        "releases",
+        "release-notes",
+        "release_notes",
+        "contributing",
+        "code_of_conduct",
+        "code-of-conduct",
+        "security",
+        "authors",
+        "contributors",
+        "maintainers",
+        "governance",
+        "support",
+        "funding",
+        "codeowners",
+    ]
+)
+PROJECT_DOCS = "project docs"  # the word for them
 LOCK_NAMES = frozenset(
     [
         "package-lock.json",
@@ -312,6 +341,11 @@ class Ranking(NamedTuple):
     reasons: tuple[str, ...]  # by position
 
 
+# Within a kind, before the count of imports: the README, then the manifests, then the
+# entry modules; the project's own docs after the other docs, tests and examples.
+_SUBORDER = {"entry point (README)": 0, "entry point (manifest)": 1, PROJECT_DOCS: 1}
+
+
 def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
     """A file's kind (`ENTRY` … `BULK`) and the word for it, from its path, its size and
     the start of its text."""
@@ -336,6 +370,8 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
         return BULK, "bulk (license)"
     if name in CI_NAMES:
         return BULK, "bulk (CI)"
+    if name.startswith(".") or (directory and "/." in f"/{directory}"):
+        return BULK, "bulk (configuration)"  # .editorconfig, .eslintrc.js, .cargo/config.toml
     if name.endswith(GENERATED_SUFFIXES):
         return BULK, "bulk (generated)"
     if sample is not None and _generated(sample):
@@ -354,11 +390,9 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
         if stem in ENTRY_STEMS or (stem in ROOT_ENTRY_STEMS and directory.count("/") < 1):
             return ENTRY, f"entry point ({stem} module)"
         return SOURCE, "source"
-    if extension in ("md", "rst", "adoc", "txt", "org") or stem in (
-        "changelog",
-        "changes",
-        "history",
-    ):
+    if stem in PROJECT_DOC_STEMS or name in PROJECT_DOC_STEMS:
+        return SECONDARY, PROJECT_DOCS
+    if extension in ("md", "rst", "adoc", "txt", "org"):
         return SECONDARY, "docs"
     return OTHER, "other"
 
@@ -379,10 +413,13 @@ def _generated(sample: str) -> bool:
 
 
 def module_name(path: str) -> str:
-    """The name other files import `path` by: its stem, or its directory's for a package's
+    """The name other files import `path` by: its name less its extension (`express.json`
+    for `express.json.js`, `types` for `types.d.ts`), or its directory's for a package's
     own file (`pkg/__init__.py`, `src/walk/mod.rs`, `lib/index.js`)."""
     directory, _, name = path.rpartition("/")
-    stem = name.split(".", 1)[0] if not name.startswith(".") else name
+    stem = name.rpartition(".")[0] or name
+    if stem.endswith(".d"):  # TypeScript's declarations: `types.d.ts` is imported as `types`
+        stem = stem[:-2]
     if stem in PACKAGE_STEMS and directory:
         return directory.rpartition("/")[2]
     return stem
@@ -435,24 +472,39 @@ _SEPARATORS = bytes(
 )
 
 
+class References(NamedTuple):
+    """How each file of the selection is tied to the others by imports: how many import
+    it (`imported_by`), how many of them it imports (`imports`)."""
+
+    imported_by: list[int]
+    imports: list[int]
+
+
 def references(
     paths: Sequence[str],
     samples: Sequence[str | None] = (),
     *,
     imports: Sequence[Collection[str] | None] | None = None,
-) -> list[int]:
-    """How many other files of the selection import each one (by `module_name`; only
-    source files are imported: `use crate::config` is not `.cargo/config.toml`).
+) -> References:
+    """How many other files of the selection import each one, and how many it imports,
+    by `module_name` (only source files are imported: `use crate::config` is not
+    `.cargo/config.toml`).
 
-    The names each file imports are `imported_names` of its sample, or given already
-    as `imports` (a planner that keeps no text keeps them instead, as each is read).
+    A name several files share (`utils`: `lib/utils.js`, `test/support/utils.js`) is
+    the one whose directory the import names too (`require('./support/utils')`), else
+    the one beside the importer, else each of them, unless more than `AMBIGUOUS_NAME`
+    share it (then none). The names each file imports are `imported_names` of its
+    sample, or given already as `imports` (a planner that keeps no text keeps them
+    instead, as each is read).
     """
     by_name: dict[str, list[int]] = {}
     for position, path in enumerate(paths):
         name = path.rpartition("/")[2]
         if name.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
             by_name.setdefault(module_name(path), []).append(position)
-    counts = [0] * len(paths)
+    count = len(paths)
+    imported_by = [0] * count
+    imports_count = [0] * count
     if imports is None:
         imports = [
             imported_names(sample, path.rpartition(".")[2]) if sample else None
@@ -461,14 +513,43 @@ def references(
     for position, names in enumerate(imports):
         if not names:
             continue
+        found: set[int] = set()
         for name in names:
             targets = by_name.get(name)
-            if targets is None or len(targets) > AMBIGUOUS_NAME:
+            if targets is None:
                 continue
-            for target in targets:
-                if target != position:
-                    counts[target] += 1
-    return counts
+            if len(targets) == 1:
+                found.add(targets[0])
+            else:
+                found.update(_narrowed(paths, targets, names, position))
+        found.discard(position)
+        imports_count[position] = len(found)
+        for target in found:
+            imported_by[target] += 1
+    return References(imported_by, imports_count)
+
+
+def _narrowed(
+    paths: Sequence[str], targets: list[int], names: Collection[str], importer: int
+) -> list[int]:
+    """Of the files sharing a module name, those an import of it by `importer` means."""
+    named = [t for t in targets if _context(paths[t]) in names]
+    if named:
+        return named
+    here = paths[importer].rpartition("/")[0]
+    beside = [t for t in targets if paths[t].rpartition("/")[0] == here]
+    if beside:
+        return beside
+    return targets if len(targets) <= AMBIGUOUS_NAME else []
+
+
+def _context(path: str) -> str:
+    """The directory an import names before a module (`support` of `./support/utils`,
+    `pkg` of `pkg.sub` for `pkg/sub/__init__.py`)."""
+    directory = path.rpartition("/")[0]
+    if module_name(path) != path.rpartition("/")[2].rpartition(".")[0]:
+        directory = directory.rpartition("/")[0]  # a package's own file
+    return directory.rpartition("/")[2]
 
 
 def rank(
@@ -504,10 +585,11 @@ def rank(
     elif samples is not None:
         refs = references(paths, sample_of)
     else:
-        refs = [0] * count
+        refs = References([0] * count, [0] * count)
+    imported_by, imports_count = refs
     named_set = frozenset(named)
     last = count + 1
-    keys: list[tuple[int, int, int, int, int, int]] = []
+    keys: list[tuple[int, int, int, int, int, int, int]] = []
     kinds: list[str] = []
     reasons: list[str] = []
     for position in range(count):
@@ -516,14 +598,16 @@ def rank(
         preferred = prefer(path) if prefer is not None else None
         pattern = patterns[position] if patterns is not None else 0
         is_named = position in named_set
-        imported = refs[position]
+        imported = imported_by[position]
+        importing = imports_count[position]
         keys.append(
             (
                 last if preferred is None else preferred,
                 0 if is_named else 1,
                 pattern,
                 kind,
-                -imported,
+                _SUBORDER.get(word, 2 if kind == ENTRY else 0),
+                -(imported + importing),
                 position,
             )
         )
@@ -536,80 +620,10 @@ def rank(
             reason = word
         if imported:
             reason += f", imported by {imported} file{'s' if imported != 1 else ''}"
+        if importing:
+            reason += f", imports {importing}"
         if pattern and not is_named:
             reason += f", pattern {pattern + 1}"
         reasons.append(reason)
     ranked = tuple(sorted(range(count), key=keys.__getitem__))
     return Ranking(order, ranked, tuple(kinds), tuple(reasons))
-
-
-class Fill(NamedTuple):
-    """What a ranked budget takes: whole files, outlines, and what is left out (positions
-    in the selection's order each), with what they cost together."""
-
-    whole: tuple[int, ...]
-    outlined: tuple[int, ...]
-    left_out: tuple[int, ...]
-    cost: float
-
-
-def fill(
-    ranking: Ranking,
-    costs: Sequence[float],
-    room: float,
-    *,
-    joint: float = 0.0,
-    outline_cost: Callable[[int], float | None] | None = None,
-    least_outline: float = 1.0,
-    in_place: bool = False,
-) -> Fill:
-    """Files whole in `ranking.order` while they fit (a file too big is passed over, the
-    next is tried), then, in the same order, the outline of each file left while they
-    fit; the rest is left out.
-
-    `costs` are in one measure (tokens, bytes or lines), `joint` what comes between two
-    blocks in it. `outline_cost(position)` is what a file's outline costs (None: it has
-    none); it is asked only of the files not taken whole, in order, and no more once
-    the room left is under `least_outline`: an outline is made only where it may be
-    shown (a parse costs more than the rest of a plan). The pack stage checks the other
-    measures of a combined budget itself.
-
-    `in_place`: a file that does not fit whole is offered its outline at once, before
-    the files ranked below it are offered whole (the issue's rule is whole files
-    first: a large central module then loses its outline to small files ranked below
-    it; in place, it keeps it).
-    """
-    taken: set[int] = set()
-    outlined: set[int] = set()
-    spent = 0.0
-    between = 0.0  # no joint before the first block
-    for position in ranking.order:
-        cost = costs[position] + between
-        if spent + cost <= room:
-            spent += cost
-            taken.add(position)
-            between = joint
-        elif in_place and outline_cost is not None and room - spent - between >= least_outline:
-            outline = outline_cost(position)
-            if outline is not None and spent + outline + between <= room:
-                spent += outline + between
-                outlined.add(position)
-                between = joint
-    if outline_cost is not None and not in_place:
-        for position in ranking.order:
-            if room - spent - between < least_outline:
-                break
-            if position in taken:
-                continue
-            outline = outline_cost(position)
-            if outline is not None and spent + outline + between <= room:
-                spent += outline + between
-                outlined.add(position)
-                between = joint
-    count = len(costs)
-    return Fill(
-        tuple(sorted(taken)),
-        tuple(sorted(outlined)),
-        tuple(p for p in range(count) if p not in taken and p not in outlined),
-        spent,
-    )
