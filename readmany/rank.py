@@ -339,6 +339,7 @@ class Ranking(NamedTuple):
     order: tuple[int, ...]
     kinds: tuple[str, ...]  # by position; "" when the rule does not look at kinds
     reasons: tuple[str, ...]  # by position
+    words: tuple[str, ...] = ()  # by position: the kind in a word ("test", "CI"); () unranked
 
 
 # Within a kind, before the count of imports: the README, then the manifests, then the
@@ -592,6 +593,7 @@ def rank(
     keys: list[tuple[int, int, int, int, int, int, int]] = []
     kinds: list[str] = []
     reasons: list[str] = []
+    words: list[str] = []
     for position in range(count):
         path = paths[position]
         kind, word = kind_of(path, sizes[position], sample_of[position])
@@ -625,5 +627,14 @@ def rank(
         if pattern and not is_named:
             reason += f", pattern {pattern + 1}"
         reasons.append(reason)
+        words.append(_short(word))
     ranked = tuple(sorted(range(count), key=keys.__getitem__))
-    return Ranking(order, ranked, tuple(kinds), tuple(reasons))
+    return Ranking(order, ranked, tuple(kinds), tuple(reasons), tuple(words))
+
+
+def _short(word: str) -> str:
+    """A kind's word without what tells one file from another: `bulk (data, 20 KiB)` is
+    `data`, `entry point (README)` is `entry point`."""
+    if word.startswith("bulk ("):
+        return word[6:-1].partition(",")[0]
+    return word.partition(" (")[0]
