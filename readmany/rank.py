@@ -371,7 +371,7 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
         return BULK, "bulk (license)"
     if name in CI_NAMES:
         return BULK, "bulk (CI)"
-    if name.startswith(".") or (directory and "/." in f"/{directory}"):
+    if name.startswith(".") or directory.startswith(".") or "/." in directory:
         return BULK, "bulk (configuration)"  # .editorconfig, .eslintrc.js, .cargo/config.toml
     if name.endswith(GENERATED_SUFFIXES):
         return BULK, "bulk (generated)"
@@ -511,10 +511,12 @@ def references(
             imported_names(sample, path.rpartition(".")[2]) if sample else None
             for path, sample in zip(paths, samples, strict=False)  # () counts none
         ]
+    shared = _Shared(paths, by_name)
     for position, names in enumerate(imports):
         if not names:
             continue
         found: set[int] = set()
+        here = None
         for name in names:
             targets = by_name.get(name)
             if targets is None:
@@ -522,7 +524,9 @@ def references(
             if len(targets) == 1:
                 found.add(targets[0])
             else:
-                found.update(_narrowed(paths, targets, names, position))
+                if here is None:
+                    here = paths[position].rpartition("/")[0]
+                found.update(shared.meant(name, names, here))
         found.discard(position)
         imports_count[position] = len(found)
         for target in found:
@@ -530,27 +534,47 @@ def references(
     return References(imported_by, imports_count)
 
 
-def _narrowed(
-    paths: Sequence[str], targets: list[int], names: Collection[str], importer: int
-) -> list[int]:
-    """Of the files sharing a module name, those an import of it by `importer` means."""
-    named = [t for t in targets if _context(paths[t]) in names]
-    if named:
-        return named
-    here = paths[importer].rpartition("/")[0]
-    beside = [t for t in targets if paths[t].rpartition("/")[0] == here]
-    if beside:
-        return beside
-    return targets if len(targets) <= AMBIGUOUS_NAME else []
+class _Shared:
+    """The files that share a module name, by the directory an import names before it
+    (`support` of `./support/utils`; `pkg` of `pkg.sub` for `pkg/sub/__init__.py`) and by
+    their own directory: made on first ask, a name at a time."""
 
+    def __init__(self, paths: Sequence[str], by_name: dict[str, list[int]]) -> None:
+        self._paths = paths
+        self._by_name = by_name
+        self._index: dict[
+            str, tuple[frozenset[str], dict[str, list[int]], dict[str, list[int]]]
+        ] = {}
 
-def _context(path: str) -> str:
-    """The directory an import names before a module (`support` of `./support/utils`,
-    `pkg` of `pkg.sub` for `pkg/sub/__init__.py`)."""
-    directory = path.rpartition("/")[0]
-    if module_name(path) != path.rpartition("/")[2].rpartition(".")[0]:
-        directory = directory.rpartition("/")[0]  # a package's own file
-    return directory.rpartition("/")[2]
+    def meant(self, name: str, names: Collection[str], here: str) -> list[int]:
+        """Of the files named `name`, those an import of it from directory `here` (by a
+        file importing `names`) means: the ones whose directory it names, else the ones
+        beside it, else each, unless more than `AMBIGUOUS_NAME` share it (then none)."""
+        index = self._index.get(name)
+        if index is None:
+            index = self._index[name] = self._indexed(name)
+        words, contexts, directories = index
+        if not words.isdisjoint(names):  # C's loop over the smaller of the two
+            return [target for word in words.intersection(names) for target in contexts[word]]
+        beside = directories.get(here)
+        if beside:
+            return beside
+        targets = self._by_name[name]
+        return targets if len(targets) <= AMBIGUOUS_NAME else []
+
+    def _indexed(
+        self, name: str
+    ) -> tuple[frozenset[str], dict[str, list[int]], dict[str, list[int]]]:
+        contexts: dict[str, list[int]] = {}
+        directories: dict[str, list[int]] = {}
+        for target in self._by_name[name]:
+            path = self._paths[target]
+            directory = path.rpartition("/")[0]
+            directories.setdefault(directory, []).append(target)
+            if module_name(path) != path.rpartition("/")[2].rpartition(".")[0]:
+                directory = directory.rpartition("/")[0]  # a package's own file
+            contexts.setdefault(directory.rpartition("/")[2], []).append(target)
+        return frozenset(contexts), contexts, directories
 
 
 def rank(
@@ -594,6 +618,7 @@ def rank(
     kinds: list[str] = []
     reasons: list[str] = []
     words: list[str] = []
+    shorts: dict[str, str] = {}
     for position in range(count):
         path = paths[position]
         kind, word = kind_of(path, sizes[position], sample_of[position])
@@ -627,7 +652,10 @@ def rank(
         if pattern and not is_named:
             reason += f", pattern {pattern + 1}"
         reasons.append(reason)
-        words.append(_short(word))
+        short = shorts.get(word)
+        if short is None:
+            short = shorts[word] = _short(word)
+        words.append(short)
     ranked = tuple(sorted(range(count), key=keys.__getitem__))
     return Ranking(order, ranked, tuple(kinds), tuple(reasons), tuple(words))
 
