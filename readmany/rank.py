@@ -12,9 +12,10 @@ while they fit; the output order stays the selection's.
   earlier `--prefer` first), then the paths named on the command line, then by the
   pattern that matched (an earlier pattern first), then by kind (`KINDS`, best first):
   entry points (a README at the top, then manifests such as `pyproject.toml`,
-  `Cargo.toml`, `package.json`, then `main`/`cli` modules), source, other text
-  (configuration, markup), tests, examples, benchmarks and docs (the project's own,
-  `PROJECT_DOC_STEMS`, after the others), then bulk (licenses, lock files, generated and
+  `Cargo.toml`, `package.json`, `BUILD_FILES` only at the top, then `main`/`cli`
+  modules), source, other text (configuration, markup), tests, examples, benchmarks and
+  docs (a `.pyi` stub beside its `.py` with them; the project's own, `PROJECT_DOC_STEMS`,
+  after the others), then bulk (licenses, lock files, generated and
   vendored files, CI and tool configuration, fixtures, large data files); within a kind,
   files most tied to the selection by imports first: how many others import a file
   (by its module name, or its directory's for `__init__.py`, `mod.rs`, `index.js`, found
@@ -169,6 +170,8 @@ MANIFESTS = frozenset(
         "justfile",
     ]
 )
+# Manifests written again in each directory they build: entry points only at the top.
+BUILD_FILES = frozenset(("meson.build", "cmakelists.txt", "makefile", "justfile"))
 ENTRY_STEMS = frozenset(("main", "__main__", "cli", "app", "server"))
 # ... and these only near the top (`src/lib.rs`, `index.js`), not a package's in a subtree.
 ROOT_ENTRY_STEMS = frozenset(("lib", "index", "mod"))
@@ -199,6 +202,7 @@ PROJECT_DOC_STEMS = frozenset(
     ]
 )
 PROJECT_DOCS = "project docs"  # the word for them
+STUB = "type stub"  # a `.pyi` beside its `.py`: the module's types again, ranked as docs
 LOCK_NAMES = frozenset(
     [
         "package-lock.json",
@@ -384,6 +388,8 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
     if is_source and (_test_name(stem, extension) or stem == "conftest"):
         return SECONDARY, "test"
     if name in MANIFESTS:
+        if directory and name in BUILD_FILES:  # numpy has 20 meson.build, one a directory
+            return OTHER, "build file"
         return ENTRY, "entry point (manifest)"
     if stem == "readme" or name == "readme":
         return (ENTRY, "entry point (README)") if not directory else (SECONDARY, "docs")
@@ -499,9 +505,12 @@ def references(
     instead, as each is read).
     """
     by_name: dict[str, list[int]] = {}
+    modules = frozenset(path for path in paths if path.endswith(".py"))
     for position, path in enumerate(paths):
         name = path.rpartition("/")[2]
         if name.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
+            if path.endswith(".pyi") and path[:-1] in modules:
+                continue  # an import of the module means its .py, not its stub
             by_name.setdefault(module_name(path), []).append(position)
     count = len(paths)
     imported_by = [0] * count
@@ -613,6 +622,7 @@ def rank(
         refs = References([0] * count, [0] * count)
     imported_by, imports_count = refs
     named_set = frozenset(named)
+    modules = frozenset(path for path in paths if path.endswith(".py"))
     last = count + 1
     keys: list[tuple[int, int, int, int, int, int, int]] = []
     kinds: list[str] = []
@@ -622,6 +632,8 @@ def rank(
     for position in range(count):
         path = paths[position]
         kind, word = kind_of(path, sizes[position], sample_of[position])
+        if kind <= SOURCE and path.endswith(".pyi") and path[:-1] in modules:
+            kind, word = SECONDARY, STUB  # the module's own text is in the selection
         preferred = prefer(path) if prefer is not None else None
         pattern = patterns[position] if patterns is not None else 0
         is_named = position in named_set

@@ -42,6 +42,9 @@ def ranked_paths(paths: list[str], **options: object) -> list[str]:
         ("pkg/cli.py", 900, ENTRY, "entry point (cli module)"),
         ("pkg/__main__.py", 900, ENTRY, "entry point (__main__ module)"),
         ("src/walk.rs", 900, SOURCE, "source"),
+        ("Makefile", 900, ENTRY, "entry point (manifest)"),
+        ("numpy/_core/meson.build", 47_000, OTHER, "build file"),
+        ("tools/swig/Makefile", 900, OTHER, "build file"),
         ("django/db/models/sql/compiler.py", 90_000, SOURCE, "source"),
         ("setup.toml", 900, OTHER, "other"),
         ("tests/test_walk.py", 900, SECONDARY, "test"),
@@ -375,3 +378,15 @@ def test_dot_configuration_comes_with_the_bulk_after_tests() -> None:
     order = [paths[p] for p in ranking.order]
     assert order[:2] == ["lib/app.js", "test/app.js"]
     assert {ranking.kinds[paths.index(p)] for p in order[2:]} == {"bulk"}
+
+
+def test_a_stub_beside_its_module_is_ranked_with_the_docs_and_imports_mean_the_module() -> None:
+    # numpy/__init__.pyi (380 KB) beside numpy/__init__.py: `import numpy` credited both,
+    # and the stub, first of the sources, took the budget's cut.
+    paths = ["numpy/__init__.py", "numpy/__init__.pyi", "numpy/core.py", "stubs/only.pyi"]
+    samples: list[str | None] = [None, None, "import numpy\n", None]
+    assert references(paths, samples).imported_by == [1, 0, 0, 0]
+    ranking = rank(paths, [100, 380_000, 100, 100], samples=samples)
+    assert ranking.reasons[1] == "type stub"
+    assert ranking.kinds[1] == "secondary" and ranking.kinds[3] == "source"
+    assert [paths[p] for p in ranking.order][-1] == "numpy/__init__.pyi"
