@@ -524,22 +524,22 @@ def references(
     for position, names in enumerate(imports):
         if not names:
             continue
-        found: set[int] = set()
+        # A file is reached by its own module name alone: no target is counted twice.
+        found = 0
         here = None
         for name in names:
             targets = by_name.get(name)
             if targets is None:
                 continue
-            if len(targets) == 1:
-                found.add(targets[0])
-            else:
+            if len(targets) > 1:
                 if here is None:
                     here = paths[position].rpartition("/")[0]
-                found.update(shared.meant(name, names, here))
-        found.discard(position)
-        imports_count[position] = len(found)
-        for target in found:
-            imported_by[target] += 1
+                targets = shared.meant(name, names, here)
+            for target in targets:
+                if target != position:
+                    imported_by[target] += 1
+                    found += 1
+        imports_count[position] = found
     return References(imported_by, imports_count)
 
 
