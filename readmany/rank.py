@@ -29,7 +29,7 @@ while they fit; the output order stays the selection's.
 Each file gets a reason, the words `details.packing` uses to say why it was taken or
 left out ("entry point (manifest)", "source, imported by 4 files, imports 2", "bulk
 (lock file)").
-Cost: a few microseconds a file (bench/rank.py measures it on a generated tree).
+Cost: a few microseconds a file (bench/rank_cost.py measures it on a generated tree).
 """
 
 from __future__ import annotations
