@@ -1146,3 +1146,8 @@ def test_the_stderr_line_names_all_when_short_else_counts_by_place_beneath_one_d
         "src/app/README.md; by kind: 59 test, 21 docs; all named in --json "
         "details.packing.omittedPaths; --tree marks them"
     )
+    # With --tree, the output's tree marks them already: the line says so, not "--tree".
+    assert names.line(omitted, 83, kinds, tree=True).endswith(
+        "; by kind: 59 test, 21 docs; marked in the tree, all named in --json "
+        "details.packing.omittedPaths"
+    )

@@ -109,7 +109,8 @@ class PlannedWriter:
         sink.write(end)
         if omitted:
             kinds = self.first.kind_words(omitted)
-            line = frames.left_out().line(omitted, len(self.entries), kinds)
+            tree = self.frames.trees.drawn
+            line = frames.left_out().line(omitted, len(self.entries), kinds, tree=tree)
             report.budget_notes.append(f"{LEFT_OUT} {line}")
         report.details["packing"] = self.first.details(packing, late)
         if self.frames.trees.drawn and second.written:  # --tree: what it lists, marked

@@ -123,10 +123,13 @@ class LeftOutNames:
         self._names = key, names
         return names
 
-    def line(self, omitted: Sequence[int], total: int, kinds: Sequence[str] = ()) -> str:
+    def line(
+        self, omitted: Sequence[int], total: int, kinds: Sequence[str] = (), *, tree: bool = False
+    ) -> str:
         """What stderr says of the files left out, in one line: every name (as `names`)
         where that is short, else the places holding most of them (`test/ (120 files)`),
-        how many of each kind (`kinds`, by file: "test", "CI"), and where all are named."""
+        how many of each kind (`kinds`, by file: "test", "CI"), and where all are named
+        (`tree`: the output's tree marks them already)."""
         head = f"({len(omitted)} of {total}): "
         names = ", ".join(self.names(omitted))
         if len(names) <= STDERR_CHARS:
@@ -144,6 +147,10 @@ class LeftOutNames:
         if kinds:
             counted = sorted(Counter(kinds).items(), key=lambda kind: (-kind[1], kind[0]))
             summary += "; by kind: " + ", ".join(f"{n} {kind}" for kind, n in counted)
+        if tree:
+            return (
+                summary + "; marked in the tree, all named in --json details.packing.omittedPaths"
+            )
         return summary + "; all named in --json details.packing.omittedPaths; --tree marks them"
 
     def _places(self, omitted: Sequence[int]) -> list[tuple[str, str, int]]:
