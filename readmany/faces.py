@@ -40,6 +40,9 @@ class Face(NamedTuple):
     # changed: said on stderr), where the reference's sentence alone would
     glob_nothing_shown_said: bool = True
     glob_details_config: bool = True  # glob: `--json` details name the configuration applied
+    # glob: an empty `--exclude` or `--ignore-file` is a mistake said, not a pattern that
+    # matches nothing or a file that is never there
+    glob_empty_values_refused: bool = True
     # -- the walk of glob (`select.walk.WalkRules`) --
     listed_order: bool = True  # `--stdin` paths in the order listed, not sorted in
     # a file named exactly is read whatever ignore files and default excludes say
@@ -89,6 +92,7 @@ class Face(NamedTuple):
             glob_reference_ending=True,
             glob_nothing_shown_said=False,
             glob_details_config=False,
+            glob_empty_values_refused=False,
             listed_order=False,
             named_paths_bypass_ignore=False,
             report_left_out=False,

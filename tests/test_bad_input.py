@@ -533,6 +533,22 @@ EMPTY_PATH = "'': an empty argument names no file: give a file's path, such as a
             2,
             "--content-file '': an empty file name: give a file's path, or - for stdin",
         ),
+        # An empty variable in `--root "$DIR"` read the current directory in silence.
+        (
+            ["glob", "**", "--root", ""],
+            2,
+            "--root '' names no directory: give one, such as --root . or --root src",
+        ),
+        (
+            ["glob", "**", "--exclude", ""],
+            2,
+            "--exclude '' names no pattern: give one, or leave --exclude out",
+        ),
+        (
+            ["glob", "**", "--ignore-file", ""],
+            2,
+            "--ignore-file '' names no file: give one, or leave --ignore-file out",
+        ),
     ],
 )
 def test_an_empty_argument_is_said_to_name_nothing(
