@@ -75,7 +75,9 @@ class LeftOutNames:
         self._shown = shown
         # Each file's directory ("" at the root); None for the diff.
         self._parents = [rel.rpartition("/")[0] if rel is not None else None for rel in rels]
-        self._files_in = _files_in(parent for parent in self._parents if parent is not None)
+        # Each directory's own and those above it, highest first: asked of every plan.
+        self._lineage: dict[str, tuple[str, ...]] = {}
+        self._files_in = self._files_of(parent for parent in self._parents if parent is not None)
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
         self._groups: dict[tuple[int, ...], list[str]] = {}  # positions -> their names
@@ -90,7 +92,7 @@ class LeftOutNames:
             return self._names[1]
         parents = self._parents
         files_in = self._files_in
-        left_in = _files_in(parent for i in omitted if (parent := parents[i]) is not None)
+        left_in = self._files_of(parent for i in omitted if (parent := parents[i]) is not None)
         whole = {d for d, count in left_in.items() if count == files_in[d] and count > 1}
         highest: dict[str, str | None] = {}  # parent directory -> the highest left out whole
         names: list[str] = []
@@ -105,7 +107,7 @@ class LeftOutNames:
                 names.extend(_name(self._paths[position]) for position in run)
                 continue
             if parent not in highest:
-                highest[parent] = next((d for d in _ancestors(parent, True) if d in whole), None)
+                highest[parent] = next((d for d in self._lineage[parent] if d in whole), None)
             directory = highest[parent]
             if directory is not None:
                 if directory not in named:
@@ -177,6 +179,18 @@ class LeftOutNames:
         ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         return [(place, what, files) for (place, what), files in ordered]
 
+    def _files_of(self, parents: Iterable[str]) -> Counter[str]:
+        """How many of the files in `parents` (their directories) each directory holds."""
+        lineage = self._lineage
+        counts: Counter[str] = Counter()
+        for parent, count in Counter(parents).items():
+            above = lineage.get(parent)
+            if above is None:
+                above = lineage[parent] = tuple(_ancestors(parent, True))
+            for directory in above:
+                counts[directory] += count
+        return counts
+
     def _shown_dir(self, directory: str) -> str:
         return _name(self._shown(directory + "/"))
 
@@ -228,15 +242,6 @@ def _ancestors(directory: str, highest_first: bool = False) -> list[str]:
         found.append(directory)
         directory = directory.rpartition("/")[0]
     return found[::-1] if highest_first else found
-
-
-def _files_in(parents: Iterable[str]) -> Counter[str]:
-    """How many of the files in `parents` (their directories) each directory holds."""
-    counts: Counter[str] = Counter()
-    for parent, count in Counter(parents).items():
-        for directory in _ancestors(parent):
-            counts[directory] += count
-    return counts
 
 
 def _plain_names(joined: str) -> bool:
