@@ -18,7 +18,6 @@ cuts is marked.
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Iterator
 
 from readmany.choices import Tokenizer
@@ -234,9 +233,8 @@ class _Run:
         position = len(self.entries)
         block, least = self.frames.block(item, position, size, body, cuttable)
         sample = body if cuttable else None
-        outline = None
-        if cuttable and self.outlines is not None and size[0] <= OUTLINE_MAX_BYTES:
-            outline = functools.partial(self.outlines, position)
+        # The outline of the file at a position, shared: a file holds nothing for it.
+        outline = self.outlines if cuttable and size[0] <= OUTLINE_MAX_BYTES else None
         self.first.add(
             item,
             block,

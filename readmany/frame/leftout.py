@@ -71,8 +71,14 @@ class LeftOutNames:
         self._rels = rels
         self._paths = paths
         self._shown = shown
-        # Each file's directory ("" at the root); None for the diff.
-        self._parents = [rel.rpartition("/")[0] if rel is not None else None for rel in rels]
+        # Each file's directory ("" at the root), each directory once; None for the diff.
+        directories: dict[str, str] = {}
+        self._parents: list[str | None] = []
+        for rel in rels:
+            parent = rel.rpartition("/")[0] if rel is not None else None
+            if parent is not None:
+                parent = directories.setdefault(parent, parent)
+            self._parents.append(parent)
         self._files_in = _files_in(parent for parent in self._parents if parent is not None)
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice

@@ -94,6 +94,7 @@ class FirstPass:
         # kept instead of the text, for `rank.rank`; and the ranking once made.
         self.ranks = order == "rank"
         self.imports: list[frozenset[str] | None] = []
+        self._import_sets: dict[frozenset[str], frozenset[str]] = {}  # each set once
         self.ranking: Ranking | None = None
         self._need: tuple[int, int, float] | None = None
         self.limits: Budget | None = None  # of the last plan: the budget as planned
@@ -122,6 +123,7 @@ class FirstPass:
 
             extension = item.rel.rpartition(".")[2].lower()
             names = frozenset(imported_names(sample[:SAMPLE_CHARS], extension))
+            names = self._import_sets.setdefault(names, names)  # most files share theirs
         position = len(self.entries)
         self.items.append(item)
         self.imports.append(names)
