@@ -426,7 +426,8 @@ def glob_command(
             "--outline",
             help="With a budget: a file that does not fit whole is shown as its outline "
             "(imports, class and function signatures with their first docstring line, "
-            "constants, each at its line number), where it fits when its turn comes. On by "
+            "constants, a test file's describe/it blocks, each at its line number), where "
+            "it fits when its turn comes. On by "
             "default with --order rank or given; tree-sitter with readmany[outline], a "
             "line rule without.",
         ),

@@ -171,6 +171,38 @@ def test_javascript_commonjs_names_its_requires_and_the_functions_it_assigns() -
     ]
 
 
+def test_javascript_test_suites_show_their_groups_and_tests() -> None:
+    # A mocha or jest file defines almost nothing by name: its outline is its suite, each
+    # group's tests below it, so a reader can ask for the lines of the test they need.
+    source = (
+        "var assert = require('assert');\n"
+        "describe('router', function () {\n"
+        "  beforeEach(function () {});\n"
+        "  it('routes', function () {\n    describe('not a group of the suite', () => {});\n  });\n"
+        "  describe.only(`params`, () => {\n"
+        "    test.skip('decodes', async () => {});\n"
+        "    context('deeper', () => { it('one', () => {}); });\n"
+        "  });\n"
+        "  it(name, () => {});\n"
+        "  helper.describe('x', () => {});\n"
+        "});\n"
+    )
+    assert items("test/router.test.js", source) == [
+        (1, 0, "import", "var assert = require('assert');", ""),
+        (2, 0, "test", "describe('router')", ""),
+        (4, 1, "test", "it('routes')", ""),
+        (7, 1, "test", "describe.only(`params`)", ""),
+        (8, 2, "test", "test.skip('decodes')", ""),
+        (9, 2, "test", "context('deeper')", ""),
+        (9, 3, "test", "it('one')", ""),
+    ]
+    ts = "describe('api', () => {\n  it('works', async (): Promise<void> => {});\n});\n"
+    assert items("src/api.spec.ts", ts) == [
+        (1, 0, "test", "describe('api')", ""),
+        (2, 1, "test", "it('works')", ""),
+    ]
+
+
 def test_rust() -> None:
     source = """use std::io;
 mod cli;

@@ -525,6 +525,8 @@ class CandidateReader:
         """Read the candidate; `keep` as `read_matched` takes it."""
         gate = _named if candidate.named else self._requested
         boundary = self._boundary_of(candidate)
+        if self.as_read and boundary is not None and candidate.real is None:
+            return self._as_read(candidate, shown, gate, boundary)
         result = read_matched(
             candidate.path,
             candidate.rel,
@@ -540,6 +542,45 @@ class CandidateReader:
             as_read=self.as_read,
         )
         return self._weighed(result)
+
+    def _as_read(
+        self,
+        candidate: Candidate,
+        shown: str,
+        gate: Callable[[str], bool],
+        boundary: Boundary,
+    ) -> MatchedRead:
+        """`read_matched` for a run that writes each file as it reads it (`as_read`), most
+        files in the fewest steps: a small text that goes out unchanged is its bytes.
+        Anything else takes `_read_kind`'s way from the same open file, read once."""
+        rel = candidate.rel
+        name = rel.rpartition("/")[2]
+        limits = self.limits
+        kinds = kinds_by_name(name, sniff_typescript=limits.sniff_typescript)
+        if kinds[0] in ASSET_KINDS and not gate(name):
+            return Skipped(REASON_ASSET, "asset not requested")
+        try:
+            fd, st = boundary.open(rel)
+        except OpenFailure as failure:
+            code = "" if refusal_text(failure) is not None else failure.code
+            return Failed(f"Read error: {_open_failure_text(failure)}: {shown}", code, failure.kind)
+        try:
+            source = _OpenFile(fd, st.st_size, limits.max_file_bytes)
+            raw = source.whole
+            if (
+                raw is not None
+                and kinds[0] is None
+                and limits.exact
+                and source.size <= limits.max_file_bytes
+                and not is_binary(raw)
+                and unchanged(raw, limits.max_lines)
+            ):
+                return TextFile("text", AS_READ, source.size, data=raw)
+            return _read_kind(name, rel, shown, gate, limits, source, kinds, as_read=True)
+        except OSError as exc:
+            return _read_failed(exc, shown)
+        finally:
+            os.close(fd)
 
     def _weighed(self, result: MatchedRead) -> MatchedRead:
         """The result, its text weighed where the read did not (a text cut or decoded

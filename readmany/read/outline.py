@@ -78,7 +78,7 @@ class OutlineEntry(NamedTuple):
 
     line: int  # 1-based, where the entry starts in the file
     depth: int  # 0 at the top level, 1 in a class, …
-    kind: str  # "import", "class", "function", "constant", "heading", "line"
+    kind: str  # "import", "class", "function", "constant", "test", "heading", "line"
     text: str  # the signature, the import, the constant's first line
     doc: str = ""  # the first line of its docstring or of the comment above it
 
@@ -391,8 +391,9 @@ class _Walker:
         elif kind == "field_declaration":
             if " static " not in f" {first} " or " final " not in f" {first} ":
                 return
-        elif kind == "expression_statement" and depth == 0 and self.language in _JS_LANGUAGES:
-            self.assigned(node, depth, previous)
+        elif kind == "expression_statement" and self.language in _JS_LANGUAGES:
+            if not self.test_block(node, depth) and depth == 0:
+                self.assigned(node, depth, previous)
             return
         elif kind in ("expression_statement", "assignment"):
             return
@@ -413,6 +414,31 @@ class _Walker:
         head = self.text_of(node.start_byte, end).rstrip().rstrip("{").rstrip()
         kind = "class" if value.type == "class" else "function"
         self.add(node, depth, kind, head, self.comment_above(node, previous))
+
+    def test_block(self, node: Node, depth: int) -> bool:
+        """A test of a JavaScript suite (`describe('name', () => {…})`, `it('does x', …)`,
+        `test.skip(…)`): its call up to the name, a group's tests below it."""
+        call = node.named_children[0] if node.named_children else None
+        if call is None or call.type != "call_expression":
+            return False
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if function is None or arguments is None or not arguments.named_children:
+            return False
+        callee = self.text_of(function.start_byte, function.end_byte)
+        head, _, modifier = callee.partition(".")
+        if (head not in _TEST_GROUPS and head not in _TESTS) or modifier not in _TEST_MODIFIERS:
+            return False
+        name = arguments.named_children[0]
+        if name.type not in ("string", "template_string"):
+            return False
+        label = self.text_of(name.start_byte, name.end_byte)
+        self.add(node, depth, "test", f"{callee}({label})")
+        if head in _TEST_GROUPS and depth < MAX_DEPTH:
+            body = arguments.named_children[-1].child_by_field_name("body")
+            if body is not None and body.type == "statement_block":
+                self.walk(body, depth + 1)
+        return True
 
     def docstring(self, body: Node | None) -> str:
         """Python's: the first statement of the body, when it is a string."""
@@ -446,6 +472,11 @@ class _Walker:
 
 
 _JS_LANGUAGES = frozenset(("javascript", "typescript", "tsx"))
+# Test suites (mocha, jest, jasmine, vitest, node:test): groups, whose tests are listed
+# below them, and tests; `describe.only`, `it.skip` … too.
+_TEST_GROUPS = frozenset(("describe", "context", "suite", "xdescribe", "fdescribe"))
+_TESTS = frozenset(("it", "test", "specify", "xit", "fit"))
+_TEST_MODIFIERS = frozenset(("", "only", "skip", "todo", "concurrent"))
 _JS_FUNCTIONS = ("arrow_function", "function_expression", "function")
 
 

@@ -57,11 +57,12 @@ class Lister:
             os.close(self._root_fd)
             self._root_fd = -1
 
-    def entries(self, directory: str) -> list[DirectoryEntry] | str:
-        """The entries of `directory` (absolute, inside the root), or why it cannot be listed.
-        Raises LeadsOutside for one whose links lead outside the root."""
+    def entries(self, directory: str, rel: str | None = None) -> list[DirectoryEntry] | str:
+        """The entries of `directory` (absolute, inside the root; `rel`, its path below the
+        root where the caller knows it), or why it cannot be listed. Raises LeadsOutside
+        for one whose links lead outside the root."""
         try:
-            fd = self._open(directory)
+            fd = self._open(directory, rel)
         except LeadsOutside:
             raise
         except OSError as exc:
@@ -85,10 +86,11 @@ class Lister:
             entries.append(make(DirectoryEntry, (e.name, link, folder, regular, leads)))
         return entries
 
-    def _open(self, directory: str) -> int:
+    def _open(self, directory: str, rel: str | None) -> int:
         if self._root_fd < 0:
             self._root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        rel = _relative(directory, self.root)
+        if rel is None:
+            rel = _relative(directory, self.root)
         if rel is None:
             raise LeadsOutside(errno.EXDEV, "it lies outside the root")
         try:

@@ -18,9 +18,11 @@ A problem in it comes down the pipe and is raised in the main process as if the 
 had run there; the main process waits for the helper before it returns, and kills it
 when it stops early (`| head`, Ctrl-C, an error).
 
-`READMANY_PROCESSES=1` keeps everything in one process; `READMANY_PROCESSES=2` (or any
-other value) forks the helper at the start, before the first file is found, whatever the
-size of the walk.
+The helper is forked only where a core is free for it: with fewer than 1.5 CPUs left
+idle by the load average (`os.getloadavg`), the walk runs in the main process, as it
+does on one CPU. `READMANY_PROCESSES=1` keeps everything in one process;
+`READMANY_PROCESSES=2` (or any other value) forks the helper at the start, before the
+first file is found, whatever the size of the walk or the load.
 """
 
 from __future__ import annotations
@@ -209,7 +211,20 @@ def _use_helper() -> int:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return int(cpus > 1)
+    return int(cpus - _load() >= _FREE_CPUS)
+
+
+# The helper pays only on a core of its own: with none free it is one more process
+# taking turns with the main one on the same core (bench/README.md, "the helper").
+_FREE_CPUS = 1.5
+
+
+def _load() -> float:
+    """The machine's load: processes running or waiting for a CPU, over the last minute."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
 
 
 # --- the messages ---------------------------------------------------------------------

@@ -399,13 +399,16 @@ class _TreeWalk:
         self.root = verdicts.root
         self.unmatched = unmatched
 
-    def _listing(self, lister: Lister, directory: str) -> list[DirectoryEntry] | str:
+    def _listing(
+        self, lister: Lister, directory: str, rel: str | None
+    ) -> list[DirectoryEntry] | str:
         """The entries of a directory, or why it cannot be listed: beneath the root's
         descriptor, no link swapped in followed (`listing.py`), for a directory inside the
-        root; by its path for one outside it (only where the face lists those)."""
-        if inside(directory, self.root):
+        root; by its path for one outside it (only where the face lists those). `rel`:
+        its path below the root, for a directory of the root's tree reached by no link."""
+        if rel is not None or inside(directory, self.root):
             try:
-                return lister.entries(directory)
+                return lister.entries(directory, rel)
             except LeadsOutside as exc:
                 if not self.verdicts.rules.list_outside_directories:
                     return f"Read error: cannot list directory: {exc.strerror}"
@@ -433,11 +436,12 @@ class _TreeWalk:
         start = _closure(patterns, ((pi, 0) for pi in range(len(patterns))))
         in_root = anchor == self.root
         lister = Lister(self.root, self.verdicts.root_real)
+        alike: dict[_State, tuple[_Step | None, bool]] = {}
         # Paths found from an anchor outside the root may reach it through links.
         stack = [
             iter(
                 self._directory_items(
-                    lister, patterns, owners, in_root, anchor, "", start, not in_root
+                    lister, patterns, owners, in_root, anchor, "", start, not in_root, alike
                 )
             )
         ]
@@ -452,7 +456,7 @@ class _TreeWalk:
                     continue
                 directory, rel, states, via_link = item
                 items = self._directory_items(
-                    lister, patterns, owners, in_root, directory, rel, states, via_link
+                    lister, patterns, owners, in_root, directory, rel, states, via_link, alike
                 )
                 stack.append(iter(items))
         finally:
@@ -468,9 +472,12 @@ class _TreeWalk:
         rel_dir: str,
         states: _State,
         via_link: bool,
+        alike: dict[_State, tuple[_Step | None, bool]],
     ) -> Iterator[Event | tuple[str, str, _State, bool]]:
-        """A directory's matched files as events, its subdirectories to enter as tuples."""
-        entries = self._listing(lister, directory)
+        """A directory's matched files as events, its subdirectories to enter as tuples.
+        `alike`: of the walk's states, the step every name takes in them where all take
+        the same (else None), and whether it matches below a directory's name."""
+        entries = self._listing(lister, directory, rel_dir if in_root and not via_link else None)
         if isinstance(entries, str):
             yield Skip((rel_dir + "/") if rel_dir else "./", entries, failed=True)
             return
@@ -478,12 +485,14 @@ class _TreeWalk:
         if in_root:
             verdicts.ignores.note_directory(rel_dir, any(e.name == GITIGNORE for e in entries))
         keyed: list[tuple[str, int, DirectoryEntry, _Step]] = []
-        # Below a `**` with nothing after it, every name steps the same way: once will do.
-        same_for_all = (
-            _step(patterns, states, "")
-            if all(si == len(patterns[pi]) or patterns[pi][si].globstar for pi, si in states)
-            else None
-        )
+        # Below a `**` with nothing after it, every name steps the same way: once will do
+        # (and once a walk: most directories are in the same states).
+        known = alike.get(states)
+        if known is None:
+            every = all(si == len(patterns[pi]) or patterns[pi][si].globstar for pi, si in states)
+            step = _step(patterns, states, "") if every else None
+            known = alike[states] = (step, step is not None and _matches_below(patterns, step))
+        same_for_all, same_below = known
         for entry in entries:
             step = same_for_all or _step(patterns, states, entry.name)
             if not step.accepts and not step.below:
@@ -512,9 +521,8 @@ class _TreeWalk:
                 rel = os.path.relpath(path, self.root).replace(os.sep, "/")
             inside = in_root or not rel.startswith("../")
             if what == _DIRECTORY:
-                verdict = verdicts.may_enter(
-                    rel, inside, is_dir=True, quiet=not _matches_below(patterns, step)
-                )
+                below = same_below if same_for_all else _matches_below(patterns, step)
+                verdict = verdicts.may_enter(rel, inside, is_dir=True, quiet=not below)
                 if isinstance(verdict, Skip):
                     yield verdict
                 elif verdict:
