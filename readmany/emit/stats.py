@@ -50,50 +50,27 @@ class StatsNode(NamedTuple):
 class StatsTree:
     """The tree of `--stats`, made as the files come: `add` places a file in its directory
     at once (a run adds them while the walk goes on), `finish` sums the directories and
-    applies the budget's marks; the rows are drawn from it (`pieces`), biggest
-    first within each directory. Files keep the order they were added in where their
+    applies the budget's marks (`SummedTree`), whose rows are drawn biggest first within
+    each directory. Files keep the order they were added in where their
     sizes tie, and come before the directories beside them.
 
     It holds no object a file: a file is its directory's index, its name (each name
     once, however many files bear it) and its numbers, in arrays; its path is its
     directory's and its name joined (kept apart only where it is written otherwise, as
-    `a//b`). A directory is its path (its name the end of it) and the one it is in. Each
-    directory's children are put in order only while it is drawn."""
+    `a//b`). A directory is its path (its name the end of it) and the one it is in."""
 
-    __slots__ = (
-        "_bytes",
-        "_dir",
-        "_directories",
-        "_dirs",
-        "_lines",
-        "_marks",
-        "_name",
-        "_names",
-        "_numbers",
-        "_parent",
-        "_paths",
-        "_sums",
-        "_tokens",
-        "_within",
-    )
+    __slots__ = ("_directories", "_dirs", "_name", "_names", "_numbers", "_parent", "_paths")
 
     def __init__(self) -> None:
         # Directories, by index (the root's is 0, each after the one it is in).
-        self._directories: dict[str, int] = {"": 0}  # by path, until `finish`
+        self._directories: dict[str, int] = {"": 0}  # by path
         self._dirs: list[str] = [""]  # their paths
         self._parent = array("l", (-1,))
-        # Files, by index: name; directory, bytes, lines and tokens, four numbers a file
-        # until `finish` makes them a column each.
+        # Files, by index: name; directory, bytes, lines and tokens, four numbers a file.
         self._names: dict[str, str] = {}  # each name once
         self._name: list[str] = []
         self._numbers = array("q")
-        self._dir = self._bytes = self._lines = self._tokens = array("q")
         self._paths: dict[int, str] = {}  # a path its directory and name do not spell
-        self._marks = b""  # after `finish`, with a budget: 1 left out, 2 cut, a file
-        # After `finish`: each directory's (bytes, lines, tokens, files, omitted, cut) ...
-        self._sums: tuple[array[int], ...] = ()
-        # ... and where its files and directories are, in order: (files, directories).
-        self._within: tuple[array[int], array[int], array[int], array[int]] | None = None
 
     def add(self, path: str, size: int, lines: int, tokens: int) -> None:
         """One file: its root-relative path and what it costs."""
@@ -103,7 +80,7 @@ class StatsTree:
         if index is None:
             *directories, name = [part for part in path.split("/") if part] or [path]
             index = self._directory(directories)
-            if path != self._joined(index, name):
+            if path != _joined(self._dirs[index], name):
                 self._paths[position] = path
         elif not parent and len(name) != len(path):  # "/name"
             self._paths[position] = path
@@ -125,20 +102,57 @@ class StatsTree:
             index = child
         return index
 
-    def _joined(self, directory: int, name: str) -> str:
-        path = self._dirs[directory]
-        return f"{path}/{name}" if path else name
-
-    def _path(self, file: int) -> str:
-        return self._paths.get(file) or self._joined(self._dir[file], self._name[file])
-
-    def finish(self, omitted: Collection[str] = frozenset(), cut: str | None = None) -> StatsTree:
-        """The tree with per-directory sums and `omitted` and `cut` marked (once: it is
-        the root's from then on). A directory's numbers follow the files' in the same
-        arrays: the directory `d` is row `files + d`."""
+    def finish(self, omitted: Collection[str] = frozenset(), cut: str | None = None) -> SummedTree:
+        """The tree with per-directory sums and `omitted` and `cut` marked (once: the
+        files are the tree's from then on)."""
         self._directories = {}  # no file comes after
-        count, directories = len(self._name), len(self._dirs)
-        numbers, self._numbers = self._numbers, array("q")
+        numbers, self._numbers = self._numbers, array("q")  # the tree's columns from now
+        return SummedTree(
+            self._name,
+            self._names,
+            numbers,
+            self._dirs,
+            self._parent,
+            self._paths,
+            omitted,
+            cut,
+        )
+
+
+class SummedTree:
+    """The tree of `--stats` once every file is in (`StatsTree.finish`): the directories
+    summed, the budget's marks applied; its rows drawn (`pieces`) and its nodes made for
+    `--json` (`tree`). A directory's numbers follow the files' in the same arrays: the
+    directory `d` is row `files + d`. Each directory's children are put in order only
+    while it is drawn."""
+
+    __slots__ = (
+        "_bytes",
+        "_dir",
+        "_dirs",
+        "_lines",
+        "_marks",
+        "_name",
+        "_names",
+        "_paths",
+        "_sums",
+        "_tokens",
+        "_within",
+    )
+
+    def __init__(
+        self,
+        name: list[str],
+        names: dict[str, str],
+        numbers: array[int],
+        dirs: list[str],
+        parent: array[int],
+        paths: dict[int, str],
+        omitted: Collection[str],
+        cut: str | None,
+    ) -> None:
+        self._name, self._names, self._dirs, self._paths = name, names, dirs, paths
+        count, directories = len(name), len(dirs)
         self._dir, self._bytes, self._lines, self._tokens = (numbers[at::4] for at in range(4))
         del numbers
         marks = bytearray()
@@ -153,7 +167,7 @@ class StatsTree:
         self._marks = bytes(marks)
         # Each directory's files, then its directories, in the order they came.
         files, file_starts = _grouped(self._dir, directories, 0)
-        subdirectories, directory_starts = _grouped(self._parent, directories, 1)
+        subdirectories, directory_starts = _grouped(parent, directories, 1)
         self._within = (files, file_starts, subdirectories, directory_starts)
         # The sums of bytes, lines, tokens (after the files'), files, omitted and cut; a
         # directory's own files first, then those below it, each directory before the
@@ -178,7 +192,6 @@ class StatsTree:
                 marked = bytes(map(marks.__getitem__, mine))
                 left_out[directory] = marked.count(1)
                 cuts[directory] = marked.count(2)
-        parent = self._parent
         for directory in range(directories - 1, 0, -1):
             up, row = parent[directory], count + directory
             sizes[count + up] += sizes[row]
@@ -188,23 +201,24 @@ class StatsTree:
             left_out[up] += left_out[directory]
             cuts[up] += cuts[directory]
         self._sums = (counts, left_out, cuts)
-        return self
+
+    def _path(self, file: int) -> str:
+        return self._paths.get(file) or _joined(self._dirs[self._dir[file]], self._name[file])
 
     @property
     def files(self) -> int:
-        """The files in the tree (after `finish`)."""
+        """The files in the tree."""
         return self._sums[0][0]
 
     @property
     def marked(self) -> bool:
-        """Whether a budget marks some row (after `finish`)."""
+        """Whether a budget marks some row."""
         _counts, omitted, cut = self._sums
         return bool(omitted[0] or cut[0])
 
     def _children(self, directory: int) -> list[int]:
         """A directory's children, biggest first (by tokens, then bytes; ties keep the
         order given), by row."""
-        assert self._within is not None
         files, file_starts, subdirectories, directory_starts = self._within
         rows = files[file_starts[directory] : file_starts[directory + 1]].tolist()
         start, end = directory_starts[directory], directory_starts[directory + 1]
@@ -268,27 +282,10 @@ class StatsTree:
                 break
         yield rows, labels
 
-    def widths(self) -> tuple[int, int, int]:
-        """The widths of the columns of sizes, lines and tokens over every row."""
-        longest = 0
-        # A size's text grows with the size within each unit: its longest is that of the
-        # largest size of some unit.
-        for bound in (1024, 1 << 20, 1 << 30):
-            below = max(filter(bound.__gt__, self._bytes), default=None)
-            if below is not None:
-                longest = max(longest, len(human_size(below)))
-        longest = max(longest, len(human_size(max(self._bytes))))
-        lines, tokens = self._lines, self._tokens
-        return (
-            max(4, longest),
-            max(5, len(f"{max(lines):,}"), len(f"{min(lines):,}")),
-            max(6, len(f"~{max(tokens):,}"), len(f"~{min(tokens):,}")),
-        )
-
     def pieces(self) -> Iterator[str]:
         """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended, a
         piece of rows at a time: the text is never held whole."""
-        widths = self.widths()
+        widths = _widths(self._bytes, self._lines, self._tokens)
         heading = "{:>%d}  {:>%d}  {:>%d}  path\n" % widths  # noqa: UP031 - made once
         yield heading.format("size", "lines", "tokens")
         row = "{:>%d}  {:>%d,}  {:>%d}  {}\n" % widths  # noqa: UP031 - made once
@@ -364,6 +361,28 @@ class StatsTree:
         return done[0]
 
 
+def _joined(directory: str, name: str) -> str:
+    """A file's path from its directory's and its name."""
+    return f"{directory}/{name}" if directory else name
+
+
+def _widths(sizes: array[int], lines: array[int], tokens: array[int]) -> tuple[int, int, int]:
+    """The widths of the columns of sizes, lines and tokens over every row."""
+    longest = 0
+    # A size's text grows with the size within each unit: its longest is that of the
+    # largest size of some unit.
+    for bound in (1024, 1 << 20, 1 << 30):
+        below = max(filter(bound.__gt__, sizes), default=None)
+        if below is not None:
+            longest = max(longest, len(human_size(below)))
+    longest = max(longest, len(human_size(max(sizes))))
+    return (
+        max(4, longest),
+        max(5, len(f"{max(lines):,}"), len(f"{min(lines):,}")),
+        max(6, len(f"~{max(tokens):,}"), len(f"~{min(tokens):,}")),
+    )
+
+
 def _grouped(keys: array[int], groups: int, first: int) -> tuple[array[int], array[int]]:
     """The indexes from `first` on, grouped by their key (`keys[index]`), in the order
     they came within a group; and where each group starts (one more: where the last
@@ -384,7 +403,7 @@ def build_stats(
     entries: Iterable[StatsEntry],
     omitted: Collection[str] = frozenset(),
     cut: str | None = None,
-) -> StatsTree:
+) -> SummedTree:
     """The tree of `entries`: per-directory sums, biggest first, budget marks applied."""
     tree = StatsTree()
     add = tree.add
@@ -438,12 +457,12 @@ def _biggest_first(rows: list[int], tokens: array[int], sizes: array[int]) -> li
     return list(map(_ROW, keyed))
 
 
-def stats_text(tree: StatsTree) -> str:
+def stats_text(tree: SummedTree) -> str:
     """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended."""
     return "".join(tree.pieces())
 
 
-def stats_json(tree: StatsTree) -> dict[str, object]:
+def stats_json(tree: SummedTree) -> dict[str, object]:
     """The tree as JSON-ready data (camelCase keys, as `--json` details have)."""
     root = tree.tree()
     below: list[tuple[StatsNode, list[dict[str, object]]]] = []
