@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import struct
 from array import array
 from collections.abc import Collection, Iterable, Iterator
 
@@ -69,23 +70,22 @@ class StatsTree:
         # Files, by index: name; directory, bytes, lines and tokens, four numbers a file.
         self._names: dict[str, str] = {}  # each name once
         self._name: list[str] = []
-        self._numbers = array("q")
+        self._numbers = bytearray()  # packed as an array of "q" holds them
         self._paths: dict[int, str] = {}  # a path its directory and name do not spell
 
     def add(self, path: str, size: int, lines: int, tokens: int) -> None:
         """One file: its root-relative path and what it costs."""
         parent, _, name = path.rpartition("/")
         index = self._directories.get(parent) if name else None
-        position = len(self._name)
         if index is None:
             *directories, name = [part for part in path.split("/") if part] or [path]
             index = self._directory(directories)
             if path != _joined(self._dirs[index], name):
-                self._paths[position] = path
+                self._paths[len(self._name)] = path
         elif not parent and len(name) != len(path):  # "/name"
-            self._paths[position] = path
+            self._paths[len(self._name)] = path
         self._name.append(self._names.setdefault(name, name))
-        self._numbers.extend((index, size, lines, tokens))
+        self._numbers += _FOUR(index, size, lines, tokens)  # no call a number
 
     def _directory(self, directories: list[str]) -> int:
         """The index of a directory, by its names from the root, made with those it is in
@@ -106,7 +106,9 @@ class StatsTree:
         """The tree with per-directory sums and `omitted` and `cut` marked (once: the
         files are the tree's from then on)."""
         self._directories = {}  # no file comes after
-        numbers, self._numbers = self._numbers, array("q")  # the tree's columns from now
+        numbers = array("q")
+        numbers.frombytes(self._numbers)  # the tree's columns from now
+        self._numbers = bytearray()
         return SummedTree(
             self._name,
             self._names,
@@ -168,6 +170,7 @@ class SummedTree:
         # Each directory's files, then its directories, in the order they came.
         files, file_starts = _grouped(self._dir, directories, 0)
         subdirectories, directory_starts = _grouped(parent, directories, 1)
+        subdirectories = array("l", [count + below for below in subdirectories])  # as rows
         self._within = (files, file_starts, subdirectories, directory_starts)
         # The sums of bytes, lines, tokens (after the files'), files, omitted and cut; a
         # directory's own files first, then those below it, each directory before the
@@ -223,9 +226,8 @@ class SummedTree:
         rows = files[file_starts[directory] : file_starts[directory + 1]].tolist()
         start, end = directory_starts[directory], directory_starts[directory + 1]
         if start < end:
-            count = len(self._name)
-            rows += [count + below for below in subdirectories[start:end]]
-        return _biggest_first(rows, self._tokens, self._bytes)
+            rows += subdirectories[start:end]  # their rows
+        return rows if len(rows) < 2 else _biggest_first(rows, self._tokens, self._bytes)
 
     def _mark_of(self, row: int) -> str:
         """A row's budget mark."""
@@ -397,6 +399,7 @@ def _grouped(keys: array[int], groups: int, first: int) -> tuple[array[int], arr
 
 
 _tuple_new = tuple.__new__  # a record from a tuple in C, not through its Python `__new__`
+_FOUR = struct.Struct("@4q").pack  # a file's four numbers, as `array("q")` holds them
 
 
 def build_stats(
@@ -436,9 +439,7 @@ _ROW = operator.itemgetter(3)
 
 
 def _biggest_first(rows: list[int], tokens: array[int], sizes: array[int]) -> list[int]:
-    """`rows` by tokens, then bytes, biggest first; ties keep their order."""
-    if len(rows) < 2:
-        return rows
+    """`rows` (two or more) by tokens, then bytes, biggest first; ties keep their order."""
     if len(rows) == 2:  # as most directories hold
         first, second = rows
         if (tokens[second], sizes[second]) > (tokens[first], sizes[first]):
