@@ -62,6 +62,19 @@ EXIT_CODES_HELP = (
     "Exit status: " + "; ".join(f"{code} {meaning}" for code, meaning, _ in EXIT_CODES) + "."
 )
 
+
+def _count(text: str) -> int:
+    """An integer option's value: the digits 0-9 alone, at least 1 (`readmany.numbers`)."""
+    from readmany.numbers import whole_number
+
+    number = whole_number(text.removeprefix("-"))
+    if number is None:
+        raise ValueError("give a whole number")
+    if number < 1 or text.startswith("-"):
+        raise ValueError("give a number of at least 1")
+    return number
+
+
 app = typer.Typer(
     name="readmany",
     help=(
@@ -222,7 +235,13 @@ def many_command(
     ] = None,
     max_lines: Annotated[
         int | None,
-        typer.Option("--max-lines", min=1, metavar="N", help="Line budget of the whole output."),
+        typer.Option(
+            "--max-lines",
+            min=1,
+            parser=_count,
+            metavar="N",
+            help="Line budget of the whole output.",
+        ),
     ] = None,
     max_tokens: Annotated[
         str | None,
@@ -348,6 +367,7 @@ def glob_command(
             "--max-file-lines",
             metavar="N",
             min=1,
+            parser=_count,
             help="Show at most N lines of each file; a cut file ends with the command "
             "that shows the rest (default: whole files).",
         ),
@@ -374,7 +394,11 @@ def glob_command(
     max_lines: Annotated[
         int | None,
         typer.Option(
-            "--max-lines", metavar="N", min=1, help="Budget of the whole output in lines."
+            "--max-lines",
+            metavar="N",
+            min=1,
+            parser=_count,
+            help="Budget of the whole output in lines.",
         ),
     ] = None,
     max_tokens: Annotated[
@@ -404,8 +428,9 @@ def glob_command(
             metavar="RULE",
             help="Which files a budget keeps when not all fit: rank (the default: "
             "--prefer matches, named paths, earlier patterns, then entry points and "
-            "source above tests and docs, licenses, lock files, CI and fixtures last, "
-            "the most imported first; each file in turn whole, else its outline, the "
+            "source above tests and docs, licenses, lock files, CI, dot-file "
+            "configuration and fixtures last, the files most tied by imports (importing "
+            "or imported) first; each file in turn whole, else its outline, the "
             "first that fits neither cut with up to a quarter of the budget, bulk files "
             "outlined or cut last), smallest (the most files whole, the reference's rule, "
             "--compat's) or given (output order). Output order is kept.",
@@ -453,6 +478,7 @@ def glob_command(
             "--part",
             metavar="K",
             min=1,
+            parser=_count,
             help="With --parts: write only part K (one paste at a time with --copy).",
         ),
     ] = None,
@@ -529,9 +555,11 @@ def glob_command(
 def hashline_command(
     file: Annotated[str, typer.Argument(metavar="FILE", help="The file to read.")],
     offset: Annotated[
-        int | None, typer.Option("--offset", min=1, help="1-based first line.")
+        int | None, typer.Option("--offset", min=1, parser=_count, help="1-based first line.")
     ] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Lines to show.")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, parser=_count, help="Lines to show.")
+    ] = None,
     secrets: HashlineSecretsOpt = None,
     compat: HashlineCompatOpt = False,
     json_mode: JsonOpt = False,
@@ -801,18 +829,9 @@ def run(args: list[str]) -> int:
     return code if isinstance(code, int) else EXIT_OK
 
 
-# The parser's words for a bad number, as readmany says the same elsewhere
+# The parser's words for a bad number (`_count`'s), as readmany says the same elsewhere
 # (`--max-tokens '0': give a number of at least 1`).
-_PARSER_WORDS = (
-    (
-        r"Invalid value for '([^']+)': Input should be a valid integer.*",
-        r"\1: give a whole number",
-    ),
-    (
-        r"Invalid value for '([^']+)': Input should be greater than or equal to (\d+)",
-        r"\1: give a number of at least \2",
-    ),
-)
+_PARSER_WORDS = ((r"Invalid value for '([^']+)': Value error, (.*)", r"\1: \2"),)
 
 
 def _plain_words(message: str) -> str:

@@ -30,6 +30,19 @@ class Face(NamedTuple):
     glob_max_svg_bytes: int | None = None  # a larger SVG is a sentence; None: read as text
     glob_exact_text: bool = True  # text as it is (line breaks kept), not the reference's lines
     glob_sniff_typescript: bool = True  # a `.ts` file is text or binary by content, not by name
+    # a file glob leaves out or cannot read is given the reference's reason (in `--json`
+    # details and on stderr), not the kind of skip or the problem in a person's words
+    glob_reference_reasons: bool = False
+    # glob's content ends as the reference's: its end marker alone, or with no section its
+    # "No files matching …" sentence; else the format's end (nothing, with nothing shown)
+    glob_reference_ending: bool = False
+    # glob: a run that shows nothing says why (no file read: exit 1; nothing staged or
+    # changed: said on stderr), where the reference's sentence alone would
+    glob_nothing_shown_said: bool = True
+    glob_details_config: bool = True  # glob: `--json` details name the configuration applied
+    # glob: an empty `--exclude` or `--ignore-file` is a mistake said, not a pattern that
+    # matches nothing or a file that is never there
+    glob_empty_values_refused: bool = True
     # -- the walk of glob (`select.walk.WalkRules`) --
     listed_order: bool = True  # `--stdin` paths in the order listed, not sorted in
     # a file named exactly is read whatever ignore files and default excludes say
@@ -75,6 +88,11 @@ class Face(NamedTuple):
             glob_max_svg_bytes=GLOB_MAX_SVG_BYTES,
             glob_exact_text=False,
             glob_sniff_typescript=False,
+            glob_reference_reasons=True,
+            glob_reference_ending=True,
+            glob_nothing_shown_said=False,
+            glob_details_config=False,
+            glob_empty_values_refused=False,
             listed_order=False,
             named_paths_bypass_ignore=False,
             report_left_out=False,

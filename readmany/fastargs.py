@@ -11,6 +11,7 @@ accepted command line to the same values.
 from __future__ import annotations
 
 from readmany.argtable import ARGUMENTS, DEFAULTS, OPTIONS
+from readmany.numbers import whole_number
 
 
 def parse(args: list[str]) -> tuple[str, dict[str, object]] | None:
@@ -62,12 +63,9 @@ def parse(args: list[str]) -> tuple[str, dict[str, object]] | None:
 
 def _convert(kind: str, raw: str, minimum: int | None) -> object | None:
     if kind == "int":
-        try:
-            number = int(raw)
-        except ValueError:
-            return None
-        if minimum is not None and number < minimum:
-            return None
+        number = whole_number(raw)
+        if number is None or (minimum is not None and number < minimum):
+            return None  # Typer's parser says what is wrong
         return number
     if kind == "size":  # handed on as given; a value the command would refuse goes to Typer
         from readmany.errors import UsageError

@@ -11,20 +11,25 @@ while they fit; the output order stays the selection's.
 - `rank` (the default face of `glob`): the files a `--prefer` pattern matches first (an
   earlier `--prefer` first), then the paths named on the command line, then by the
   pattern that matched (an earlier pattern first), then by kind (`KINDS`, best first):
-  entry points (a README at the top, manifests such as `pyproject.toml`, `Cargo.toml`,
-  `package.json`, `main`/`cli` modules), source, other text (configuration, markup),
-  tests, examples, benchmarks and docs, then bulk (licenses, lock files, generated and
-  vendored files, CI configuration, fixtures, large data files); within a kind, files
-  that more of the selection import first (a file's module name, or its directory's for
-  `__init__.py`, `mod.rs`, `index.js`, found in the import lines of the others' first
-  `SAMPLE_CHARS`); then the selection's order.
+  entry points (a README at the top, then manifests such as `pyproject.toml`,
+  `Cargo.toml`, `package.json`, `BUILD_FILES` only at the top, then `main`/`cli`
+  modules), source, other text (configuration, markup), tests, examples, benchmarks and
+  docs (a `.pyi` stub beside its `.py` with them; the project's own, `PROJECT_DOC_STEMS`,
+  after the others), then bulk (licenses, lock files, generated and
+  vendored files, CI and tool configuration, fixtures, large data files); within a kind,
+  files most tied to the selection by imports first: how many others import a file
+  (by its module name, or its directory's for `__init__.py`, `mod.rs`, `index.js`, found
+  in the import lines of the others' first `SAMPLE_CHARS`) plus how many it imports (a
+  module imported by few that ties many together, httpx's `_client.py`, ranks with the
+  leaves many import); then the selection's order.
 - `smallest`: the smallest first (bytes, then the selection's order): the rule of the
   reference tools, kept for `many` and `--compat`.
 - `given`: the selection's order.
 
 Each file gets a reason, the words `details.packing` uses to say why it was taken or
-left out ("entry point (manifest)", "source, imported by 4 files", "bulk (lock file)").
-Cost: a few microseconds a file (bench/rank.py measures it on a generated tree).
+left out ("entry point (manifest)", "source, imported by 4 files, imports 2", "bulk
+(lock file)").
+Cost: a few microseconds a file (bench/rank_cost.py measures it on a generated tree).
 """
 
 from __future__ import annotations
@@ -165,11 +170,39 @@ MANIFESTS = frozenset(
         "justfile",
     ]
 )
+# Manifests written again in each directory they build: entry points only at the top.
+BUILD_FILES = frozenset(("meson.build", "cmakelists.txt", "makefile", "justfile"))
 ENTRY_STEMS = frozenset(("main", "__main__", "cli", "app", "server"))
 # ... and these only near the top (`src/lib.rs`, `index.js`), not a package's in a subtree.
 ROOT_ENTRY_STEMS = frozenset(("lib", "index", "mod"))
 # A module named after its directory: `pkg/__init__.py` is imported as `pkg`.
 PACKAGE_STEMS = frozenset(("__init__", "mod", "index", "lib"))
+# The project's own history and house rules: after the tests, examples and docs (within
+# their kind, `SECONDARY`, these come last).
+PROJECT_DOC_STEMS = frozenset(
+    [
+        "changelog",
+        "changes",
+        "history",
+        "news",
+        "releases",
+        "release-notes",
+        "release_notes",
+        "contributing",
+        "code_of_conduct",
+        "code-of-conduct",
+        "security",
+        "authors",
+        "contributors",
+        "maintainers",
+        "governance",
+        "support",
+        "funding",
+        "codeowners",
+    ]
+)
+PROJECT_DOCS = "project docs"  # the word for them
+STUB = "type stub"  # a `.pyi` beside its `.py`: the module's types again, ranked as docs
 LOCK_NAMES = frozenset(
     [
         "package-lock.json",
@@ -310,6 +343,12 @@ class Ranking(NamedTuple):
     order: tuple[int, ...]
     kinds: tuple[str, ...]  # by position; "" when the rule does not look at kinds
     reasons: tuple[str, ...]  # by position
+    words: tuple[str, ...] = ()  # by position: the kind in a word ("test", "CI"); () unranked
+
+
+# Within a kind, before the count of imports: the README, then the manifests, then the
+# entry modules; the project's own docs after the other docs, tests and examples.
+_SUBORDER = {"entry point (README)": 0, "entry point (manifest)": 1, PROJECT_DOCS: 1}
 
 
 def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
@@ -336,6 +375,8 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
         return BULK, "bulk (license)"
     if name in CI_NAMES:
         return BULK, "bulk (CI)"
+    if name.startswith(".") or directory.startswith(".") or "/." in directory:
+        return BULK, "bulk (configuration)"  # .editorconfig, .eslintrc.js, .cargo/config.toml
     if name.endswith(GENERATED_SUFFIXES):
         return BULK, "bulk (generated)"
     if sample is not None and _generated(sample):
@@ -347,6 +388,8 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
     if is_source and (_test_name(stem, extension) or stem == "conftest"):
         return SECONDARY, "test"
     if name in MANIFESTS:
+        if directory and name in BUILD_FILES:  # numpy has 20 meson.build, one a directory
+            return OTHER, "build file"
         return ENTRY, "entry point (manifest)"
     if stem == "readme" or name == "readme":
         return (ENTRY, "entry point (README)") if not directory else (SECONDARY, "docs")
@@ -354,11 +397,9 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
         if stem in ENTRY_STEMS or (stem in ROOT_ENTRY_STEMS and directory.count("/") < 1):
             return ENTRY, f"entry point ({stem} module)"
         return SOURCE, "source"
-    if extension in ("md", "rst", "adoc", "txt", "org") or stem in (
-        "changelog",
-        "changes",
-        "history",
-    ):
+    if stem in PROJECT_DOC_STEMS or name in PROJECT_DOC_STEMS:
+        return SECONDARY, PROJECT_DOCS
+    if extension in ("md", "rst", "adoc", "txt", "org"):
         return SECONDARY, "docs"
     return OTHER, "other"
 
@@ -379,10 +420,13 @@ def _generated(sample: str) -> bool:
 
 
 def module_name(path: str) -> str:
-    """The name other files import `path` by: its stem, or its directory's for a package's
+    """The name other files import `path` by: its name less its extension (`express.json`
+    for `express.json.js`, `types` for `types.d.ts`), or its directory's for a package's
     own file (`pkg/__init__.py`, `src/walk/mod.rs`, `lib/index.js`)."""
     directory, _, name = path.rpartition("/")
-    stem = name.split(".", 1)[0] if not name.startswith(".") else name
+    stem = name.rpartition(".")[0] or name
+    if stem.endswith(".d"):  # TypeScript's declarations: `types.d.ts` is imported as `types`
+        stem = stem[:-2]
     if stem in PACKAGE_STEMS and directory:
         return directory.rpartition("/")[2]
     return stem
@@ -435,40 +479,111 @@ _SEPARATORS = bytes(
 )
 
 
+class References(NamedTuple):
+    """How each file of the selection is tied to the others by imports: how many import
+    it (`imported_by`), how many of them it imports (`imports`)."""
+
+    imported_by: list[int]
+    imports: list[int]
+
+
 def references(
     paths: Sequence[str],
     samples: Sequence[str | None] = (),
     *,
     imports: Sequence[Collection[str] | None] | None = None,
-) -> list[int]:
-    """How many other files of the selection import each one (by `module_name`; only
-    source files are imported: `use crate::config` is not `.cargo/config.toml`).
+) -> References:
+    """How many other files of the selection import each one, and how many it imports,
+    by `module_name` (only source files are imported: `use crate::config` is not
+    `.cargo/config.toml`).
 
-    The names each file imports are `imported_names` of its sample, or given already
-    as `imports` (a planner that keeps no text keeps them instead, as each is read).
+    A name several files share (`utils`: `lib/utils.js`, `test/support/utils.js`) is
+    the one whose directory the import names too (`require('./support/utils')`), else
+    the one beside the importer, else each of them, unless more than `AMBIGUOUS_NAME`
+    share it (then none). The names each file imports are `imported_names` of its
+    sample, or given already as `imports` (a planner that keeps no text keeps them
+    instead, as each is read).
     """
     by_name: dict[str, list[int]] = {}
+    modules = frozenset(path for path in paths if path.endswith(".py"))
     for position, path in enumerate(paths):
         name = path.rpartition("/")[2]
         if name.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
+            if path.endswith(".pyi") and path[:-1] in modules:
+                continue  # an import of the module means its .py, not its stub
             by_name.setdefault(module_name(path), []).append(position)
-    counts = [0] * len(paths)
+    count = len(paths)
+    imported_by = [0] * count
+    imports_count = [0] * count
     if imports is None:
         imports = [
             imported_names(sample, path.rpartition(".")[2]) if sample else None
             for path, sample in zip(paths, samples, strict=False)  # () counts none
         ]
+    shared = _Shared(paths, by_name)
     for position, names in enumerate(imports):
         if not names:
             continue
+        # A file is reached by its own module name alone: no target is counted twice.
+        found = 0
+        here = None
         for name in names:
             targets = by_name.get(name)
-            if targets is None or len(targets) > AMBIGUOUS_NAME:
+            if targets is None:
                 continue
+            if len(targets) > 1:
+                if here is None:
+                    here = paths[position].rpartition("/")[0]
+                targets = shared.meant(name, names, here)
             for target in targets:
                 if target != position:
-                    counts[target] += 1
-    return counts
+                    imported_by[target] += 1
+                    found += 1
+        imports_count[position] = found
+    return References(imported_by, imports_count)
+
+
+class _Shared:
+    """The files that share a module name, by the directory an import names before it
+    (`support` of `./support/utils`; `pkg` of `pkg.sub` for `pkg/sub/__init__.py`) and by
+    their own directory: made on first ask, a name at a time."""
+
+    def __init__(self, paths: Sequence[str], by_name: dict[str, list[int]]) -> None:
+        self._paths = paths
+        self._by_name = by_name
+        self._index: dict[
+            str, tuple[frozenset[str], dict[str, list[int]], dict[str, list[int]]]
+        ] = {}
+
+    def meant(self, name: str, names: Collection[str], here: str) -> list[int]:
+        """Of the files named `name`, those an import of it from directory `here` (by a
+        file importing `names`) means: the ones whose directory it names, else the ones
+        beside it, else each, unless more than `AMBIGUOUS_NAME` share it (then none)."""
+        index = self._index.get(name)
+        if index is None:
+            index = self._index[name] = self._indexed(name)
+        words, contexts, directories = index
+        if not words.isdisjoint(names):  # C's loop over the smaller of the two
+            return [target for word in words.intersection(names) for target in contexts[word]]
+        beside = directories.get(here)
+        if beside:
+            return beside
+        targets = self._by_name[name]
+        return targets if len(targets) <= AMBIGUOUS_NAME else []
+
+    def _indexed(
+        self, name: str
+    ) -> tuple[frozenset[str], dict[str, list[int]], dict[str, list[int]]]:
+        contexts: dict[str, list[int]] = {}
+        directories: dict[str, list[int]] = {}
+        for target in self._by_name[name]:
+            path = self._paths[target]
+            directory = path.rpartition("/")[0]
+            directories.setdefault(directory, []).append(target)
+            if module_name(path) != path.rpartition("/")[2].rpartition(".")[0]:
+                directory = directory.rpartition("/")[0]  # a package's own file
+            contexts.setdefault(directory.rpartition("/")[2], []).append(target)
+        return frozenset(contexts), contexts, directories
 
 
 def rank(
@@ -504,26 +619,34 @@ def rank(
     elif samples is not None:
         refs = references(paths, sample_of)
     else:
-        refs = [0] * count
+        refs = References([0] * count, [0] * count)
+    imported_by, imports_count = refs
     named_set = frozenset(named)
+    modules = frozenset(path for path in paths if path.endswith(".py"))
     last = count + 1
-    keys: list[tuple[int, int, int, int, int, int]] = []
+    keys: list[tuple[int, int, int, int, int, int, int]] = []
     kinds: list[str] = []
     reasons: list[str] = []
+    words: list[str] = []
+    shorts: dict[str, str] = {}
     for position in range(count):
         path = paths[position]
         kind, word = kind_of(path, sizes[position], sample_of[position])
+        if kind <= SOURCE and path.endswith(".pyi") and path[:-1] in modules:
+            kind, word = SECONDARY, STUB  # the module's own text is in the selection
         preferred = prefer(path) if prefer is not None else None
         pattern = patterns[position] if patterns is not None else 0
         is_named = position in named_set
-        imported = refs[position]
+        imported = imported_by[position]
+        importing = imports_count[position]
         keys.append(
             (
                 last if preferred is None else preferred,
                 0 if is_named else 1,
                 pattern,
                 kind,
-                -imported,
+                _SUBORDER.get(word, 2 if kind == ENTRY else 0),
+                -(imported + importing),
                 position,
             )
         )
@@ -536,80 +659,22 @@ def rank(
             reason = word
         if imported:
             reason += f", imported by {imported} file{'s' if imported != 1 else ''}"
+        if importing:
+            reason += f", imports {importing}"
         if pattern and not is_named:
             reason += f", pattern {pattern + 1}"
         reasons.append(reason)
+        short = shorts.get(word)
+        if short is None:
+            short = shorts[word] = _short(word)
+        words.append(short)
     ranked = tuple(sorted(range(count), key=keys.__getitem__))
-    return Ranking(order, ranked, tuple(kinds), tuple(reasons))
+    return Ranking(order, ranked, tuple(kinds), tuple(reasons), tuple(words))
 
 
-class Fill(NamedTuple):
-    """What a ranked budget takes: whole files, outlines, and what is left out (positions
-    in the selection's order each), with what they cost together."""
-
-    whole: tuple[int, ...]
-    outlined: tuple[int, ...]
-    left_out: tuple[int, ...]
-    cost: float
-
-
-def fill(
-    ranking: Ranking,
-    costs: Sequence[float],
-    room: float,
-    *,
-    joint: float = 0.0,
-    outline_cost: Callable[[int], float | None] | None = None,
-    least_outline: float = 1.0,
-    in_place: bool = False,
-) -> Fill:
-    """Files whole in `ranking.order` while they fit (a file too big is passed over, the
-    next is tried), then, in the same order, the outline of each file left while they
-    fit; the rest is left out.
-
-    `costs` are in one measure (tokens, bytes or lines), `joint` what comes between two
-    blocks in it. `outline_cost(position)` is what a file's outline costs (None: it has
-    none); it is asked only of the files not taken whole, in order, and no more once
-    the room left is under `least_outline`: an outline is made only where it may be
-    shown (a parse costs more than the rest of a plan). The pack stage checks the other
-    measures of a combined budget itself.
-
-    `in_place`: a file that does not fit whole is offered its outline at once, before
-    the files ranked below it are offered whole (the issue's rule is whole files
-    first: a large central module then loses its outline to small files ranked below
-    it; in place, it keeps it).
-    """
-    taken: set[int] = set()
-    outlined: set[int] = set()
-    spent = 0.0
-    between = 0.0  # no joint before the first block
-    for position in ranking.order:
-        cost = costs[position] + between
-        if spent + cost <= room:
-            spent += cost
-            taken.add(position)
-            between = joint
-        elif in_place and outline_cost is not None and room - spent - between >= least_outline:
-            outline = outline_cost(position)
-            if outline is not None and spent + outline + between <= room:
-                spent += outline + between
-                outlined.add(position)
-                between = joint
-    if outline_cost is not None and not in_place:
-        for position in ranking.order:
-            if room - spent - between < least_outline:
-                break
-            if position in taken:
-                continue
-            outline = outline_cost(position)
-            if outline is not None and spent + outline + between <= room:
-                spent += outline + between
-                outlined.add(position)
-                between = joint
-    count = len(costs)
-    return Fill(
-        tuple(sorted(taken)),
-        tuple(sorted(outlined)),
-        tuple(p for p in range(count) if p not in taken and p not in outlined),
-        spent,
-    )
+def _short(word: str) -> str:
+    """A kind's word without what tells one file from another: `bulk (data, 20 KiB)` is
+    `data`, `entry point (README)` is `entry point`."""
+    if word.startswith("bulk ("):
+        return word[6:-1].partition(",")[0]
+    return word.partition(" (")[0]

@@ -200,6 +200,18 @@ def test_no_stage_asks_which_face_it_runs_in() -> None:
     assert found == set(), "give the stage a field of `Face` instead"
 
 
+def test_no_command_asks_which_face_it_runs_in() -> None:
+    # A command wires the stages with its face's fields (`Face.glob_reference_ending`, ...),
+    # each named for what it decides, as the stages are given them.
+    found = {
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if _stage(_module_name(path)) in ("commands", "serve")
+        for line, name in compat_identifiers(path.read_text(encoding="utf-8"))
+    }
+    assert found == set(), "give the command a field of `Face` instead"
+
+
 def test_an_identifier_named_compat_is_caught() -> None:
     assert len(_face_blind_modules()) > 40  # pack.py, as it stands, and the packages
     source = (

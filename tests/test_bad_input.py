@@ -300,7 +300,11 @@ def test_glob_odd_file_names(tree: Path, name: str) -> None:
     ("args", "message"),
     [
         ([], "no pattern given: name at least one PATTERN (or use --stdin, --staged, --changed)"),
-        ([""], "empty pattern: a pattern must name at least one character"),
+        (
+            [""],
+            "empty pattern: '' names no file: give a path or a glob, such as a.txt, src/ "
+            "or '**/*.py'",
+        ),
         (["{1..2000}"], "pattern expands to more than 1000 alternatives: {1..2000}"),
         (["a", "--root", "missing-dir"], "--root 'missing-dir' is not a directory"),
     ],
@@ -490,3 +494,71 @@ def test_a_bad_number_is_said_in_plain_words(tmp_path: Path, args: list[str], sa
     result = run_readmany(args, cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, b"")
     assert result.stderr.decode() == f"readmany: {said}\n"
+
+
+EMPTY_PATH = "'': an empty argument names no file: give a file's path, such as a.txt or ./a.txt"
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "said"),
+    [
+        (["many", ""], 1, EMPTY_PATH),
+        (["many", "a.txt", ""], 1, EMPTY_PATH),
+        (["hashline", ""], 1, EMPTY_PATH),
+        (
+            ["glob", ""],
+            2,
+            "empty pattern: '' names no file: give a path or a glob, such as a.txt, src/ or "
+            "'**/*.py'",
+        ),
+        (
+            ["edit", "", "--delete", "1#abc"],
+            2,
+            "the target is empty: name the file as PATH#TAG, the tag from the @file line of "
+            "`readmany hashline PATH`",
+        ),
+        (
+            ["edit", "#AbCd1234", "--delete", "1#abc"],
+            2,
+            "'#AbCd1234' names no file before its tag: give PATH#TAG, as the @file line of "
+            "`readmany hashline PATH` writes it",
+        ),
+        (
+            ["many", "--request", ""],
+            2,
+            "--request '': an empty file name: give a file's path, or - for stdin",
+        ),
+        (
+            ["edit", "a.txt#AbCd1234", "--replace", "1#abc", "--content-file", ""],
+            2,
+            "--content-file '': an empty file name: give a file's path, or - for stdin",
+        ),
+        # An empty variable in `--root "$DIR"` read the current directory in silence.
+        (
+            ["glob", "**", "--root", ""],
+            2,
+            "--root '' names no directory: give one, such as --root . or --root src",
+        ),
+        (
+            ["glob", "**", "--exclude", ""],
+            2,
+            "--exclude '' names no pattern: give one, or leave --exclude out",
+        ),
+        (
+            ["glob", "**", "--ignore-file", ""],
+            2,
+            "--ignore-file '' names no file: give one, or leave --ignore-file out",
+        ),
+    ],
+)
+def test_an_empty_argument_is_said_to_name_nothing(
+    tmp_path: Path, args: list[str], status: int, said: str
+) -> None:
+    """An empty path is not the current directory: no hint to read that directory."""
+    (tmp_path / "a.txt").write_text("a\n")
+    result = run_readmany(args, cwd=tmp_path)
+    assert_clean(result, status)
+    assert result.stderr.decode().splitlines()[-1] == f"readmany: {said}"
+    assert b"glob ''" not in result.stdout + result.stderr
+    if args[0] == "many":
+        assert (f"[Error: {said}]".encode() in result.stdout) is (status == 1)

@@ -238,6 +238,21 @@ def test_a_file_named_twice_is_refused(tmp_path: Path) -> None:
     assert (tmp_path / "a.txt").read_bytes() == FOUR
 
 
+@pytest.mark.parametrize("written", ["a.txt/", "a.txt/.", "./a.txt/"])
+def test_a_file_written_as_a_directory_is_refused_not_edited(tmp_path: Path, written: str) -> None:
+    # `readmany hashline a.txt/` refuses it (a part of the path is not a directory): an
+    # edit of `a.txt/` must not write `a.txt`.
+    tag = place(tmp_path).split("#")[1]
+    code, out, err = edit(tmp_path, f"{written}#{tag}", "--replace", "2#nbl", "--content", "X")
+    assert (code, out) == (1, "")
+    assert "not a directory" in err and "Edited" not in err
+    assert (tmp_path / "a.txt").read_bytes() == FOUR
+    request = [{"path": written, "hash": tag, "edits": [{"from": "2#nbl", "to": "2#nbl"}]}]
+    code, _out, _err = edit(tmp_path, "--request", "-", stdin=json.dumps(request).encode())
+    assert code == 1 and (tmp_path / "a.txt").read_bytes() == FOUR
+    only_file_left(tmp_path, "a.txt")
+
+
 # --- feedback ----------------------------------------------------------------------------
 
 

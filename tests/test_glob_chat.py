@@ -167,7 +167,8 @@ def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
             )
         else:
             assert body == text
-    # The files left out: named in the notice at the end, on stderr, and in the details.
+    # The files left out: named in the notice at the end and in the details; counted by
+    # place on stderr, in one short line (a list of every name is a wall of text there).
     notice = rest.removesuffix(END)
     assert rest.endswith(END) and notice.endswith("]\n")
     names = left_out_in(notice.removesuffix("\n"))
@@ -177,7 +178,13 @@ def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
     assert line.startswith(
         f"readmany: left out by the budget ({len(omitted)} of {len(everything)}): "
     )
-    assert all(named(path, expand(line.split("): ", 1)[1])) for path in omitted)
+    assert len(line) < 400 and line.endswith(
+        "; all named in --json details.packing.omittedPaths; --tree marks them"
+    )
+    places = re.findall(r"(?:^|, )([^ ,]+/) \((\d+) files?\)", line.split("): ", 1)[1])
+    for place, files in places:
+        assert int(files) == sum(path.startswith(place) for path in omitted)
+    assert places
     # As many whole files as fit: none left out would fit in the room that is left (the
     # plan also kept the final newline's token).
     room = planned - report["estimatedTokens"]
@@ -1112,3 +1119,35 @@ def test_stats_of_nothing_writes_nothing(tmp_path: Path, pattern: str) -> None:
     (tmp_path / "bin.dat").write_bytes(b"\0\1\2")
     result = run_readmany(["glob", pattern, "--stats"], cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, b"")
+
+
+def test_the_stderr_line_names_all_when_short_else_counts_by_place_beneath_one_directory() -> None:
+    from readmany.frame.leftout import LeftOutNames
+
+    rels: list[str | None] = [
+        "src/app/core.py",
+        *(f"src/app/tests/t{i:03}.py" for i in range(60)),
+        *(f"src/app/docs/d{i:02}.md" for i in range(20)),
+        "src/app/README.md",
+        None,
+    ]
+    paths = [rel if rel is not None else "(diff)" for rel in rels]
+    names = LeftOutNames(rels, paths, lambda rel: rel)
+    assert names.line([0, 81], 83) == "(2 of 83): src/app/{core.py, README.md}"
+    # Whole directories are named short: every name is said.
+    assert names.line(list(range(1, 83)), 83) == (
+        "(82 of 83): src/app/tests/ (60 files), src/app/docs/ (20 files), src/app/README.md, (diff)"
+    )
+    omitted = list(range(2, 83))  # one test is shown: the others take 59 names
+    kinds = ["test"] * 59 + ["docs"] * 21
+    # All beneath src/app/: the places are its directories, most files first.
+    assert names.line(omitted, 83, kinds) == (
+        "(81 of 83): src/app/tests/ (59 files), src/app/docs/ (20 files), (diff), "
+        "src/app/README.md; by kind: 59 test, 21 docs; all named in --json "
+        "details.packing.omittedPaths; --tree marks them"
+    )
+    # With --tree, the output's tree marks them already: the line says so, not "--tree".
+    assert names.line(omitted, 83, kinds, tree=True).endswith(
+        "; by kind: 59 test, 21 docs; marked in the tree, all named in --json "
+        "details.packing.omittedPaths"
+    )

@@ -239,3 +239,26 @@ def test_a_bulk_file_ranked_first_is_not_outlined_or_cut_before_the_others_are_p
     assert "LICENSE" not in packing.get("outlinedPaths", [])
     assert "LICENSE" in packing["omittedPaths"]
     assert all(path in shown for path in CENTRAL)
+
+
+def test_stderr_counts_what_was_left_out_by_place_and_kind_and_the_details_name_all(
+    repo: Path,
+) -> None:
+    # Hundreds of files left out: stderr says where they are and what they are in one
+    # short line (it named every one, a wall of text on the terminal); `--json` names all.
+    result = run_readmany(["glob", ".", "--max-tokens", "4k"], cwd=repo)
+    assert result.returncode == 0, result.stderr
+    line = next(
+        line for line in result.stderr.decode().splitlines() if "left out by the budget" in line
+    )
+    omitted = _run(repo, "--max-tokens", "4k")[1]["omittedPaths"]
+    assert len(omitted) > FIXTURES // 2
+    fixtures = sum(path.startswith("tests/") for path in omitted)
+    assert line == (
+        f"readmany: left out by the budget ({len(omitted)} of {FIXTURES + MODULES + 8}): "
+        f"tests/ ({fixtures} files), .github/ (1 file), LICENSE, poetry.lock; "
+        f"by kind: {fixtures} fixture, 1 CI, 1 license, 1 lock file; "
+        "all named in --json details.packing.omittedPaths; --tree marks them"
+    )
+    # The closing notice in the output names them as the budget allows.
+    assert b"[Left out by the budget: " in result.stdout

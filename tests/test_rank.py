@@ -1,5 +1,6 @@
 """The order of value a budget takes files in (readmany/rank.py): each rule, `--prefer`,
-`--order`, the import counts, and the fill that takes files whole, then outlines."""
+`--order` and the import counts (the plan that takes files in this order is tested in
+test_glob_rank.py, through the command)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from readmany.rank import (
     ENTRY,
     KINDS,
     OTHER,
+    PROJECT_DOCS,
     SECONDARY,
     SOURCE,
-    fill,
     imported_names,
     kind_of,
     module_name,
@@ -41,6 +42,9 @@ def ranked_paths(paths: list[str], **options: object) -> list[str]:
         ("pkg/cli.py", 900, ENTRY, "entry point (cli module)"),
         ("pkg/__main__.py", 900, ENTRY, "entry point (__main__ module)"),
         ("src/walk.rs", 900, SOURCE, "source"),
+        ("Makefile", 900, ENTRY, "entry point (manifest)"),
+        ("numpy/_core/meson.build", 47_000, OTHER, "build file"),
+        ("tools/swig/Makefile", 900, OTHER, "build file"),
         ("django/db/models/sql/compiler.py", 90_000, SOURCE, "source"),
         ("setup.toml", 900, OTHER, "other"),
         ("tests/test_walk.py", 900, SECONDARY, "test"),
@@ -50,7 +54,17 @@ def ranked_paths(paths: list[str], **options: object) -> list[str]:
         ("examples/hello.rs", 900, SECONDARY, "example"),
         ("docs/guide.md", 900, SECONDARY, "docs"),
         ("docs_src/app_testing/main.py", 900, SECONDARY, "docs"),
-        ("CONTRIBUTING.md", 900, SECONDARY, "docs"),
+        ("CONTRIBUTING.md", 900, SECONDARY, PROJECT_DOCS),
+        ("CHANGELOG.md", 90_000, SECONDARY, PROJECT_DOCS),
+        ("History.md", 900, SECONDARY, PROJECT_DOCS),
+        ("src/history.py", 900, SOURCE, "source"),
+        (".editorconfig", 180, BULK, "bulk (configuration)"),
+        (".eslintrc.yml", 400, BULK, "bulk (configuration)"),
+        (".eslintrc.js", 400, BULK, "bulk (configuration)"),
+        (".npmrc", 70, BULK, "bulk (configuration)"),
+        (".gitattributes", 70, BULK, "bulk (configuration)"),
+        (".cargo/config.toml", 300, BULK, "bulk (configuration)"),
+        ("web/.prettierrc", 300, BULK, "bulk (configuration)"),
         ("pkg/README.md", 900, SECONDARY, "docs"),
         ("benches/walk.rs", 900, SECONDARY, "benchmark"),
         ("LICENSE", 900, BULK, "bulk (license)"),
@@ -138,7 +152,7 @@ def test_prefer_puts_matches_first_earlier_prefer_first() -> None:
     assert ranking.reasons[3] == "preferred (--prefer 1), docs"
 
 
-def test_more_imported_first_within_a_kind() -> None:
+def test_more_tied_by_imports_first_within_a_kind() -> None:
     paths = ["pkg/a.py", "pkg/b.py", "pkg/central.py", "pkg/c.py", "pkg/d.py"]
     samples = [
         "from pkg import central\n",
@@ -147,20 +161,22 @@ def test_more_imported_first_within_a_kind() -> None:
         "from .central import thing\nfrom .d import y\nfrom . import a\n",
         "x = 1\n",
     ]
-    assert references(paths, samples) == [1, 0, 3, 0, 2]
+    assert references(paths, samples).imported_by == [1, 0, 3, 0, 2]
+    assert references(paths, samples).imports == [1, 2, 0, 3, 0]
     ranking = rank(paths, [10] * 5, samples=samples)
+    # Imported by 3; importing 3; then 2 each (in the selection's order).
     assert [paths[p] for p in ranking.order] == [
         "pkg/central.py",
-        "pkg/d.py",
+        "pkg/c.py",
         "pkg/a.py",
         "pkg/b.py",
-        "pkg/c.py",
+        "pkg/d.py",
     ]
     assert ranking.reasons[2] == "source, imported by 3 files"
-    assert ranking.reasons[0] == "source, imported by 1 file"
+    assert ranking.reasons[0] == "source, imported by 1 file, imports 1"
     # The names kept instead of the texts give the same counts and the same order.
     names = [imported_names(text, "py") for text in samples]
-    assert references(paths, imports=names) == [1, 0, 3, 0, 2]
+    assert references(paths, imports=names) == references(paths, samples)
     assert rank(paths, [10] * 5, imports=names) == ranking
     # Without samples nothing is counted: the selection's order within a kind.
     assert ranked_paths(paths) == paths
@@ -169,7 +185,7 @@ def test_more_imported_first_within_a_kind() -> None:
 def test_only_source_files_are_imported() -> None:
     paths = ["src/main.rs", ".cargo/config.toml", "src/config.rs", "config.yml"]
     samples: list[str | None] = ["use crate::config;\n", None, None, None]
-    assert references(paths, samples) == [0, 0, 1, 0]
+    assert references(paths, samples).imported_by == [0, 0, 1, 0]
 
 
 def test_package_files_are_entry_points_only_near_the_top() -> None:
@@ -180,13 +196,13 @@ def test_package_files_are_entry_points_only_near_the_top() -> None:
 
 
 def test_a_file_does_not_count_its_own_name() -> None:
-    assert references(["pkg/walk.py"], ["import walk\n"]) == [0]
+    assert references(["pkg/walk.py"], ["import walk\n"]) == ([0], [0])
 
 
 def test_ambiguous_names_credit_none() -> None:
     paths = [f"p{i}/util.py" for i in range(12)] + ["main_code.py"]
     samples: list[str | None] = [None] * 12 + ["import util\n"]
-    assert references(paths, samples) == [0] * 13
+    assert references(paths, samples) == ([0] * 13, [0] * 13)
 
 
 def test_package_files_are_imported_by_their_directory() -> None:
@@ -195,7 +211,9 @@ def test_package_files_are_imported_by_their_directory() -> None:
     assert module_name("web/lib/index.js") == "lib"
     assert module_name("src/walk.rs") == "walk"
     assert module_name("fastapi/__main__.py") == "__main__"  # `import fastapi` runs not it
-    assert module_name("web/button.test.tsx") == "button"
+    assert module_name("web/button.test.tsx") == "button.test"
+    assert module_name("test/express.json.js") == "express.json"  # not lib/express.js
+    assert module_name("src/types.d.ts") == "types"
 
 
 @pytest.mark.parametrize(
@@ -253,7 +271,6 @@ def test_order_given_and_smallest() -> None:
 
 def test_empty_selection() -> None:
     assert rank([], []).order == ()
-    assert fill(rank([], []), [], 10) == ((), (), (), 0.0)
 
 
 def generated_repository() -> tuple[list[str], list[int], list[str | None]]:
@@ -291,75 +308,85 @@ def test_budget_keeps_central_module_and_entry_points_and_drops_fixtures_first()
     # The package (`from tool import …` runs its __init__.py), then the central module.
     assert sources[:2] == ["tool/__init__.py", "tool/core.py"]
     assert ranking.reasons[paths.index("tool/core.py")] == "source, imported by 26 files"
-    # A budget of what the files not bulk take: the central module and the entry points
-    # fit, the fixtures, the lock file, the LICENSE and the CI files are left out.
-    wanted = [p for p in range(len(paths)) if ranking.kinds[p] != "bulk"]
-    budget = sum(sizes[p] + 2 for p in wanted) - 2
-    chosen = fill(ranking, [float(s) for s in sizes], budget, joint=2.0)
-    assert chosen.whole == tuple(wanted)
-    kept = {paths[p] for p in chosen.whole}
-    assert {"README.md", "pyproject.toml", "tool/cli.py", "tool/core.py"} <= kept
-    left = {paths[p] for p in chosen.left_out}
-    assert {"LICENSE", "uv.lock", ".github/workflows/ci.yml"} <= left
-    assert all(p in left for p in paths if p.startswith("tests/fixtures/"))
-    assert chosen.cost == budget
-    # Smallest first, today's rule, keeps the fixtures and leaves the central module out.
-    smallest = fill(rank(paths, sizes, order="smallest"), [float(s) for s in sizes], 3000)
-    kept_small = {paths[p] for p in smallest.whole}
-    assert "tool/core.py" not in kept_small
-    assert sum(p.startswith("tests/fixtures/") for p in kept_small) == 300
+    # The fixtures, the lock file, the LICENSE and the CI files come last, after every
+    # file that is not bulk; smallest first, today's rule, takes the fixtures first.
+    bulk = [p for p in order if ranking.kinds[paths.index(p)] == "bulk"]
+    assert order[-len(bulk) :] == bulk
+    assert {"LICENSE", "uv.lock", ".github/workflows/ci.yml"} <= set(bulk)
+    assert all(p in bulk for p in paths if p.startswith("tests/fixtures/"))
+    smallest = [paths[p] for p in rank(paths, sizes, order="smallest").order]
+    assert smallest[:300] == sorted(p for p in paths if p.startswith("tests/fixtures/"))
 
 
-def test_fill_passes_over_a_file_too_big_and_outlines_what_is_left() -> None:
-    paths = ["big.py", "small.py", "tiny.py", "other.py"]
-    ranking = rank(paths, [1, 1, 1, 1], order="given")
-    costs = [100.0, 10.0, 5.0, 30.0]
-    plain = fill(ranking, costs, 20.0, joint=1.0)
-    assert plain.whole == (1, 2) and plain.outlined == () and plain.left_out == (0, 3)
-    assert plain.cost == 16.0  # 10 + 1 + 5
-    outline_costs = [20.0, None, None, 12.0]
-    asked: list[int] = []
-
-    def outline_cost(position: int) -> float | None:
-        asked.append(position)
-        return outline_costs[position]
-
-    outlined = fill(ranking, costs, 40.0, joint=1.0, outline_cost=outline_cost)
-    # Whole: small and tiny (16); of the others, big's outline (21) fits, other's (13) not.
-    assert outlined.whole == (1, 2)
-    assert outlined.outlined == (0,)
-    assert outlined.left_out == (3,)
-    assert outlined.cost == 37.0
-    assert asked == [0, 3]  # only the files not whole, in order
-    # Whole files never give way to outlines: everything fits whole, none is asked for.
-    asked.clear()
-    everything = fill(ranking, costs, 1000.0, outline_cost=outline_cost)
-    assert everything.whole == (0, 1, 2, 3) and everything.outlined == () and asked == []
-
-
-def test_fill_asks_for_no_outline_once_the_room_is_spent() -> None:
-    ranking = rank([f"f{n}.py" for n in range(100)], [1] * 100, order="given")
-    asked: list[int] = []
-
-    def outline_cost(position: int) -> float:
-        asked.append(position)
-        return 10.0
-
-    chosen = fill(ranking, [50.0] * 100, 125.0, outline_cost=outline_cost, least_outline=10.0)
-    assert chosen.whole == (0, 1) and chosen.outlined == (2, 3)
-    assert asked == [2, 3]  # 5 left after two outlines: under least_outline, none more
+def test_a_module_that_ties_the_package_together_outranks_leaves_imported_a_little_more() -> None:
+    # httpx's shape: the client is imported by the package and two modules, and imports
+    # most of the package; the leaves (types, exceptions, status codes) import nothing.
+    leaves = ["_types", "_exceptions", "_urls", "_status_codes", "_config", "_auth"]
+    files: dict[str, str] = {
+        "pkg/__init__.py": "".join(f"from .{m} import *\n" for m in ["_client", *leaves]),
+        "pkg/_client.py": "".join(f"from .{m} import X\n" for m in leaves),
+        "pkg/_api.py": "from ._client import Client\nfrom ._types import T\n",
+        "pkg/_main.py": "from ._client import Client\nfrom ._exceptions import E\n",
+    }
+    for leaf in leaves:
+        files[f"pkg/{leaf}.py"] = "x = 1\n"
+    files["pkg/_models.py"] = "from ._types import T\nfrom ._urls import U\n"
+    files["pkg/_utils.py"] = "from ._types import T\nfrom ._exceptions import E\n"
+    paths = sorted(files)
+    samples: list[str | None] = [files[path] for path in paths]
+    ranking = rank(paths, [100] * len(paths), samples=samples)
+    order = [paths[p] for p in ranking.order]
+    assert order[0] == "pkg/_client.py"
+    assert ranking.reasons[paths.index("pkg/_client.py")] == (
+        "source, imported by 3 files, imports 6"
+    )
+    # Before, by importers alone, the client came after _types and _exceptions.
+    imported_by = references(paths, samples).imported_by
+    assert imported_by[paths.index("pkg/_types.py")] > imported_by[paths.index("pkg/_client.py")]
 
 
-def test_fill_in_place_outlines_before_the_files_ranked_below() -> None:
-    ranking = rank(["central.py", "a.py", "b.py"], [1, 1, 1], order="given")
-    costs = [100.0, 20.0, 20.0]
+def test_a_shared_module_name_is_the_one_the_import_names_or_the_one_beside() -> None:
+    paths = ["lib/utils.js", "test/support/utils.js", "test/utils.js", "test/app.js"]
+    samples: list[str | None] = [
+        None,
+        None,
+        None,
+        "var u = require('./support/utils')\nvar m = require('../lib/utils')\n",
+    ]
+    assert references(paths, samples) == ([1, 1, 0, 0], [0, 0, 0, 2])
+    beside: list[str | None] = [None, None, None, "var u = require('utils')\n"]
+    assert references(paths, beside) == ([0, 0, 1, 0], [0, 0, 0, 1])
+    # A package's own file is named by the directory above it: `pkg.sub` is pkg/sub/.
+    packages = ["pkg/sub/__init__.py", "other/sub/__init__.py", "main_code.py"]
+    assert references(packages, [None, None, "from pkg.sub import x\n"]).imported_by == [1, 0, 0]
 
-    def outline_cost(position: int) -> float:
-        return 30.0 if position == 0 else 5.0
 
-    # Whole first: a and b take 40 of 50, central's outline (30) no longer fits.
-    assert fill(ranking, costs, 50.0, outline_cost=outline_cost).outlined == ()
-    # In place: central's outline first, then a whole; b fits neither whole nor outlined.
-    in_place = fill(ranking, costs, 50.0, outline_cost=outline_cost, in_place=True)
-    assert (in_place.whole, in_place.outlined, in_place.left_out) == ((1,), (0,), (2,))
-    assert in_place.cost == 50.0
+def test_project_docs_come_after_tests_examples_and_docs() -> None:
+    paths = ["CHANGELOG.md", "CONTRIBUTING.md", "docs/guide.md", "tests/test_a.py", "pkg/a.py"]
+    assert ranked_paths(paths, sizes=[90_000, 900, 900, 900, 900]) == [
+        "pkg/a.py",
+        "docs/guide.md",
+        "tests/test_a.py",
+        "CHANGELOG.md",
+        "CONTRIBUTING.md",
+    ]
+
+
+def test_dot_configuration_comes_with_the_bulk_after_tests() -> None:
+    paths = [".editorconfig", ".eslintrc.yml", ".npmrc", "lib/app.js", "test/app.js", "LICENSE"]
+    ranking = rank(paths, [100] * len(paths))
+    order = [paths[p] for p in ranking.order]
+    assert order[:2] == ["lib/app.js", "test/app.js"]
+    assert {ranking.kinds[paths.index(p)] for p in order[2:]} == {"bulk"}
+
+
+def test_a_stub_beside_its_module_is_ranked_with_the_docs_and_imports_mean_the_module() -> None:
+    # numpy/__init__.pyi (380 KB) beside numpy/__init__.py: `import numpy` credited both,
+    # and the stub, first of the sources, took the budget's cut.
+    paths = ["numpy/__init__.py", "numpy/__init__.pyi", "numpy/core.py", "stubs/only.pyi"]
+    samples: list[str | None] = [None, None, "import numpy\n", None]
+    assert references(paths, samples).imported_by == [1, 0, 0, 0]
+    ranking = rank(paths, [100, 380_000, 100, 100], samples=samples)
+    assert ranking.reasons[1] == "type stub"
+    assert ranking.kinds[1] == "secondary" and ranking.kinds[3] == "source"
+    assert [paths[p] for p in ranking.order][-1] == "numpy/__init__.pyi"

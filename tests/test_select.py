@@ -562,7 +562,11 @@ def test_a_plain_listed_path_is_joined_as_normpath_would(rel: str, root: str) ->
 @pytest.mark.parametrize(
     ("patterns", "message"),
     [
-        (("",), "empty pattern: a pattern must name at least one character"),
+        (
+            ("",),
+            "empty pattern: '' names no file: give a path or a glob, such as a.txt, src/ "
+            "or '**/*.py'",
+        ),
         (("a\0b",), "pattern contains a NUL character: 'a\\x00b'"),
         (("{1..2000}",), "pattern expands to more than 1000 alternatives: {1..2000}"),
     ],

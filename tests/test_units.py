@@ -12,7 +12,7 @@ from readmany.request.given import parse_size
     ("text", "bytes_", "tokens"),
     [
         ("512", 512, 512),
-        ("1_000", 1000, 1000),
+        ("512B", 512, 512),
         ("100k", 100 * 1024, 100_000),
         ("100K", 100 * 1024, 100_000),
         ("100KB", 100 * 1024, 100_000),
@@ -26,7 +26,9 @@ def test_sizes_with_suffixes(text: str, bytes_: int, tokens: int) -> None:
     assert parse_size(text, "--max-tokens", base=1000) == tokens
 
 
-@pytest.mark.parametrize("text", ["", "k", "1.5M", "-3", "x", "5T", "\uff11", "1 k"])
+@pytest.mark.parametrize(
+    "text", ["", "k", "1.5M", "-3", "x", "5T", "\uff11", "1 k", "1_000", " 12", "+5", "5i", "5KiBB"]
+)
 def test_bad_sizes_name_the_option_and_the_form(text: str) -> None:
     with pytest.raises(UsageError) as caught:
         parse_size(text, "--max-bytes")

@@ -58,7 +58,7 @@ def main(request: GlobRequest) -> int:
 
         def run_and_name_the_configuration(sink: Sink) -> Outcome:
             outcome = run(value, sink, selection)
-            if not value.face.compat:
+            if value.face.glob_details_config:
                 outcome.details["config"] = value.config
             return outcome
 
@@ -93,16 +93,19 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         candidate_reader(request) as read,
     ):
         selection.when_waiting(sink.flush)
-        compat = request.face.compat
+        face = request.face
         label = diff_label(request.staged, request.changed)
         framing = framing_for(
             request.format,
             line_numbers=request.line_numbers,
             reserved=label if request.with_diff else None,
-            guard=request.face.guard_sections,
+            guard=face.guard_sections,
         )
         report = glob_report(
-            request, selection.root, json_mode=sink.json_mode, reference_reasons=compat
+            request,
+            selection.root,
+            json_mode=sink.json_mode,
+            reference_reasons=face.glob_reference_reasons,
         )
         sections = StreamedSections(framing, sink, report)
         shown = shown_files(
@@ -120,12 +123,12 @@ def run_glob(request: GlobRequest, sink: Sink, selection: Selection | None = Non
         sections.diff(label, diff)
     index = sections.written
     any_section = index > 0 or report.any_shown
-    if compat:
+    if face.glob_reference_ending:
         sink.write(frame_end(any_section))
     else:
         if any_section and not index:  # attachments alone (--json)
             sink.write(framing.start(None))
         sink.write(framing.end(any_section))
-    if not any_section and not compat:
+    if not any_section and face.glob_nothing_shown_said:
         report.nothing_read_from(request.staged, request.changed)
     return report.outcome(sink.bytes_written, sink.tokens)

@@ -187,6 +187,10 @@ def _prepare(
         return _Refusal(file.path, CHANGED_MESSAGE, EXIT_STALE)
     if refused is not None:
         return _Refusal(file.path, refused, EXIT_USAGE)
+    if file.path.endswith(("/", "/.")) and not os.path.isdir(real):
+        # Written as a directory's name: as the read refuses it, never `a.txt` itself.
+        failure = OpenFailure("ENOTDIR", file.path)
+        return _Refusal(file.path, failure_message(failure), EXIT_FILE_ERROR)
     opened = _open_beneath(directories, rel_parts(real, root), absolute)
     if isinstance(opened, OpenFailure):
         if opened.code == ECHANGED:

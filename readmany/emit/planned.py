@@ -108,10 +108,10 @@ class PlannedWriter:
             end = frames.framing.end(bool(second.written), note)
         sink.write(end)
         if omitted:
-            names = ", ".join(frames.left_out_names(omitted))
-            report.budget_notes.append(
-                f"{LEFT_OUT} ({len(omitted)} of {len(self.entries)}): {names}"
-            )
+            kinds = self.first.kind_words(omitted)
+            tree = self.frames.trees.drawn
+            line = frames.left_out().line(omitted, len(self.entries), kinds, tree=tree)
+            report.budget_notes.append(f"{LEFT_OUT} {line}")
         report.details["packing"] = self.first.details(packing, late)
         if self.frames.trees.drawn and second.written:  # --tree: what it lists, marked
             marks = self.frames.trees.marks(packing.omitted, packing.plan.partial_index)

@@ -18,6 +18,8 @@ NOTE_SHARE = 4  # the closing notice names files in at most a quarter of a budge
 NOTE_TOKEN_SHARE = 20  # ... and in at most 5% of a budget of tokens
 NOTE_WITHOUT_BYTES = 1 << 13  # ... or, in a budget of lines alone, in at most 8 KiB
 SHOWN_NAMES = 3  # names in a notice too long to name them all
+STDERR_CHARS = 240  # stderr names every file left out where that takes at most this ...
+SHOWN_PLACES = 6  # ... else the places that hold the most of them, and their kinds
 
 
 def left_out_note(
@@ -35,16 +37,16 @@ def left_out_note(
 
     It names every file where that takes at most a quarter of a budget of bytes and
     5% of a budget of tokens (8 KiB where only lines are counted); else the first few
-    and the count, else the count alone, the rest being named on stderr and in the
-    `--json` details; else (a tiny budget) nothing. `tokens`: the budget counts tokens
-    (`max_tokens`)."""
+    and the count, else the count alone, the rest being named in the `--json` details
+    (and counted by place and kind on stderr); else (a tiny budget) nothing. `tokens`:
+    the budget counts tokens (`max_tokens`)."""
     tail = f" All {total} take {' '.join(options)}." if options else ""
     files = f"{count} {'file' if count == 1 else 'files'}"
     first = ", ".join(names[:SHOWN_NAMES])
     forms = (
         f"[Left out by the budget: {', '.join(names)}.{tail}]",
-        f"[Left out by the budget: {files}: {first}, … (all named on stderr and in "
-        f"--json details.packing).{tail}]",
+        f"[Left out by the budget: {files}: {first}, … (all named in --json "
+        f"details.packing).{tail}]",
         f"[Left out by the budget: {files}.]",
     )
     share = NOTE_WITHOUT_BYTES  # a budget of lines alone
@@ -126,6 +128,60 @@ class LeftOutNames:
         names.extend(self._grouped(group_parent, group))
         self._names = key, names
         return names
+
+    def line(
+        self, omitted: Sequence[int], total: int, kinds: Sequence[str] = (), *, tree: bool = False
+    ) -> str:
+        """What stderr says of the files left out, in one line: every name (as `names`)
+        where that is short, else the places holding most of them (`test/ (120 files)`),
+        how many of each kind (`kinds`, by file: "test", "CI"), and where all are named
+        (`tree`: the output's tree marks them already)."""
+        head = f"({len(omitted)} of {total}): "
+        names = ", ".join(self.names(omitted))
+        if len(names) <= STDERR_CHARS:
+            return head + names
+        places = self._places(omitted)
+        shown = [
+            f"{self._shown_dir(place)} ({files} file{'s' if files != 1 else ''})"
+            if what == "directory"
+            else (_name(self._shown(place)) if what == "file" else _name(place))
+            for place, what, files in places[:SHOWN_PLACES]
+        ]
+        if len(places) > SHOWN_PLACES:
+            shown.append(f"and {len(places) - SHOWN_PLACES} more")
+        summary = head + ", ".join(shown)
+        if kinds:
+            counted = sorted(Counter(kinds).items(), key=lambda kind: (-kind[1], kind[0]))
+            summary += "; by kind: " + ", ".join(f"{n} {kind}" for kind, n in counted)
+        if tree:
+            return (
+                summary + "; marked in the tree, all named in --json details.packing.omittedPaths"
+            )
+        return summary + "; all named in --json details.packing.omittedPaths; --tree marks them"
+
+    def _places(self, omitted: Sequence[int]) -> list[tuple[str, str, int]]:
+        """Where the files left out are, most first: the directories at the top (or at
+        the first depth where they are in more than one place) with their counts, the
+        files beside them, and a section that is no file (the diff) by its path."""
+        depth = 1
+        while True:
+            counts: Counter[tuple[str, str]] = Counter()
+            for position in omitted:
+                rel = self._rels[position]
+                if rel is None:
+                    counts[self._paths[position], "section"] += 1
+                    continue
+                parts = rel.split("/", depth)
+                if len(parts) > depth:
+                    counts["/".join(parts[:depth]), "directory"] += 1
+                else:
+                    counts[rel, "file"] += 1
+            places = [what for _, what in counts if what != "section"]
+            if places != ["directory"]:
+                break
+            depth += 1  # all files in one directory: the places are beneath it
+        ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        return [(place, what, files) for (place, what), files in ordered]
 
     def _shown_dir(self, directory: str) -> str:
         return _name(self._shown(directory + "/"))

@@ -231,6 +231,7 @@ _PROBLEMS = {
 
 
 NOTHING_LISTED = "no file was read: standard input listed no path"
+EMPTY_PATH = "'': an empty argument names no file: give a file's path, such as a.txt or ./a.txt"
 
 
 def read_problem(name: str, code: str, detail: str = "") -> str:
@@ -239,6 +240,8 @@ def read_problem(name: str, code: str, detail: str = "") -> str:
     `code` is the errno name, `ESPECIAL` (with the kind of file as `detail`) or `binary`;
     `EISDIR` with `detail` "empty" is a directory with nothing in it.
     """
+    if not name:  # read as the current directory, which it does not name either
+        return EMPTY_PATH
     if code == "EISDIR" and detail == "empty":
         return f"{name}: is an empty directory (a submodule not checked out?): nothing to read"
     if code == "EISDIR":

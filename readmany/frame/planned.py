@@ -218,7 +218,7 @@ class PlannedFrames:
     ) -> str:
         """The closing notice: what the budget left out, and the budget that holds all."""
         return left_out_note(
-            self.left_out_names(omitted),
+            self.left_out().names(omitted),
             len(omitted),
             total,
             options,
@@ -227,8 +227,8 @@ class PlannedFrames:
             tokens=self.tokens,
         )
 
-    def left_out_names(self, omitted: Sequence[int]) -> list[str]:
-        """The files left out, in output order, as the closing notice names them."""
+    def left_out(self) -> LeftOutNames:
+        """The files left out as the closing notice and stderr name them."""
         if self._left_out is None:
             root, absolute = self._root, self._absolute
             self._left_out = LeftOutNames(
@@ -236,7 +236,7 @@ class PlannedFrames:
                 [item.path for item in self.items],
                 lambda rel: shown_path(root, rel, absolute),
             )
-        return self._left_out.names(omitted)
+        return self._left_out
 
     # -- the second pass: blocks written and weighed --
 

@@ -63,8 +63,6 @@ if TYPE_CHECKING:
             max_tokens: float,
         ) -> str: ...
 
-        def left_out_names(self, omitted: Sequence[int]) -> list[str]: ...
-
 
 class FirstPass:
     """What the first pass keeps of the files shown (`items`; with a budget, the blocks
@@ -217,6 +215,14 @@ class FirstPass:
         files = [p for p in range(len(self.entries)) if self.items[p].candidate is not None]
         at = {position: index for index, position in enumerate(files)}
         return {self.items[p].path: self.ranking.reasons[at[p]] for p in omitted if p in at}
+
+    def kind_words(self, omitted: Sequence[int]) -> list[str]:
+        """The kind of each file left out, in a word ("test", "CI"); none unranked."""
+        if self.ranking is None or not self.ranking.words:
+            return []
+        files = [p for p in range(len(self.entries)) if self.items[p].candidate is not None]
+        at = {position: index for index, position in enumerate(files)}
+        return [self.ranking.words[at[p]] for p in omitted if p in at]
 
     def ends(self, packing: Packing, frames: Frames) -> tuple[str, str]:
         """The start and the end written around what `packing` shows."""

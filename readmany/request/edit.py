@@ -85,7 +85,17 @@ def _command_line_edit(
     path, hash_mark, tag = target.removeprefix("@file ").rpartition("#")
     if target.startswith('@file "') and hash_mark:
         path = _header_path(path)
-    if not hash_mark or not path:
+    if not target.removeprefix("@file "):
+        raise UsageError(
+            "the target is empty: name the file as PATH#TAG, the tag from the @file line of "
+            "`readmany hashline PATH`"
+        )
+    if hash_mark and not path:
+        raise UsageError(
+            f"{target!r} names no file before its tag: give PATH#TAG, as the @file line of "
+            "`readmany hashline PATH` writes it"
+        )
+    if not hash_mark:
         raise UsageError(
             f"{target!r} is not PATH#TAG: add the tag from the @file line of "
             "`readmany hashline PATH`"

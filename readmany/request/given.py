@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from readmany.choices import Secrets
 from readmany.errors import UsageError
+from readmany.numbers import whole_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,19 +86,24 @@ def choice(kind: type[ChoiceT], word: str, refusal: str) -> ChoiceT:
         raise UsageError(refusal) from None
 
 
-_SIZE_SUFFIXES = {"": 0, "k": 1, "m": 2, "g": 3}  # powers of the base
+# A size's suffix, in any case (`100k`, `100KB`, `100KiB`; `512B`), and the power of the
+# base it stands for.
+_SIZE_SUFFIXES = {"": 0, "b": 0} | {
+    f"{letter}{unit}": power for power, letter in enumerate("kmg", 1) for unit in ("", "b", "ib")
+}
 
 
 def parse_size(text: str, option: str, *, base: int = 1024) -> int:
-    """`100k`, `2M`, `1G` or plain digits as a number: bytes in powers of 1024 (`base`),
+    """`100k`, `2M`, `1G` or plain digits 0-9 as a number: bytes in powers of 1024 (`base`),
     token counts in powers of 1000. A bad value is a usage error naming `option`."""
-    cleaned = text.strip().replace("_", "").lower().removesuffix("b").removesuffix("i")
-    number, suffix = cleaned.rstrip("kmg"), cleaned[len(cleaned.rstrip("kmg")) :]
-    if suffix not in _SIZE_SUFFIXES or not number.isdigit() or not number.isascii():
+    digits = text.rstrip("bBiIkKmMgG")
+    number = whole_number(digits)
+    power = _SIZE_SUFFIXES.get(text[len(digits) :].lower())
+    if number is None or power is None:
         raise UsageError(
             f"{option} {text!r}: give a whole number, optionally with k, M or G (e.g. 100k)"
         )
-    value: int = int(number) * base ** _SIZE_SUFFIXES[suffix]
+    value: int = number * base**power
     if value < 1:
         raise UsageError(f"{option} {text!r}: give a number of at least 1")
     return value

@@ -92,7 +92,10 @@ def glob_request(given: Given) -> GlobRequest:
 
     values, config = project_config(given.values)
     options = Given(values)
-    root = options.text("root") or "."
+    root = options.text("root")
+    if root == "":
+        raise UsageError("--root '' names no directory: give one, such as --root . or --root src")
+    root = root or "."
     if not os.path.isdir(root):
         raise UsageError(f"--root {root!r} is not a directory")
     refusal = refuse_root(root)
@@ -115,9 +118,15 @@ def glob_request(given: Given) -> GlobRequest:
         )
     if options.flag("with_diff") and not by_git:
         raise UsageError("--with-diff adds the diff of --staged or --changed: give one of them")
+    face = _face(options)
+    if face.glob_empty_values_refused:
+        for option, name in (("exclude", "--exclude"), ("ignore_file", "--ignore-file")):
+            if "" in options.texts(option):
+                what = "pattern" if option == "exclude" else "file"
+                raise UsageError(f"{name} '' names no {what}: give one, or leave {name} out")
     value = GlobRequest(
         **_chat(options),
-        face=_face(options),
+        face=face,
         output=options.text("output"),
         staged=staged,
         changed=changed,

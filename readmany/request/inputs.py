@@ -205,6 +205,8 @@ def _is_terminal(stream: object) -> bool:
 def read_input(source: str, option: str, limit: int) -> bytes:
     """The bytes an option names: a file, or standard input for `-`; a usage error past
     `limit` bytes, read no further (`/dev/zero` never ends)."""
+    if not source:
+        raise UsageError(f"{option} '': an empty file name: give a file's path, or - for stdin")
     if source == "-":
         data = read_stdin(f"{option} -", limit)
     else:

@@ -13,6 +13,7 @@ from readmany.emit.render import Presentation
 from readmany.errors import UsageError
 from readmany.faces import Face
 from readmany.limits import MANY_MAX_FILES, NO_LIMIT, READ_MAX_BYTES, READ_MAX_LINES
+from readmany.numbers import decimal_number, whole_number
 from readmany.pack import UNCOUNTED, Budget
 from readmany.pack.budget import BudgetAsked
 from readmany.read.line_range import Number
@@ -104,7 +105,8 @@ def many_request(given: Given) -> ManyRequest:
 MAX_FILES = MANY_MAX_FILES
 
 
-_RANGE_SUFFIX = re.compile(r"^(?P<path>.*?):(?P<offset>[0-9]+)(?::(?P<limit>[0-9]+))?$", re.DOTALL)
+# The digits are checked by `whole_number` too; `\Z`, as `$` would pass a newline after them.
+_RANGE_SUFFIX = re.compile(r"(?P<path>.*?):(?P<offset>[0-9]+)(?::(?P<limit>[0-9]+))?\Z", re.DOTALL)
 
 
 def _check_encodable(path: str, where: str) -> None:
@@ -130,20 +132,19 @@ def parse_file_spec(spec: str, cwd: str, *, literal: bool = False) -> FileReques
     if os.path.lexists(os.path.join(cwd, spec)):
         return FileRequest(spec, literal=literal)
     match = _RANGE_SUFFIX.match(spec)
-    if match is None:
+    offset = limit = None
+    if match is not None:
+        offset, limit = (whole_number(match.group(n) or "0") for n in ("offset", "limit"))
+    if match is None or offset is None or limit is None:  # past what `int()` converts
         _refuse_bad_range(spec, cwd, spec)
         return FileRequest(spec, literal=literal)
     if not os.path.lexists(os.path.join(cwd, match.group("path"))):
-        head, _colon, last = spec.rpartition(":")
+        head, _colon, _last = spec.rpartition(":")
         if match.group("limit") and os.path.lexists(os.path.join(cwd, head)):
-            return FileRequest(head, int(last), literal=literal)
+            return FileRequest(head, limit, literal=literal)
         _refuse_bad_range(match.group("path"), cwd, spec)
-    limit = match.group("limit")
     return FileRequest(
-        match.group("path"),
-        int(match.group("offset")),
-        int(limit) if limit else None,
-        literal=literal,
+        match.group("path"), offset, limit if match.group("limit") else None, literal=literal
     )
 
 
@@ -217,11 +218,10 @@ def _number(value: Any, where: str) -> Number | None:
     if value is None:
         return None
     if isinstance(value, str):  # the tool's schema checker coerces numeric strings
-        try:
-            number = float(value)
-        except ValueError:
-            raise UsageError(f"request: {where}: must be number") from None
-        value = int(number) if number.is_integer() else number
+        number = decimal_number(value)
+        if number is None:
+            raise UsageError(f"request: {where}: must be number")
+        value = int(number) if isinstance(number, float) and number.is_integer() else number
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise UsageError(f"request: {where}: must be number")
     if isinstance(value, float) and not math.isfinite(value):
@@ -256,13 +256,12 @@ def budget_of(given: Given, face: Face) -> tuple[BudgetAsked, Budget]:
 def _plain_number(text: str | None, option: str) -> int | None:
     if text is None:
         return None
-    try:
-        value = int(text)
-    except ValueError:
+    value = whole_number(text)
+    if value is None:
         raise UsageError(
             f"{option} {text!r}: give a whole number of bytes "
             "(sizes such as 100k need the default face, without --compat)"
-        ) from None
+        )
     if value < 1:
         raise UsageError(f"{option} {text!r}: give a number of at least 1")
     return value

@@ -237,7 +237,10 @@ def compile_includes(
 
     for owner, raw in enumerate(patterns):
         if not raw:
-            raise UsageError("empty pattern: a pattern must name at least one character")
+            raise UsageError(
+                "empty pattern: '' names no file: give a path or a glob, such as a.txt, src/ "
+                "or '**/*.py'"
+            )
         check_length(raw)
         if "\0" in raw:
             raise UsageError(f"pattern contains a NUL character: {raw!r}")

@@ -86,6 +86,20 @@ class Roots:
             raise ToolFailed(secret_file_words(path, "it holds a token or password"))
         return root
 
+    def file_root(self, path: str) -> str:
+        """The root of a path a read tool opens as a file (`read`, `read_many`), as
+        `root_of` judges it with the read tool's rewriting. A path written as a
+        directory's (`a.txt/`, `a.txt/.`) that leads to a file is refused, as the command
+        line's open refuses it: the read tool's resolving would drop the slash."""
+        root = self.root_of(path, rewrite=True)
+        if path.endswith(("/", "/.")):
+            real = os.path.realpath(resolve_path(path, self.cwd, rewrite=True))
+            if os.path.lexists(real) and not os.path.isdir(real):
+                from readmany.frame.notices import read_problem
+
+                raise ToolFailed(read_problem(path, "ENOTDIR"))
+        return root
+
     def _names(self) -> str:
         return " or ".join(self.roots)
 

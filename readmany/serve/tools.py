@@ -209,8 +209,7 @@ class Tools:
             request = parse_request_object(arguments, self.roots.cwd, MANY_MAX_FILES)
             # Each file is opened beneath the root it was judged to lie in.
             files = tuple(
-                file._replace(root=self.roots.root_of(file.path, rewrite=True))
-                for file in request.files
+                file._replace(root=self.roots.file_root(file.path)) for file in request.files
             )
             request = request._replace(files=files)
             budget = self.budget(maxTokens)
@@ -366,7 +365,7 @@ class Tools:
             secrets = Secrets.SKIP
 
         def command(sink: Sink) -> Outcome:
-            root = self.roots.root_of(path, rewrite=True)
+            root = self.roots.file_root(path)
             request = HashlineRequest(path, offset, limit, Face.reference(), secrets, root=root)
             return run_hashline(request, sink)
 
