@@ -117,11 +117,7 @@ class FirstPass:
         as a block, made on first ask (None: it is never outlined)."""
         names = None
         if self.ranks and sample is not None:
-            from readmany.rank import SAMPLE_CHARS, imported_names
-
-            extension = item.rel.rpartition(".")[2].lower()
-            names = frozenset(imported_names(sample[:SAMPLE_CHARS], extension))
-            names = self._import_sets.setdefault(names, names)  # most files share theirs
+            names = _imported(item.rel, sample, self._import_sets)
         position = len(self.entries)
         self.items.append(item)
         self.imports.append(names)
@@ -315,6 +311,16 @@ class FirstPass:
             f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
             f"bytes, {newlines(smallest) + 1} lines (~{tokens} tokens) as framed"
         )
+
+
+def _imported(rel: str, sample: str, sets: dict[frozenset[str], frozenset[str]]) -> frozenset[str]:
+    """The names the start of a text imports (`rank.imported_names`), as the set of
+    `sets` that holds the same: most files import what others import."""
+    from readmany.rank import SAMPLE_CHARS, imported_names
+
+    extension = rel.rpartition(".")[2].lower()
+    names = frozenset(imported_names(sample[:SAMPLE_CHARS], extension))
+    return sets.setdefault(names, names)
 
 
 # A block written again, the `index`-th, of the file at `position`: its text (None: it is
