@@ -381,8 +381,9 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
     root = run.costs.finish(omitted, cut)
     if root.files and sink.weigh:  # nothing read: nothing on stdout, as every run writes it
         sink.write(stats_text(root).removesuffix("\n"))  # weighed whole
-    elif root.files:  # a piece of rows at a time, the text never held whole
-        sink.write_all(_but_the_last_newline(root.pieces()))
+    elif root.files:  # a piece of rows at a time, each written alone: never held whole
+        for piece in _but_the_last_newline(root.pieces()):
+            sink.write(piece)
     if sink.json_mode:
         report.details["stats"] = stats_json(root)
     if not root.files:

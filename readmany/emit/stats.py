@@ -106,9 +106,7 @@ class StatsTree:
         """The tree with per-directory sums and `omitted` and `cut` marked (once: the
         files are the tree's from then on)."""
         self._directories = {}  # no file comes after
-        numbers = array("q")
-        numbers.frombytes(self._numbers)  # the tree's columns from now
-        self._numbers = bytearray()
+        numbers, self._numbers = self._numbers, bytearray()  # the tree's columns from now
         return SummedTree(
             self._name,
             self._names,
@@ -146,7 +144,7 @@ class SummedTree:
         self,
         name: list[str],
         names: dict[str, str],
-        numbers: array[int],
+        numbers: bytearray,
         dirs: list[str],
         parent: array[int],
         paths: dict[int, str],
@@ -155,8 +153,11 @@ class SummedTree:
     ) -> None:
         self._name, self._names, self._dirs, self._paths = name, names, dirs, paths
         count, directories = len(name), len(dirs)
-        self._dir, self._bytes, self._lines, self._tokens = (numbers[at::4] for at in range(4))
-        del numbers
+        packed = memoryview(numbers).cast("q")  # each file's four numbers, not copied
+        each = (_column(packed[at::4]) for at in range(4))
+        self._dir, self._bytes, self._lines, self._tokens = each
+        packed.release()
+        numbers.clear()
         marks = bytearray()
         if omitted or cut is not None:
             marks = bytearray(count)
@@ -243,9 +244,7 @@ class SummedTree:
         `paths.header_path` writes it, `_ROWS` at a time. Most trees have no name it
         changes: they are drawn as they are, unless a name holds a quote or a character
         that is not printable."""
-        names = "".join((".", *self._names, *self._dirs))  # a path: names and "/"
-        quoting = '"' in names or not names.isprintable()
-        del names
+        quoting = not (_plain("".join(self._names)) and _plain("".join(self._dirs)))
         count, files = len(self._name), self.files
         file_names, paths = self._name, self._dirs
         rows, labels = [count], [f". ({files} {'file' if files == 1 else 'files'})"]
@@ -385,16 +384,32 @@ def _widths(sizes: array[int], lines: array[int], tokens: array[int]) -> tuple[i
     )
 
 
+def _plain(names: str) -> bool:
+    """Whether names (or paths: names and "/") are drawn as they are."""
+    return '"' not in names and names.isprintable()
+
+
+def _column(numbers: memoryview) -> array[int]:
+    """Numbers of a view, copied to an array of their own."""
+    column = array("q")
+    column.frombytes(numbers.tobytes())
+    return column
+
+
 def _grouped(keys: array[int], groups: int, first: int) -> tuple[array[int], array[int]]:
     """The indexes from `first` on, grouped by their key (`keys[index]`), in the order
     they came within a group; and where each group starts (one more: where the last
-    ends)."""
-    order = array("l", sorted(range(first, len(keys)), key=keys.__getitem__))
+    ends). Counted, then placed: no list of the indexes is made."""
     counts = [0] * groups
     for key in itertools.islice(keys, first, None):
         counts[key] += 1
     starts = array("l", (0,))
     starts.extend(itertools.accumulate(counts))
+    order = array("l", bytes(8 * (len(keys) - first)))
+    place = starts.tolist()
+    for index, key in enumerate(itertools.islice(keys, first, None), first):
+        order[place[key]] = index
+        place[key] += 1
     return order, starts
 
 
