@@ -73,8 +73,14 @@ class LeftOutNames:
         self._rels = rels
         self._paths = paths
         self._shown = shown
-        # Each file's directory ("" at the root); None for the diff.
-        self._parents = [rel.rpartition("/")[0] if rel is not None else None for rel in rels]
+        # Each file's directory ("" at the root), each directory once; None for the diff.
+        directories: dict[str, str] = {}
+        self._parents: list[str | None] = []
+        for rel in rels:
+            parent = rel.rpartition("/")[0] if rel is not None else None
+            if parent is not None:
+                parent = directories.setdefault(parent, parent)
+            self._parents.append(parent)
         # Each directory's own and those above it, highest first: asked of every plan.
         self._lineage: dict[str, tuple[str, ...]] = {}
         self._files_in = self._files_of(parent for parent in self._parents if parent is not None)
@@ -107,7 +113,7 @@ class LeftOutNames:
                 names.extend(_name(self._paths[position]) for position in run)
                 continue
             if parent not in highest:
-                highest[parent] = next((d for d in self._lineage[parent] if d in whole), None)
+                highest[parent] = next((d for d in self._lineage_of(parent) if d in whole), None)
             directory = highest[parent]
             if directory is not None:
                 if directory not in named:
@@ -184,12 +190,22 @@ class LeftOutNames:
         lineage = self._lineage
         counts: Counter[str] = Counter()
         for parent, count in Counter(parents).items():
-            above = lineage.get(parent)
-            if above is None:
-                above = lineage[parent] = tuple(_ancestors(parent, True))
-            for directory in above:
+            for directory in lineage.get(parent) or self._lineage_of(parent):
                 counts[directory] += count
         return counts
+
+    def _lineage_of(self, directory: str) -> tuple[str, ...]:
+        """`directory` and the directories above it, highest first, built on its
+        parent's (each directory's name held once however many lie below it)."""
+        lineage = self._lineage
+        pending: list[str] = []
+        while directory and directory not in lineage:
+            pending.append(directory)
+            directory = directory.rpartition("/")[0]
+        above = lineage.get(directory, ()) if directory else ()
+        for below in reversed(pending):
+            above = lineage[below] = (*above, below)
+        return above
 
     def _shown_dir(self, directory: str) -> str:
         return _name(self._shown(directory + "/"))
@@ -233,15 +249,6 @@ class LeftOutNames:
 
 
 _BRACES = frozenset("{},")
-
-
-def _ancestors(directory: str, highest_first: bool = False) -> list[str]:
-    """`a/b/c` gives `a/b/c`, `a/b`, `a` (or the other way round); `` gives nothing."""
-    found = []
-    while directory:
-        found.append(directory)
-        directory = directory.rpartition("/")[0]
-    return found[::-1] if highest_first else found
 
 
 def _plain_names(joined: str) -> bool:
