@@ -99,6 +99,7 @@ class FirstPass:
         self.ranking: Ranking | None = None
         self._need: tuple[int, int, float] | None = None
         self.limits: Budget | None = None  # of the last plan: the budget as planned
+        self._ends_before: Budget | None = None  # what the last plan's start and end took
         # the entries weighed closely (`pack.bounded`): their estimates from 512 bytes
         self.closed: dict[int, float] = {}
         self._by_value: dict[str, Any] | None = None  # `_ranked`, once made
@@ -158,7 +159,7 @@ class FirstPass:
             return shown, *self.ends(shown, frames)
         self.limits = planning_limits(budget, planned)
         frames.new_plan()
-        return plan_around(
+        made = plan_around(
             self.entries,
             self.limits,
             lambda packing: self.ends(packing, frames),
@@ -168,8 +169,17 @@ class FirstPass:
             least_cut_tokens=frames.least_frame_tokens(),
             first_kept=bool(self.items) and self.items[-1].candidate is None,
             least_outline=least_outline,
+            ends_before=self._ends_before,
             **self._ranked(),
         )
+        start, end = made[1], made[2]
+        if made[0].omitted:  # the room a plan for another budget will keep first
+            self._ends_before = Budget(
+                utf8_len(start) + utf8_len(end) + 1,
+                start.count("\n") + end.count("\n") + 1,
+                frames.ends_tokens(start, end),
+            )
+        return made
 
     def _ranked(self) -> dict[str, Any]:
         """With `--order rank` or `given`, the entries by value (`rank.rank`) and the

@@ -43,6 +43,7 @@ def plan_around(
     cut_first: Collection[int] = (),
     deferred: Collection[int] = (),
     least_outline: tuple[int, float] = (0, 0.0),
+    ends_before: Budget | None = None,
 ) -> tuple[Packing, str, str]:
     """The packing of `entries` in `limits`, with the start and the end `ends` gives for
     it. `weigh_ends(start, end)`: their tokens and the final newline's (0 without a budget
@@ -52,7 +53,10 @@ def plan_around(
     alone (the notice) where it fits. `ranked`: the entries by value, best first, taken
     in that order (`pack_blocks`'s plan `strategy`), with the outlines of those left
     while `least_outline` (bytes, tokens) is left (0 bytes: none), the first of
-    `cut_first` that fits neither cut; `deferred` outlined or cut only after the rest."""
+    `cut_first` that fits neither cut; `deferred` outlined or cut only after the rest.
+    `ends_before`: what the start and the end of a plan made before for another budget
+    took, the room first kept (the plans for one run's budgets name mostly the same
+    files left out)."""
     smallest: dict[int, list[Entry]] = {}  # the entries packed, the smallest first
     kept = entries[-1] if first_kept and entries else None
 
@@ -91,7 +95,10 @@ def plan_around(
             return packing
         return with_reserved(packing, [kept])
 
+    rooms: list[Budget] = []  # the room of each plan made
+
     def attempt(room: Budget) -> tuple[tuple[Packing, str, str], Budget]:
+        rooms.append(room)
         packing = packed(room)
         start, end = ends(packing)
         cost = Budget(
@@ -102,15 +109,16 @@ def plan_around(
         return (packing, start, end), cost
 
     # The newline after the content ends its last line: a byte and a line.
+    keep = ends_before or Budget(1, 1, 0.0)
     fitted, fits = fit(
         limits,
         attempt,
-        keep=Budget(1, 1, 0.0),
+        keep=keep,
         attempts=PLAN_ATTEMPTS,
         hurry_after=QUICK_ATTEMPTS,
     )
     if fits and fitted is not None:
-        return _roomier(fitted, limits, attempt, weigh_ends)
+        return _roomier(fitted, limits, attempt, weigh_ends, rooms[-1])
     nothing = Packing(Plan("request-order", frozenset(), 0), False, tuple(range(len(entries))))
     start, end = ends(nothing)
     if (
@@ -127,11 +135,13 @@ def _roomier(
     limits: Budget,
     attempt: Callable[[Budget], tuple[tuple[Packing, str, str], Budget]],
     weigh_ends: Callable[[str, str], float],
+    room: Budget,
 ) -> tuple[Packing, str, str]:
     """The plan made again from only the room its start and end take, where that shows
     more: `fit` hurries by keeping twice the room after a few attempts, and an end whose
     size falls as more is left out (a tree that folds the files left out) can leave a
-    plan more room kept than it needs."""
+    plan more room kept than it needs. `room`: what the plan was made in (the same
+    room would make it again)."""
     packing, start, end = fitted
     if not packing.omitted:
         return fitted
@@ -140,8 +150,11 @@ def _roomier(
         start.count("\n") + end.count("\n") + 1,
         weigh_ends(start, end),
     )
+    if less(limits, keep) == room:
+        return fitted
     again, fits = fit(limits, attempt, keep=keep, attempts=QUICK_ATTEMPTS + 1)
-    if fits and again is not None and len(again[0].omitted) < len(packing.omitted):
+    # Made in more room, it shows as much or more: the same files, a longer cut.
+    if fits and again is not None and len(again[0].omitted) <= len(packing.omitted):
         return again
     return fitted
 
