@@ -6,8 +6,9 @@ notice, in the first of its forms that fits its share of the budget."""
 from __future__ import annotations
 
 import itertools
+import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from readmany.frame import weigh
 from readmany.frame.paths import header_path, quoted
@@ -104,9 +105,7 @@ class LeftOutNames:
                 group_parent, group = "", []
                 names.extend(_name(self._paths[position]) for position in run)
                 continue
-            if parent not in highest:
-                highest[parent] = next((d for d in _ancestors(parent, True) if d in whole), None)
-            directory = highest[parent]
+            directory = _highest(parent, whole, highest)
             if directory is not None:
                 if directory not in named:
                     named.add(directory)
@@ -157,23 +156,22 @@ class LeftOutNames:
         """Where the files left out are, most first: the directories at the top (or at
         the first depth where they are in more than one place) with their counts, the
         files beside them, and a section that is no file (the diff) by its path."""
-        depth = 1
-        while True:
-            counts: Counter[tuple[str, str]] = Counter()
-            for position in omitted:
-                rel = self._rels[position]
-                if rel is None:
-                    counts[self._paths[position], "section"] += 1
-                    continue
-                parts = rel.split("/", depth)
-                if len(parts) > depth:
-                    counts["/".join(parts[:depth]), "directory"] += 1
-                else:
-                    counts[rel, "file"] += 1
-            places = [what for _, what in counts if what != "section"]
-            if places != ["directory"]:
-                break
-            depth += 1  # all files in one directory: the places are beneath it
+        rels = [rel for position in omitted if (rel := self._rels[position]) is not None]
+        # All files in one directory: the places are beneath it, one level below the
+        # directory all of them share (found once, not a level at a time: a tree
+        # thousands of directories deep is walked once).
+        depth = _shared_depth(rel.rpartition("/")[0] for rel in rels) + 1
+        counts: Counter[tuple[str, str]] = Counter()
+        for position in omitted:
+            rel = self._rels[position]
+            if rel is None:
+                counts[self._paths[position], "section"] += 1
+                continue
+            parts = rel.split("/", depth)
+            if len(parts) > depth:
+                counts["/".join(parts[:depth]), "directory"] += 1
+            else:
+                counts[rel, "file"] += 1
         ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         return [(place, what, files) for (place, what), files in ordered]
 
@@ -221,22 +219,51 @@ class LeftOutNames:
 _BRACES = frozenset("{},")
 
 
-def _ancestors(directory: str, highest_first: bool = False) -> list[str]:
-    """`a/b/c` gives `a/b/c`, `a/b`, `a` (or the other way round); `` gives nothing."""
-    found = []
-    while directory:
-        found.append(directory)
-        directory = directory.rpartition("/")[0]
-    return found[::-1] if highest_first else found
+# A directory's ancestors are each made once for all the directories below them, not
+# once a directory: a chain thousands of directories deep costs what its names hold, not
+# that times its depth (2,000 deep took 12 s to name the files a budget left out).
 
 
 def _files_in(parents: Iterable[str]) -> Counter[str]:
-    """How many of the files in `parents` (their directories) each directory holds."""
-    counts: Counter[str] = Counter()
-    for parent, count in Counter(parents).items():
-        for directory in _ancestors(parent):
-            counts[directory] += count
+    """How many of the files in `parents` (their directories) each directory holds, the
+    files beneath it included (`` is no directory)."""
+    counts: Counter[str] = Counter(parents)
+    up: dict[str, str] = {}  # every directory counted -> the one above it
+    for directory in list(counts):
+        while directory and directory not in up:
+            above = directory.rpartition("/")[0]
+            up[directory] = above
+            directory = above
+    del counts[""]
+    for directory in sorted(up, key=len, reverse=True):  # a directory before its parent
+        if above := up[directory]:
+            counts[above] += counts[directory]
     return counts
+
+
+def _highest(directory: str, whole: Collection[str], highest: dict[str, str | None]) -> str | None:
+    """The highest of `directory` and its ancestors in `whole`, or None; `highest` keeps
+    what was found, for every directory on the way."""
+    below: list[str] = []
+    while directory and directory not in highest:
+        below.append(directory)
+        directory = directory.rpartition("/")[0]
+    found = highest[directory] if directory else None
+    for directory in reversed(below):
+        if found is None and directory in whole:
+            found = directory
+        highest[directory] = found
+    return found
+
+
+def _shared_depth(directories: Iterable[str]) -> int:
+    """How many levels of directory all of `directories` share (`a/b/c`, `a/b/d` share
+    2; `a` and `` share none)."""
+    ordered = sorted({directory + "/" for directory in directories})
+    if not ordered or ordered[0] == "/":  # none, or a file at the top
+        return 0
+    shared = os.path.commonpath(ordered[:1] + ordered[-1:])  # what these share, all share
+    return shared.count("/") + 1 if shared else 0
 
 
 def _plain_names(joined: str) -> bool:
