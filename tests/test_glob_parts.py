@@ -153,14 +153,19 @@ def test_each_part_says_which_part_it_is_and_what_the_others_hold(repo: Path) ->
 
 
 def test_each_part_is_within_a_budget_of_tokens_and_of_lines(repo: Path) -> None:
-    for args in (("--max-tokens", "700"), ("--max-lines", "60")):
+    from readmany.tokenizer import count
+
+    estimate = ("--max-tokens", "700", "--tokenizer", "estimate")
+    for args in (("--max-tokens", "700"), estimate, ("--max-lines", "60")):
         whole = json.loads(_run(repo, "--json", "--parts", *args).stdout)["details"]["parts"]
         assert whole["count"] >= 3
         for number in range(1, whole["count"] + 1):
             result = _run(repo, "--parts", "--part", str(number), *args, "--json")
             out = json.loads(result.stdout)
-            if args[0] == "--max-tokens":
+            if args == estimate:  # within it by the estimate, less its margin
                 assert out["details"]["estimatedTokens"] <= 700
+            elif args[0] == "--max-tokens":  # counted by o200k, the default with the extra
+                assert count(out["content"] + "\n") <= 700
             else:
                 assert out["content"].count("\n") + 1 <= 60
 
@@ -335,19 +340,48 @@ def test_an_o_that_names_no_file_to_number_is_refused(
     assert sorted(os.listdir("/dev")) == before
 
 
-def test_each_part_is_within_a_budget_of_tokens_as_o200k_counts_it(tmp_path: Path) -> None:
-    # Parts are planned with the estimate less its margin (`tokens.planning_budget`):
-    # planned at the budget itself, parts of code and of mixed scripts ran over it.
-    from readmany.tokenizer import count
-
+def _code_and_scripts(root: Path) -> Path:
     files: dict[str, str | bytes] = {}
     for i in range(40):
         files[f"m{i:02}.py"] = "".join(
             f"def f_{i}_{j}(x):\n    return x * {j}  # {i}\n\n" for j in range(30)
         )
     files["notes.md"] = "Überblick: données, 数据, данные.\n" * 200
-    repo = make(tmp_path / "repo", files)
+    return make(root, files)
+
+
+def test_each_part_is_within_a_budget_of_tokens_as_o200k_counts_it(tmp_path: Path) -> None:
+    # Without a tokenizer parts are planned with the estimate less its margin
+    # (`tokens.planning_budget`): planned at the budget itself, parts of code and of
+    # mixed scripts ran over it.
+    from readmany.tokenizer import count
+
+    repo = _code_and_scripts(tmp_path / "repo")
     for budget in (2000, 6000):
-        parts = _parts(repo, "--max-tokens", str(budget))
+        parts = _parts(repo, "--max-tokens", str(budget), "--tokenizer", "estimate")
         assert len(parts) >= 3
         assert all(count(part) <= budget for part in parts)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "xml"])
+def test_with_a_tokenizer_each_part_is_counted_and_the_largest_fills_the_budget(
+    tmp_path: Path, fmt: str
+) -> None:
+    # Split with the estimate's margin, the largest part of this tree held 88% of a 6k
+    # budget (6 parts): each part is counted now, and the split made again until the
+    # largest fills 95% without any going over (or the files allow no fuller split).
+    from readmany.tokenizer import count
+
+    repo = _code_and_scripts(tmp_path / "repo")
+    every = {p.name: p.read_text(encoding="utf-8") for p in sorted(repo.iterdir())}
+    for budget in (2000, 6000):
+        args = ("--max-tokens", str(budget), "--format", fmt)
+        parts = _parts(repo, *args)
+        counts = [count(part) for part in parts]
+        assert max(counts) <= budget
+        assert max(counts) >= 0.9 * budget
+        assert len(parts) <= len(_parts(repo, *args, "--tokenizer", "estimate"))
+        said = json.loads(_run(repo, "--parts", *args, "--json").stdout)["details"]
+        assert said["tokenizer"]["tokens"] == max(counts)
+        assert said["parts"]["count"] == len(parts)
+        assert _joined(fmt, parts) == every  # every file once, in order

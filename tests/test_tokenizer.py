@@ -130,39 +130,35 @@ def test_fit_halves_past_its_passes_until_one_fits() -> None:
     assert fitted.text == render(fitted.planned)
 
 
-def test_planning_budget_keeps_a_larger_margin_for_a_small_budget() -> None:
-    from readmany.tokens import (
-        LARGE_BUDGET,
-        SAFE_FRACTION,
-        SMALL_BUDGET,
-        SMALL_FRACTION,
-        planning_budget,
-    )
+def test_the_bound_of_one_block_is_its_worst_and_of_many_nears_their_shared_error() -> None:
+    from readmany.tokens import FILE_ERROR, SUM_ERROR, planning_budget, real_at_most
 
-    assert planning_budget(100_000) == int(100_000 * SAFE_FRACTION) < 100_000
-    assert planning_budget(LARGE_BUDGET) == int(LARGE_BUDGET * SAFE_FRACTION)
-    assert planning_budget(1_000) == int(1_000 * SMALL_FRACTION)
-    assert planning_budget(SMALL_BUDGET) == int(SMALL_BUDGET * SMALL_FRACTION)
+    assert real_at_most([1000.0]) == pytest.approx(1000 * (1 + SUM_ERROR + FILE_ERROR))
+    assert real_at_most([]) == 0
+    # a hundred blocks alike: each one's own error is a tenth of their sum's
+    assert real_at_most([10.0] * 100) == pytest.approx(1000 * (1 + SUM_ERROR + FILE_ERROR / 10))
+    # what is planned whatever the plan holds is within the budget by the bound
+    for budget in (1, 80, 1000, 2000, 100_000):
+        assert real_at_most([float(planning_budget(budget))]) <= budget or budget == 1
     assert planning_budget(1) == 1
-    # between, the fraction grows with the budget, and the planning budget with it
-    fractions = [planning_budget(b) / b for b in range(SMALL_BUDGET, LARGE_BUDGET + 1, 500)]
-    assert fractions == sorted(fractions)
-    assert SMALL_FRACTION < planning_budget(6_000) / 6_000 < SAFE_FRACTION
 
 
-def test_the_safe_fraction_covers_the_recorded_samples() -> None:
-    # Of the recorded samples (real o200k counts), packed by their estimate into the
-    # planning budget, the real count stays within the budget, for budgets of every size.
-    from readmany.tokens import estimate_tokens_for, planning_budget
+def test_the_bound_covers_the_recorded_samples() -> None:
+    # Of the recorded samples (real o200k counts), each alone and packed in order while
+    # the bound of their estimates (512 bytes of each, as a budget weighs them) is
+    # within the budget, the real count stays within it, for budgets of every size.
+    from readmany.tokens import real_at_most, text_weight
 
     samples = json.loads((FIXTURES / "token_counts.json").read_text())["samples"]
-    sized = [(estimate_tokens_for(s["text"].encode()), s["tokens"]) for s in samples]
+    sized = [(text_weight(s["text"]), s["tokens"]) for s in samples]
+    for estimate, real in sized:
+        assert real <= real_at_most([estimate])
     total = sum(real for _, real in sized)
     for budget in range(200, total, 97):
-        room = planning_budget(budget)
-        spent = real_spent = 0
+        taken: list[float] = []
+        real_spent = 0
         for estimate, real in sized:
-            if spent + estimate <= room:
-                spent += estimate
+            if real_at_most([*taken, estimate]) <= budget:
+                taken.append(estimate)
                 real_spent += real
         assert real_spent <= budget, budget

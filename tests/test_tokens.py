@@ -10,11 +10,14 @@ from helpers import scaled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from readmany.tokenizer import count
 from readmany.tokens import (
+    LONG_RUN,
     SAMPLE_BYTES,
     WEIGHTS,
     estimate_tokens,
     estimate_tokens_for,
+    long_run_letters,
     sample_of,
     sample_spans,
     text_weight,
@@ -186,13 +189,28 @@ def test_the_estimate_is_the_weighted_sum_rounded() -> None:
     assert estimate_tokens_for(b" ") == 1  # anything costs at least a token
 
 
+def _weighted(data: bytes) -> float:
+    """`WEIGHTS` times `token_features` of all of `data`, and `LONG_RUN` times its long runs."""
+    weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
+    return sum([w * c for w, c in weights]) + LONG_RUN * long_run_letters(data)
+
+
+def test_a_long_run_of_letters_weighs_as_many_tokens_as_it_holds() -> None:
+    # a run of letters is one word to the counts: 120-letter lines read 12 times low
+    line = b"0001:" + b"w" * 115 + b"\n"
+    assert long_run_letters(line) == 100
+    assert long_run_letters(b"internationalization fooBarBazQuuxCorgeGrault x " * 3) == 15
+    assert long_run_letters(b"abcdefghijklmno ABCDEFGHIJKLMNO") == 0  # 15: not past
+    real = count(line.decode())  # o200k_base
+    assert real <= token_weight(line) <= 1.2 * real
+
+
 def test_the_written_out_weight_is_the_weighted_counts_exactly() -> None:
     # `weight_of_sample` spells out `WEIGHTS` times `token_features` for speed: the two
     # must not drift apart, in ASCII or in any script.
     for sample in SAMPLES:
         data = sample["text"].encode("utf-8")
-        weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
-        assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
+        assert weight_of_sample(data, len(data)) == _weighted(data)
 
 
 # Text-like bytes: every class, the pairs that are counted (a case change, punctuation
@@ -206,18 +224,15 @@ _TEXTISH = st.text(alphabet='aZz09 _.,(\n\t\r"é中한✓😀ไ\x00\x7f', max_s
 def test_the_weight_by_bit_counts_is_the_weighted_counts_exactly(data: bytes) -> None:
     # `weight_of_sample` counts by bit planes, `token_features` by markers: the same
     # counts, so the same float, of any bytes and any length (its masks grow to fit).
-    weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
-    assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
+    assert weight_of_sample(data, len(data)) == _weighted(data)
 
 
 def test_a_sample_longer_than_the_kept_masks_is_weighed_alike() -> None:
     data = "".join(s["text"] for s in SAMPLES).encode("utf-8")
     data = data * (1 + (1 << 17) // len(data))
-    weights = zip(WEIGHTS.values(), token_features(data, len(data)), strict=True)
-    assert weight_of_sample(data, len(data)) == sum([w * c for w, c in weights])
+    assert weight_of_sample(data, len(data)) == _weighted(data)
     short = SAMPLES[0]["text"].encode("utf-8")  # and the masks kept still serve
-    weights = zip(WEIGHTS.values(), token_features(short, len(short)), strict=True)
-    assert weight_of_sample(short, len(short)) == sum([w * c for w, c in weights])
+    assert weight_of_sample(short, len(short)) == _weighted(short)
 
 
 @given(data=st.binary(max_size=3000), sample_bytes=st.sampled_from([1, 3, 8, 64, 512, 8192]))
@@ -241,9 +256,7 @@ def test_a_large_input_is_weighed_from_windows() -> None:
 def test_the_sample_size_is_the_callers_choice() -> None:
     data = "".join(s["text"] for s in SAMPLES[:20]).encode("utf-8")
     whole = estimate_tokens_for(data, sample_bytes=len(data))
-    assert whole == round(
-        sum(w * c for w, c in zip(WEIGHTS.values(), token_features(data, len(data)), strict=True))
-    )
+    assert whole == round(_weighted(data))
     assert estimate_tokens_for(data, sample_bytes=2048) == pytest.approx(whole, rel=0.1)
     assert estimate_tokens_for(data, sample_bytes=2048) != whole  # a sample was weighed
 

@@ -6,7 +6,10 @@ room kept in each for its head (`notices.part_head`: "part 2 of 5", what this pa
 every other holds) and its end. A file larger than a part is cut across parts by whole
 lines (`Pieces`), each piece noting its lines and the parts that hold the rest; together
 the parts hold every file once. A file that fits no part (a line, an image or the diff
-larger than a part) is left out and said, on stderr and in `details.parts`.
+larger than a part) is left out and said, on stderr and in `details.parts`. A budget of
+tokens is split with the estimate less its margin, or, with an exact `--tokenizer`, each
+part rendered and counted and the split made again until every part is within it
+(`_counted`).
 
 Where they go: `-o ctx.txt` writes `ctx.1.txt`, `ctx.2.txt`, … (each as `-o` writes a
 file: `emit.target`), none on stdout; without `-o`, stdout (or `--copy`) gets them one
@@ -16,7 +19,9 @@ after the other. `--part K` writes part K alone (to `ctx.K.txt` with `-o`).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
+from readmany.choices import Tokenizer
 from readmany.commands.glob_plan import _Run, budget_of
 from readmany.commands.glob_request import open_selection
 from readmany.emit.outcome import Outcome
@@ -27,13 +32,14 @@ from readmany.emit.target import part_name
 from readmany.frame import notices, weigh
 from readmany.pack import Budget
 from readmany.pack.budget import planning_limits
-from readmany.pack.parts import Parts, Share, chosen, plan_parts
+from readmany.pack.parts import Parts, Share, TooManyParts, chosen, plan_parts
 from readmany.read.glob_file import AssetFile, TextFile
 from readmany.request.glob import GlobRequest
 from readmany.units import utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from readmany.emit.report import Report
     from readmany.select.lookahead import Selection
 
 IN_ANOTHER_PART = "in the other parts"
@@ -110,20 +116,102 @@ def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = No
                     lines=run.lines,
                     tokens=run.tokens,
                 )
-                found = plan_parts(
-                    run.entries,
-                    # a budget of tokens less the estimate's margin: each part's real count
-                    # within it (parts are not counted by `--tokenizer`)
-                    planning_limits(budget),
-                    joint=run.frames.joint(),
-                    piece=pieces,
-                    ends=lambda parts: _ends_cost(run, parts),
-                )
+
+                def split(planned: int | None) -> Parts | None:
+                    return plan_parts(
+                        run.entries,
+                        planning_limits(budget, planned),
+                        joint=run.frames.joint(),
+                        piece=pieces,
+                        ends=lambda parts: _ends_cost(run, parts),
+                    )
+
+                if budget.max_tokens and request.tokenizer is not Tokenizer.ESTIMATE:
+                    found = _counted(run, split, budget.max_tokens)
+                else:  # a budget of tokens less the estimate's margin, whatever a part holds
+                    found = split(None)
             parts = chosen(found, request.part)
             _write(run, parts, request, sink, written)
     if not run.items and not report.any_shown:
         report.nothing_read_from(request.staged, request.changed)
     return report.outcome(sink.bytes_written, sink.tokens)
+
+
+COUNTED_SPLITS = 6  # splits made at most, each part counted, with an exact tokenizer
+COUNTED_FILL = 0.95  # the largest part filling this much of the budget: no larger split
+
+
+def _counted(run: _Run, split: Callable[[int | None], Parts | None], budget: int) -> Parts | None:
+    """The split whose every part, rendered and counted by `--tokenizer`, is within the
+    budget of tokens, made for the most estimated tokens a part: first the budget
+    itself, then scaled by how far the largest part's count missed it, between the most
+    that was within and the least that was not (as `tokenizer.fit` plans a budget); the
+    fewest parts of those within."""
+    from readmany.tokenizer import counter
+
+    count = counter(run.request.tokenizer)
+    planned = budget
+    best: tuple[int, int, Parts] | None = None  # parts, the largest's count, the split
+    low, high = 0, None
+    renders = 0
+    for _ in range(COUNTED_SPLITS):
+        try:
+            found = split(planned)
+        except TooManyParts:
+            if best is None:
+                raise
+            found = None
+        most = budget + 1  # no split (its heads do not fit, or too many parts): over
+        if found is not None:
+            renders += 1
+            most = max((count(text) for text in _rendered(run, found)), default=0)
+        if found is not None and most <= budget:
+            if best is None or len(found.parts) < best[0]:
+                best = len(found.parts), most, found
+            if most >= budget * COUNTED_FILL:
+                break
+            low = planned
+            following = int(planned * budget / max(most, 1))
+        else:
+            high = planned
+            following = int(planned * budget / most * 0.99)
+        if high is not None and following >= high:
+            following = (low + high) // 2
+        if following <= low:
+            break
+        planned = following
+    if best is None:  # none within: the estimate's margin, whatever a part holds
+        return split(None)
+    run.report.details["tokenizer"] = {
+        "name": run.request.tokenizer,
+        "tokens": best[1],  # the largest part's
+        "budget": budget,
+        "renders": renders,
+    }
+    return best[2]
+
+
+def _rendered(run: _Run, parts: Parts) -> list[str]:
+    """Each part as it would be written (reported to no one, the texts kept)."""
+    import io
+
+    from readmany.emit.report import Report
+
+    report = Report(run.report.root, keep_records=False, reference_reasons=False)
+    heads = _heads(run, parts)
+    texts = []
+    run.texts.keeping = True
+    try:
+        for number, part in enumerate(parts.parts, 1):
+            buffer = io.BytesIO()
+            sink = Sink(buffer, json_mode=False, weigh=False)
+            start = run.frames.framing.part_start(number, len(parts.parts), heads[number - 1])
+            _write_part(run, part, start, sink, _Written(), number, report)
+            sink.finish({})
+            texts.append(buffer.getvalue().decode("utf-8", "replace"))
+    finally:
+        run.texts.keeping = False
+    return texts
 
 
 def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _Written) -> None:
@@ -190,11 +278,18 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
 
 
 def _write_part(
-    run: _Run, part: tuple[Share, ...], start: str, sink: Sink, written: _Written, number: int
+    run: _Run,
+    part: tuple[Share, ...],
+    start: str,
+    sink: Sink,
+    written: _Written,
+    number: int,
+    report: Report | None = None,
 ) -> None:
     """Write one part: its head, its blocks (a whole file read again, or a piece framed
-    again at its place: xml numbers a part's documents from 1), its end."""
-    framing, report = run.frames.framing, run.report
+    again at its place: xml numbers a part's documents from 1), its end; reported to
+    `report` (by default the run's)."""
+    framing, report = run.frames.framing, report or run.report
     again = PlannedWriter(run.first, run.frames, run.texts, sink, report)
     index = 0
     for share in part:

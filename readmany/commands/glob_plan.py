@@ -31,6 +31,7 @@ from readmany.frame.planned import Outlines, PlannedFrames
 from readmany.frame.sectioncut import Cut
 from readmany.limits import OUTLINE_MAX_BYTES
 from readmany.pack import PARTIAL_BYTE_SLACK, Entry, Packing
+from readmany.pack.bounded import bounded
 from readmany.pack.budget import BudgetAsked
 from readmany.pack.passes import FirstPass
 from readmany.read.again import (
@@ -263,9 +264,11 @@ class _Run:
 
     def plan(self, planned: int | None = None) -> tuple[Packing, str, str]:
         """The packing, and the start (tree) and end (closing notice) written around it;
-        a budget of tokens planned for `planned` estimated tokens (by default, the
-        budget less the estimate's margin)."""
+        a budget of tokens planned for `planned` estimated tokens (by default, the most
+        whose bound of the real count is within it: `pack.bounded`)."""
         least = self.outlines.least() if self.outlines is not None else (0, 0.0)
+        if planned is None and self.request.max_tokens:
+            return bounded(self.first, self.frames, self.request.max_tokens, least)
         return self.first.plan(self.frames, planned, least_outline=least)
 
     def fitted(self, budget: BudgetAsked) -> tuple[Packing, str, str]:
@@ -306,7 +309,12 @@ class _Run:
 
     def write(self, packing: Packing, start: str, end: str) -> None:
         """Read the files shown again and write them, with the tree and the notice."""
-        second = PlannedWriter(self.first, self.frames, self.texts, self.sink, self.report)
+        count = None
+        if self.tokens and self.request.tokenizer is not Tokenizer.ESTIMATE:
+            from readmany.tokenizer import counter
+
+            count = counter(self.request.tokenizer)
+        second = PlannedWriter(self.first, self.frames, self.texts, self.sink, self.report, count)
         second.write(packing, start, end, self._not_shown)
 
 

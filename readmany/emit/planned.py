@@ -13,7 +13,7 @@ from readmany.emit.report import LEFT_OUT
 from readmany.frame import weigh
 from readmany.frame.sectioncut import Cut
 from readmany.frame.sections import OutlineBlock
-from readmany.pack.passes import SecondPass
+from readmany.pack.passes import SecondPass, nothing_fits
 from readmany.read.glob_file import AssetFile, TextFile, with_total
 
 TYPE_CHECKING = False
@@ -24,22 +24,30 @@ if TYPE_CHECKING:
     from readmany.emit.sink import Sink
     from readmany.frame.planned import PlannedFrames
     from readmany.pack.passes import FirstPass
-    from readmany.pack.plan import Packing
+    from readmany.pack.plan import Entry, Packing
     from readmany.read.again import Texts
 
 
 class PlannedWriter:
     """The second pass of a planned run: the files the plan shows read again (or as
     kept, `texts`), each checked against the size it was planned with (`first`), framed
-    (`frames`), written to `sink` and reported to `report`."""
+    (`frames`), written to `sink` and reported to `report`; `count`: the exact tokenizer
+    that fitted the plan, which says what a file that fits no budget takes."""
 
     def __init__(
-        self, first: FirstPass, frames: PlannedFrames, texts: Texts, sink: Sink, report: Report
+        self,
+        first: FirstPass,
+        frames: PlannedFrames,
+        texts: Texts,
+        sink: Sink,
+        report: Report,
+        count: Callable[[str], int] | None = None,
     ) -> None:
         self.sink, self.report = sink, report
         self.first, self.frames, self.texts = first, frames, texts
         self.items, self.entries = first.items, first.entries
         self.tokens = frames.tokens
+        self.count = count  # the exact tokenizer that fitted a budget of tokens, if one did
 
     def rendered(self, packing: Packing, start: str, end: str) -> str:
         """The text `write` would write for this plan, as stdout has it: written to a
@@ -122,11 +130,28 @@ class PlannedWriter:
             }
         if self.entries and not second.written and not report.any_shown:
             report.problems.append(
-                self.first.nothing_fits(
+                nothing_fits(
+                    self.first,
                     lambda e: frames.newlines(e.position, e.block.lines, e.cut_head is not None),
                     lambda e: frames.weighed(e.position, self._again),
+                    self._counted if self.count is not None else None,
                 )
             )
+
+    def _counted(self, entry: Entry) -> int | None:
+        """The tokens of the block of `entry`, framed first, counted by `count`, where
+        that count refused it; None where the estimate did (`tokenizer.fit` plans for at
+        most `tokenizer.MOST` times the budget, so it never counted a block estimated
+        past that; nor is a long file read whole to be counted), or where it can no
+        longer be framed as it was measured."""
+        from readmany.tokenizer import MOST
+
+        budget = self.first.budget
+        assert self.count is not None and budget is not None and budget.max_tokens
+        if entry.block.tokens > MOST * budget.max_tokens:
+            return None
+        block, _ = self._again(entry.position, 1)
+        return None if block is None else self.count(block)
 
     def _cut(self, cut: Cut | None) -> Callable[[int, int], tuple[str, TextFile | None]]:
         """The block of the file the plan cut so, and its text as read."""

@@ -76,7 +76,9 @@ class LeftOutNames:
         self._shown = shown
         # Each file's directory ("" at the root); None for the diff.
         self._parents = [rel.rpartition("/")[0] if rel is not None else None for rel in rels]
-        self._files_in = _files_in(parent for parent in self._parents if parent is not None)
+        # Each directory and the one above it ("" at the root), for every plan's count.
+        self._up: dict[str, str] = {}
+        self._files_in = self._files_of(parent for parent in self._parents if parent is not None)
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
         self._groups: dict[tuple[int, ...], list[str]] = {}  # positions -> their names
@@ -91,7 +93,7 @@ class LeftOutNames:
             return self._names[1]
         parents = self._parents
         files_in = self._files_in
-        left_in = _files_in(parent for i in omitted if (parent := parents[i]) is not None)
+        left_in = self._files_of(parent for i in omitted if (parent := parents[i]) is not None)
         whole = {d for d, count in left_in.items() if count == files_in[d] and count > 1}
         highest: dict[str, str | None] = {}  # parent directory -> the highest left out whole
         names: list[str] = []
@@ -175,6 +177,25 @@ class LeftOutNames:
         ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         return [(place, what, files) for (place, what), files in ordered]
 
+    def _files_of(self, parents: Iterable[str]) -> Counter[str]:
+        """How many of the files in `parents` (their directories) each directory holds,
+        the files beneath it included (`` is no directory)."""
+        counts: Counter[str] = Counter(parents)
+        up = self._up
+        reached: set[str] = set()
+        for directory in list(counts):
+            while directory and directory not in reached:
+                reached.add(directory)
+                above = up.get(directory)
+                if above is None:
+                    above = up[directory] = directory.rpartition("/")[0]
+                directory = above
+        del counts[""]
+        for directory in sorted(reached, key=len, reverse=True):  # before its parent
+            if above := up[directory]:
+                counts[above] += counts[directory]
+        return counts
+
     def _shown_dir(self, directory: str) -> str:
         return _name(self._shown(directory + "/"))
 
@@ -219,26 +240,10 @@ class LeftOutNames:
 _BRACES = frozenset("{},")
 
 
-# A directory's ancestors are each made once for all the directories below them, not
-# once a directory: a chain thousands of directories deep costs what its names hold, not
-# that times its depth (2,000 deep took 12 s to name the files a budget left out).
-
-
-def _files_in(parents: Iterable[str]) -> Counter[str]:
-    """How many of the files in `parents` (their directories) each directory holds, the
-    files beneath it included (`` is no directory)."""
-    counts: Counter[str] = Counter(parents)
-    up: dict[str, str] = {}  # every directory counted -> the one above it
-    for directory in list(counts):
-        while directory and directory not in up:
-            above = directory.rpartition("/")[0]
-            up[directory] = above
-            directory = above
-    del counts[""]
-    for directory in sorted(up, key=len, reverse=True):  # a directory before its parent
-        if above := up[directory]:
-            counts[above] += counts[directory]
-    return counts
+# A directory's ancestors are walked once for all the directories below them
+# (`LeftOutNames._files_of`, `_highest`), not once a directory: a chain thousands of
+# directories deep costs what its names hold, not that times its depth (2,000 deep took
+# 12 s to name the files a budget left out).
 
 
 def _highest(directory: str, whole: Collection[str], highest: dict[str, str | None]) -> str | None:

@@ -78,8 +78,8 @@ def size_exactly(value: int, base: int) -> str:
 
 def planning_limits(budget: BudgetAsked, planned: int | None = None) -> Budget:
     """The limits a plan is made for: a budget of tokens as `planned` estimated tokens,
-    by default `tokens.planning_budget` of it (the margin that keeps the real count of
-    what is written within it when no tokenizer counts it)."""
+    by default `tokens.planning_budget` of it (what keeps the real count of what is
+    written within it, whatever it holds, when no tokenizer counts it)."""
     limits = budget.limits
     if budget.max_tokens is None:
         return limits
@@ -88,13 +88,3 @@ def planning_limits(budget: BudgetAsked, planned: int | None = None) -> Budget:
 
         planned = planning_budget(budget.max_tokens)
     return limits._replace(max_tokens=planned)
-
-
-def margin(budget: BudgetAsked) -> float:
-    """The part of a budget of tokens a plan is made for without a tokenizer (1.0 for
-    no budget of tokens): the budget that holds an estimate is that much larger."""
-    if not budget.max_tokens:
-        return 1.0
-    from readmany.tokens import planning_budget
-
-    return planning_budget(budget.max_tokens) / budget.max_tokens

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 
-from readmany.pack.budget import BudgetAsked, margin, options_to_hold, planning_limits
+from readmany.pack.budget import BudgetAsked, options_to_hold, planning_limits
 from readmany.pack.plan import Budget, Entry, Packing
 from readmany.pack.planner import everything, need_of, plan_around
 from readmany.units import utf8_len
@@ -63,6 +63,9 @@ if TYPE_CHECKING:
             max_tokens: float,
         ) -> str: ...
 
+        @property
+        def closely(self) -> Callable[[object], bool]: ...  # `frame.planned.CloseWeights`
+
 
 class FirstPass:
     """What the first pass keeps of the files shown (`items`; with a budget, the blocks
@@ -87,7 +90,7 @@ class FirstPass:
         self._patterns = patterns
         self._prefer = prefer
         self._lines = lines
-        self._tokens = tokens
+        self.tokens = tokens
         # With `--order rank`: the names each entry's text imports (None: not a text),
         # kept instead of the text, for `rank.rank`; and the ranking once made.
         self.ranks = order == "rank"
@@ -95,6 +98,9 @@ class FirstPass:
         self.ranking: Ranking | None = None
         self._need: tuple[int, int, float] | None = None
         self.limits: Budget | None = None  # of the last plan: the budget as planned
+        # the entries weighed closely (`pack.bounded`): their estimates from 512 bytes
+        self.closed: dict[int, float] = {}
+        self._by_value: dict[str, Any] | None = None  # `_ranked`, once made
 
     def shown(self, item: Item) -> None:
         """A file shown, with no block weighed (`--tree` alone)."""
@@ -145,9 +151,9 @@ class FirstPass:
     ) -> tuple[Packing, str, str]:
         """The packing, and the start (tree) and end (closing notice) written around it.
         A budget of tokens is planned with the estimate for `planned` tokens: by default
-        `tokens.planning_budget` of it, the margin that keeps the real count within it;
-        `least_outline`: what an outline takes at least (bytes, tokens; 0 bytes: none is
-        shown)."""
+        `tokens.planning_budget` of it, within it whatever the plan holds (the most whose
+        bound is within it: `pack.bounded`); `least_outline`: what an outline takes at
+        least (bytes, tokens; 0 bytes: none is shown)."""
         budget = self.budget
         if budget is None:  # --tree alone: everything
             shown = everything(len(self.items))
@@ -169,9 +175,13 @@ class FirstPass:
 
     def _ranked(self) -> dict[str, Any]:
         """With `--order rank` or `given`, the entries by value (`rank.rank`) and the
-        plan's name: what `plan_around` takes them in. None for `smallest`."""
+        plan's name: what `plan_around` takes them in. None for `smallest`. Made once:
+        the plans made again for another budget take the same."""
+        if self._by_value is not None:
+            return self._by_value
         if self._order == "smallest" or not self.entries:
-            return {}
+            self._by_value = {}
+            return self._by_value
         from readmany.rank import rank
         from readmany.select.patterns import first_match, pattern_indexes
 
@@ -199,12 +209,13 @@ class FirstPass:
             bulk = {i for i, kind in enumerate(kinds) if kind == "bulk"}
             deferred = frozenset(e.position for i, e in enumerate(files) if i in bulk)
             cut_first = frozenset(e.position for i, e in enumerate(files) if i not in bulk)
-        return {
+        self._by_value = {
             "ranked": diff + ranked,
             "strategy": self._order,
             "cut_first": cut_first,
             "deferred": deferred,
         }
+        return self._by_value
 
     def reasons(self, omitted: Sequence[int]) -> dict[str, str]:
         """Why each file left out was ranked where it was (`--order rank`, `given`)."""
@@ -257,7 +268,9 @@ class FirstPass:
         """The budget options, among those given, that would show every file whole."""
         assert self.budget is not None
         need_bytes, need_lines, need_tokens = self.need(frames)
-        need = (need_bytes, need_lines, need_tokens / margin(self.budget))  # with its margin
+        if need_tokens:  # the most the estimate of every file whole may be, really
+            need_tokens = _bound_of_all(self.entries, self.items, frames)
+        need = (need_bytes, need_lines, need_tokens)
         return options_to_hold(need, self.budget.limits, plain_below_k=True)
 
     def need(self, frames: Frames) -> tuple[int, int, float]:
@@ -268,7 +281,7 @@ class FirstPass:
         if not self.entries:
             return 0, 0, 0.0
         start, end = frames.ends(self.items, "")
-        ends_tokens = frames.ends_tokens(start, end) if self._tokens else None
+        ends_tokens = frames.ends_tokens(start, end) if self.tokens else None
         blocks = [entry.block for entry in self.entries]
         self._need = need_of(blocks, frames.joint(), start, end, ends_tokens)
         return self._need
@@ -281,7 +294,8 @@ class FirstPass:
         planned = self.entries[position].block
         if utf8_len(block) > planned.bytes or (self._lines and block.count("\n") > planned.lines):
             return True  # it grew since it was measured
-        return tokens is not None and tokens() > planned.tokens
+        # weighed as the first pass weighed it, on 512 bytes, whether or not weighed closely
+        return tokens is not None and tokens() > self.closed.get(position, planned.tokens)
 
     def details(self, packing: Packing, late: Sequence[int]) -> dict[str, Any]:
         """`details.packing`: the plan as written, the files left out while writing too."""
@@ -296,23 +310,41 @@ class FirstPass:
             details["omittedReasons"] = self.reasons(omitted)
         return details
 
-    def nothing_fits(
-        self, newlines: Callable[[Entry], int], weighed: Callable[[Entry], float]
-    ) -> str:
-        """What is said when no file fits the budget: the smallest, and what it takes;
-        `newlines` and `weighed` count an entry's newlines and tokens where the first
-        pass did not."""
-        least = min(entry.block.bytes for entry in self.entries)
-        smallest = min(
-            (entry for entry in self.entries if entry.block.bytes == least),
-            key=lambda entry: (entry.block.bytes, newlines(entry)),
-        )
-        size = smallest.block
-        tokens = math.ceil(size.tokens if self._tokens else weighed(smallest))
-        return (
-            f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
-            f"bytes, {newlines(smallest) + 1} lines (~{tokens} tokens) as framed"
-        )
+
+def nothing_fits(
+    first: FirstPass,
+    newlines: Callable[[Entry], int],
+    weighed: Callable[[Entry], float],
+    counted: Callable[[Entry], int | None] | None = None,
+) -> str:
+    """What is said when no file fits the budget: the smallest, and what it takes;
+    `newlines` and `weighed` count an entry's newlines and tokens where the first
+    pass did not; `counted`, its tokens as the exact tokenizer that refused it counts
+    them (then quoted, not the estimate)."""
+    least = min(entry.block.bytes for entry in first.entries)
+    smallest = min(
+        (entry for entry in first.entries if entry.block.bytes == least),
+        key=lambda entry: (entry.block.bytes, newlines(entry)),
+    )
+    size = smallest.block
+    exact = counted(smallest) if counted is not None else None
+    tokens = f"{exact}" if exact is not None else f"~{math.ceil(size.tokens)}"
+    if exact is None and not first.tokens:
+        tokens = f"~{math.ceil(weighed(smallest))}"
+    return (
+        f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
+        f"bytes, {newlines(smallest) + 1} lines ({tokens} tokens) as framed"
+    )
+
+
+def _bound_of_all(entries: Sequence[Entry], items: Sequence[Item], frames: Frames) -> float:
+    """The most real tokens an output of every entry whole holds (`tokens.real_at_most`)."""
+    from readmany.tokens import real_at_most
+
+    start, end = frames.ends(items, "")
+    weights = [entry.block.tokens for entry in entries]
+    joints = frames.joint()[2] * (len(weights) - 1)
+    return real_at_most([*weights, joints, frames.ends_tokens(start, end)])
 
 
 # A block written again, the `index`-th, of the file at `position`: its text (None: it is

@@ -53,8 +53,8 @@ class GlobRequest(NamedTuple):
     max_bytes: int | None = None  # the budget, as given (None: not given)
     max_lines: int | None = None
     max_tokens: int | None = None
-    # --tokenizer: what counts max_tokens; "estimate" plans with a margin
-    # (tokens.planning_budget), an exact one counts the output it writes
+    # --tokenizer: what counts max_tokens; "estimate" plans with a margin (the most
+    # whose bound, tokens.real_at_most, is within), an exact one counts what it writes
     tokenizer: Tokenizer = Tokenizer.ESTIMATE
     order: Order = Order.SMALLEST  # which files a budget keeps; the reference's rule
     prefer: tuple[str, ...] = ()  # --prefer: globs a budget keeps first
