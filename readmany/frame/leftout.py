@@ -76,8 +76,10 @@ class LeftOutNames:
         self._shown = shown
         # Each file's directory ("" at the root); None for the diff.
         self._parents = [rel.rpartition("/")[0] if rel is not None else None for rel in rels]
-        # Each directory and the one above it ("" at the root), for every plan's count.
-        self._up: dict[str, str] = {}
+        # Each directory and the one above it ("" at the root), the deepest first: for
+        # every plan's count, worked out once a run.
+        self._up = _directories_above(parent for parent in self._parents if parent is not None)
+        self._deepest_first = sorted(self._up, key=len, reverse=True)
         self._files_in = self._files_of(parent for parent in self._parents if parent is not None)
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
@@ -178,22 +180,15 @@ class LeftOutNames:
         return [(place, what, files) for (place, what), files in ordered]
 
     def _files_of(self, parents: Iterable[str]) -> Counter[str]:
-        """How many of the files in `parents` (their directories) each directory holds,
-        the files beneath it included (`` is no directory)."""
+        """How many of the files in `parents` (their directories, of this run's files)
+        each directory holds, the files beneath it included (`` is no directory)."""
         counts: Counter[str] = Counter(parents)
-        up = self._up
-        reached: set[str] = set()
-        for directory in list(counts):
-            while directory and directory not in reached:
-                reached.add(directory)
-                above = up.get(directory)
-                if above is None:
-                    above = up[directory] = directory.rpartition("/")[0]
-                directory = above
         del counts[""]
-        for directory in sorted(reached, key=len, reverse=True):  # before its parent
-            if above := up[directory]:
-                counts[above] += counts[directory]
+        up = self._up
+        for directory in self._deepest_first:  # a directory before the one above it
+            count = counts.get(directory)
+            if count and (above := up[directory]):
+                counts[above] += count
         return counts
 
     def _shown_dir(self, directory: str) -> str:
@@ -244,6 +239,19 @@ _BRACES = frozenset("{},")
 # (`LeftOutNames._files_of`, `_highest`), not once a directory: a chain thousands of
 # directories deep costs what its names hold, not that times its depth (2,000 deep took
 # 12 s to name the files a budget left out).
+
+
+def _directories_above(parents: Iterable[str]) -> dict[str, str]:
+    """Every directory of `parents` and above them, and the one above each ("" at the
+    top)."""
+    up: dict[str, str] = {}
+    for parent in set(parents):
+        directory = parent
+        while directory and directory not in up:
+            above = directory.rpartition("/")[0]
+            up[directory] = above
+            directory = above
+    return up
 
 
 def _highest(directory: str, whole: Collection[str], highest: dict[str, str | None]) -> str | None:
