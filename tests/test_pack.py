@@ -190,3 +190,21 @@ def test_a_cut_by_tokens_fits_the_tokens_left() -> None:
     assert block.tokens <= whole / 4
     assert block.tokens > whole / 8  # and takes most of it
     assert block.bytes < item.block.bytes
+
+
+def test_a_ranked_plan_asks_the_runs_one_outline_function_by_position() -> None:
+    # A run hands every entry the same outline function, which the plan calls with the
+    # entry's position: no entry holds an object of its own for its outline.
+    asked: list[int] = []
+
+    def outline(position: int) -> Sized:
+        asked.append(position)
+        return Sized("outline", 30, 1)
+
+    entries = [candidate(i, lines(50))._replace(outline=outline) for i in range(4)]
+    budget = Budget(max_bytes=len(entries[0].block.text) + 100, max_lines=10_000)
+    packing = pack_blocks(entries, budget, ranked=entries, least_outline=10)
+    assert packing.plan.full == {0}
+    outlined = [position for position, _block in packing.plan.outlined]
+    assert outlined and asked[: len(outlined)] == outlined
+    assert set(asked) <= {1, 2, 3}

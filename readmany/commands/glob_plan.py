@@ -18,7 +18,7 @@ cuts is marked.
 from __future__ import annotations
 
 import contextlib
-import functools
+from collections.abc import Iterator
 
 from readmany.choices import Tokenizer
 from readmany.commands import glob_report
@@ -234,9 +234,8 @@ class _Run:
         position = len(self.entries)
         block, least = self.frames.block(item, position, size, body, cuttable)
         sample = body if cuttable else None
-        outline = None
-        if cuttable and self.outlines is not None and size[0] <= OUTLINE_MAX_BYTES:
-            outline = functools.partial(self.outlines, position)
+        # The outline of the file at a position, shared: a file holds nothing for it.
+        outline = self.outlines if cuttable and size[0] <= OUTLINE_MAX_BYTES else None
         self.first.add(
             item,
             block,
@@ -388,10 +387,22 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
                 report.advice.extend(_stats_advice(run, packing))
     assert run.costs is not None
     root = run.costs.finish(omitted, cut)
-    if root.files:  # nothing read: nothing on stdout, as every run writes it
-        sink.write(stats_text(root).removesuffix("\n"))
+    if root.files and sink.weigh:  # nothing read: nothing on stdout, as every run writes it
+        sink.write(stats_text(root).removesuffix("\n"))  # weighed whole
+    elif root.files:  # a piece of rows at a time, each written alone: never held whole
+        for piece in _but_the_last_newline(root.pieces()):
+            sink.write(piece)
     if sink.json_mode:
         report.details["stats"] = stats_json(root)
     if not root.files:
         report.nothing_read_from(request.staged, request.changed)
     return report.outcome(sink.bytes_written, sink.tokens)
+
+
+def _but_the_last_newline(pieces: Iterator[str]) -> Iterator[str]:
+    """The pieces of a text, its last newline left out."""
+    last = next(pieces, "")
+    for piece in pieces:
+        yield last
+        last = piece
+    yield last.removesuffix("\n")

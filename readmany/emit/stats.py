@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Collection, Iterable
+import struct
+from array import array
+from collections.abc import Collection, Iterable, Iterator
 
 from readmany.frame.paths import header_path
 from readmany.frame.tree import BRANCH, GAP, LAST_BRANCH, PIPE
 from readmany.record import NamedTuple
 from readmany.units import human_size
-
-_tuple_new = tuple.__new__  # a record from a tuple in C, not through its Python `__new__`
 
 
 class StatsEntry(NamedTuple):
@@ -48,82 +48,380 @@ class StatsNode(NamedTuple):
     children: tuple[StatsNode, ...] = ()
 
 
-class _Building:
-    __slots__ = ("children", "files", "name", "path")
-
-    def __init__(self, name: str, path: str) -> None:
-        self.name = name
-        self.path = path
-        self.children: dict[str, _Building] = {}
-        self.files: list[StatsNode] = []
-
-
 class StatsTree:
     """The tree of `--stats`, made as the files come: `add` places a file in its directory
-    at once (a run adds them while the walk goes on), `finish` sums the directories,
-    orders them and applies the budget's marks. Files keep the order they were added in
-    where their sizes tie."""
+    at once (a run adds them while the walk goes on), `finish` sums the directories and
+    applies the budget's marks (`SummedTree`), whose rows are drawn biggest first within
+    each directory. Files keep the order they were added in where their
+    sizes tie, and come before the directories beside them.
 
-    __slots__ = ("_folders", "_made", "_top")
+    It holds no object a file: a file is its directory's index, its name (each name
+    once, however many files bear it) and its numbers, in arrays; its path is its
+    directory's and its name joined (kept apart only where it is written otherwise, as
+    `a//b`). A directory is its path (its name the end of it) and the one it is in."""
+
+    __slots__ = ("_directories", "_dirs", "_name", "_names", "_numbers", "_parent", "_paths")
 
     def __init__(self) -> None:
-        self._top = _Building(".", "")
-        self._made = [self._top]  # every directory, each after the one it is in
-        # Where each directory's files go, by its path: most files share one.
-        self._folders = {"": self._top.files.append}
+        # Directories, by index (the root's is 0, each after the one it is in).
+        self._directories: dict[str, int] = {"": 0}  # by path
+        self._dirs: list[str] = [""]  # their paths
+        self._parent = array("l", (-1,))
+        # Files, by index: name; directory, bytes, lines and tokens, four numbers a file.
+        self._names: dict[str, str] = {}  # each name once
+        self._name: list[str] = []
+        self._numbers = bytearray()  # packed as an array of "q" holds them
+        self._paths: dict[int, str] = {}  # a path its directory and name do not spell
 
     def add(self, path: str, size: int, lines: int, tokens: int) -> None:
         """One file: its root-relative path and what it costs."""
         parent, _, name = path.rpartition("/")
-        add = self._folders.get(parent)
-        if add is None or not name:
+        index = self._directories.get(parent) if name else None
+        if index is None:
             *directories, name = [part for part in path.split("/") if part] or [path]
-            add = _directory(self._top, directories, self._made).files.append
-            if parent == "/".join(directories):
-                self._folders[parent] = add
-        add(_tuple_new(StatsNode, (name, path, False, size, lines, tokens, 1, 0, 0, ())))
+            index = self._directory(directories)
+            if path != _joined(self._dirs[index], name):
+                self._paths[len(self._name)] = path
+        elif not parent and len(name) != len(path):  # "/name"
+            self._paths[len(self._name)] = path
+        self._name.append(self._names.setdefault(name, name))
+        self._numbers += _FOUR(index, size, lines, tokens)  # no call a number
 
-    def finish(self, omitted: Collection[str] = frozenset(), cut: str | None = None) -> StatsNode:
-        """The root: per-directory sums, biggest first, `omitted` and `cut` marked
-        (once: the tree is the root's from then on)."""
-        made = self._made
+    def _directory(self, directories: list[str]) -> int:
+        """The index of a directory, by its names from the root, made with those it is in
+        if new."""
+        index, path = 0, ""
+        found = self._directories
+        for name in directories:
+            path = f"{path}/{name}" if path else name
+            child = found.get(path)
+            if child is None:
+                child = found[path] = len(self._dirs)
+                self._dirs.append(path)
+                self._parent.append(index)
+            index = child
+        return index
+
+    def finish(self, omitted: Collection[str] = frozenset(), cut: str | None = None) -> SummedTree:
+        """The tree with per-directory sums and `omitted` and `cut` marked (once: the
+        files are the tree's from then on)."""
+        self._directories = {}  # no file comes after
+        numbers, self._numbers = self._numbers, bytearray()  # the tree's columns from now
+        return SummedTree(
+            self._name,
+            self._names,
+            numbers,
+            self._dirs,
+            self._parent,
+            self._paths,
+            omitted,
+            cut,
+        )
+
+
+class SummedTree:
+    """The tree of `--stats` once every file is in (`StatsTree.finish`): the directories
+    summed, the budget's marks applied; its rows drawn (`pieces`) and its nodes made for
+    `--json` (`tree`). A directory's numbers follow the files' in the same arrays: the
+    directory `d` is row `files + d`. Each directory's children are put in order only
+    while it is drawn."""
+
+    __slots__ = (
+        "_bytes",
+        "_dir",
+        "_dirs",
+        "_lines",
+        "_marks",
+        "_name",
+        "_names",
+        "_paths",
+        "_sums",
+        "_tokens",
+        "_within",
+    )
+
+    def __init__(
+        self,
+        name: list[str],
+        names: dict[str, str],
+        numbers: bytearray,
+        dirs: list[str],
+        parent: array[int],
+        paths: dict[int, str],
+        omitted: Collection[str],
+        cut: str | None,
+    ) -> None:
+        self._name, self._names, self._dirs, self._paths = name, names, dirs, paths
+        count, directories = len(name), len(dirs)
+        packed = memoryview(numbers).cast("q")  # each file's four numbers, not copied
+        each = (_column(packed[at::4]) for at in range(4))
+        self._dir, self._bytes, self._lines, self._tokens = each
+        packed.release()
+        numbers.clear()
+        marks = bytearray()
         if omitted or cut is not None:
-            for node in made:
-                node.files = [
-                    file._replace(omitted=1) if file.path in omitted
-                    else file._replace(cut=1) if file.path == cut
-                    else file
-                    for file in node.files
-                ]  # fmt: skip
-        # Each directory after all it holds (no recursion: a path can be deeper than
-        # Python's recursion limit).
-        done: dict[str, StatsNode] = {}  # the directories made, by path, until taken
-        for node in reversed(made):
-            children = node.files
-            if node.children:
-                children += [done.pop(child.path) for child in node.children.values()]
-            sums: tuple[int, ...]
-            if len(children) == 1:  # a directory holding one other, as deep paths have
-                sums = children[0][3:9]
-            else:
-                # By tokens, then bytes, biggest first (reverse keeps the sort stable: ties
-                # keep the order given).
-                children.sort(key=_BIGGEST_FIRST, reverse=True)
-                # The sums of bytes, lines, tokens, files, omitted and cut (fields 3 to 8).
-                columns = (
-                    itertools.islice(zip(*children, strict=True), 3, 9) if children else _NO_SUMS
+            marks = bytearray(count)
+            for file in range(count):
+                path = self._path(file)
+                if path in omitted:
+                    marks[file] = 1
+                elif path == cut:
+                    marks[file] = 2
+        self._marks = bytes(marks)
+        # Each directory's files, then its directories, in the order they came.
+        files, file_starts = _grouped(self._dir, directories, 0)
+        subdirectories, directory_starts = _grouped(parent, directories, 1)
+        subdirectories = array("l", [count + below for below in subdirectories])  # as rows
+        self._within = (files, file_starts, subdirectories, directory_starts)
+        # The sums of bytes, lines, tokens (after the files'), files, omitted and cut; a
+        # directory's own files first, then those below it, each directory before the
+        # one it is in.
+        zeros = bytes(8 * directories)
+        counts, left_out, cuts = (array("q", zeros) for _ in range(3))
+        columns = (self._bytes, self._lines, self._tokens)
+        for column in columns:
+            column.frombytes(zeros)
+        sizes, lines, tokens = columns
+        for directory in range(directories):
+            start, end = file_starts[directory], file_starts[directory + 1]
+            if start == end:
+                continue
+            mine = files[start:end]
+            row = count + directory
+            sizes[row] = sum(map(sizes.__getitem__, mine))
+            lines[row] = sum(map(lines.__getitem__, mine))
+            tokens[row] = sum(map(tokens.__getitem__, mine))
+            counts[directory] = end - start
+            if marks:
+                marked = bytes(map(marks.__getitem__, mine))
+                left_out[directory] = marked.count(1)
+                cuts[directory] = marked.count(2)
+        for directory in range(directories - 1, 0, -1):
+            up, row = parent[directory], count + directory
+            sizes[count + up] += sizes[row]
+            lines[count + up] += lines[row]
+            tokens[count + up] += tokens[row]
+            counts[up] += counts[directory]
+            left_out[up] += left_out[directory]
+            cuts[up] += cuts[directory]
+        self._sums = (counts, left_out, cuts)
+
+    def _path(self, file: int) -> str:
+        return self._paths.get(file) or _joined(self._dirs[self._dir[file]], self._name[file])
+
+    @property
+    def files(self) -> int:
+        """The files in the tree."""
+        return self._sums[0][0]
+
+    @property
+    def marked(self) -> bool:
+        """Whether a budget marks some row."""
+        _counts, omitted, cut = self._sums
+        return bool(omitted[0] or cut[0])
+
+    def _children(self, directory: int) -> list[int]:
+        """A directory's children, biggest first (by tokens, then bytes; ties keep the
+        order given), by row."""
+        files, file_starts, subdirectories, directory_starts = self._within
+        rows = files[file_starts[directory] : file_starts[directory + 1]].tolist()
+        start, end = directory_starts[directory], directory_starts[directory + 1]
+        if start < end:
+            rows += subdirectories[start:end]  # their rows
+        return rows if len(rows) < 2 else _biggest_first(rows, self._tokens, self._bytes)
+
+    def _mark_of(self, row: int) -> str:
+        """A row's budget mark."""
+        count = len(self._name)
+        if row < count:
+            mark = self._marks[row] if self._marks else 0
+            return "[omitted]" if mark == 1 else "[cut]" if mark == 2 else ""
+        files, omitted, cut = (column[row - count] for column in self._sums)
+        return _mark(files, omitted, cut)
+
+    def drawn(self) -> Iterator[tuple[list[int], list[str]]]:
+        """Every row, depth first, biggest first, and its tree-drawn name, written as
+        `paths.header_path` writes it, `_ROWS` at a time. Most trees have no name it
+        changes: they are drawn as they are, unless a name holds a quote or a character
+        that is not printable."""
+        quoting = not (_plain("".join(self._names)) and _plain("".join(self._dirs)))
+        count, files = len(self._name), self.files
+        file_names, paths = self._name, self._dirs
+        rows, labels = [count], [f". ({files} {'file' if files == 1 else 'files'})"]
+        row_add, label_add = rows.append, labels.append
+        children_of = self._children
+        # (indent, children left to draw, how many): a directory's place is kept while
+        # one below is drawn.
+        top = children_of(0)
+        stack = [("", iter(top), len(top))]
+        while stack:
+            if len(rows) >= _ROWS:
+                yield rows, labels
+                rows, labels = [], []
+                row_add, label_add = rows.append, labels.append
+            indent, children, left = stack.pop()
+            branch, last = indent + BRANCH, indent + LAST_BRANCH
+            for row in children:
+                left -= 1
+                row_add(row)
+                if row < count:
+                    name = file_names[row]
+                    label_add((branch if left else last) + (header_path(name) if quoting else name))
+                    continue
+                path = paths[row - count]
+                name = path[path.rfind("/") + 1 :]  # a directory's name ends its path
+                if quoting:
+                    name = header_path(name)
+                below = children_of(row - count)
+                if left:
+                    label_add(f"{branch}{name}/")
+                    stack.append((indent, children, left))
+                    stack.append((indent + PIPE, iter(below), len(below)))
+                else:
+                    label_add(f"{last}{name}/")
+                    stack.append((indent + GAP, iter(below), len(below)))
+                break
+        yield rows, labels
+
+    def pieces(self) -> Iterator[str]:
+        """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended, a
+        piece of rows at a time: the text is never held whole."""
+        widths = _widths(self._bytes, self._lines, self._tokens)
+        heading = "{:>%d}  {:>%d}  {:>%d}  path\n" % widths  # noqa: UP031 - made once
+        yield heading.format("size", "lines", "tokens")
+        row = "{:>%d}  {:>%d,}  {:>%d}  {}\n" % widths  # noqa: UP031 - made once
+        marked = self.marked
+        for rows, labels in self.drawn():
+            if marked:
+                labels = [
+                    f"{label}  {mark}" if mark else label
+                    for label, mark in zip(labels, map(self._mark_of, rows), strict=True)
+                ]
+            # `units.human_size` of each row, written out: a call a row costs as much as
+            # the rest.
+            sizes = [
+                f"{size} B"
+                if size < 1024
+                else f"{size / 1024:.1f} KB"
+                if size < 1 << 20
+                else human_size(size)
+                for size in map(self._bytes.__getitem__, rows)
+            ]
+            # The numbers are formatted by one template each, the rows by one more: a
+            # call a row costs more than the formatting it does.
+            tokens = ("~{:,}\n" * len(rows)).format(*map(self._tokens.__getitem__, rows))
+            fields = itertools.chain.from_iterable(
+                zip(
+                    sizes,
+                    map(self._lines.__getitem__, rows),
+                    tokens.split("\n"),
+                    labels,
+                    strict=False,  # the tokens' last is what follows the last newline
                 )
-                sums = tuple(map(sum, columns))
-            fields = (node.name, node.path, True, *sums, tuple(children))
-            done[node.path] = _tuple_new(StatsNode, fields)
-        return done[self._top.path]
+            )
+            yield (row * len(rows)).format(*fields)
+
+    def tree(self) -> StatsNode:
+        """The whole tree as nodes (what `--json` writes)."""
+        count = len(self._name)
+        sizes, lines, tokens = self._bytes, self._lines, self._tokens
+        done: dict[int, StatsNode] = {}  # the directories made, until taken
+        for directory in range(len(self._dirs) - 1, -1, -1):
+            children = []
+            for row in self._children(directory):
+                if row >= count:
+                    children.append(done.pop(row - count))
+                    continue
+                mark = self._marks[row] if self._marks else 0
+                fields = (
+                    self._name[row],
+                    self._path(row),
+                    False,
+                    sizes[row],
+                    lines[row],
+                    tokens[row],
+                    1,
+                    int(mark == 1),
+                    int(mark == 2),
+                    (),
+                )
+                children.append(_tuple_new(StatsNode, fields))
+            path, row = self._dirs[directory], count + directory
+            sums = (column[directory] for column in self._sums)
+            made = (
+                path[path.rfind("/") + 1 :] if path else ".",
+                path,
+                True,
+                sizes[row],
+                lines[row],
+                tokens[row],
+                *sums,
+                tuple(children),
+            )
+            done[directory] = _tuple_new(StatsNode, made)
+        return done[0]
+
+
+def _joined(directory: str, name: str) -> str:
+    """A file's path from its directory's and its name."""
+    return f"{directory}/{name}" if directory else name
+
+
+def _widths(sizes: array[int], lines: array[int], tokens: array[int]) -> tuple[int, int, int]:
+    """The widths of the columns of sizes, lines and tokens over every row."""
+    longest = 0
+    # A size's text grows with the size within each unit: its longest is that of the
+    # largest size of some unit.
+    for bound in (1024, 1 << 20, 1 << 30):
+        below = max(filter(bound.__gt__, sizes), default=None)
+        if below is not None:
+            longest = max(longest, len(human_size(below)))
+    longest = max(longest, len(human_size(max(sizes))))
+    return (
+        max(4, longest),
+        max(5, len(f"{max(lines):,}"), len(f"{min(lines):,}")),
+        max(6, len(f"~{max(tokens):,}"), len(f"~{min(tokens):,}")),
+    )
+
+
+def _plain(names: str) -> bool:
+    """Whether names (or paths: names and "/") are drawn as they are."""
+    return '"' not in names and names.isprintable()
+
+
+def _column(numbers: memoryview) -> array[int]:
+    """Numbers of a view, copied to an array of their own."""
+    column = array("q")
+    column.frombytes(numbers.tobytes())
+    return column
+
+
+def _grouped(keys: array[int], groups: int, first: int) -> tuple[array[int], array[int]]:
+    """The indexes from `first` on, grouped by their key (`keys[index]`), in the order
+    they came within a group; and where each group starts (one more: where the last
+    ends). Counted, then placed: no list of the indexes is made."""
+    counts = [0] * groups
+    for key in itertools.islice(keys, first, None):
+        counts[key] += 1
+    starts = array("l", (0,))
+    starts.extend(itertools.accumulate(counts))
+    order = array("l", bytes(8 * (len(keys) - first)))
+    place = starts.tolist()
+    for index, key in enumerate(itertools.islice(keys, first, None), first):
+        order[place[key]] = index
+        place[key] += 1
+    return order, starts
+
+
+_tuple_new = tuple.__new__  # a record from a tuple in C, not through its Python `__new__`
+_FOUR = struct.Struct("@4q").pack  # a file's four numbers, as `array("q")` holds them
 
 
 def build_stats(
     entries: Iterable[StatsEntry],
     omitted: Collection[str] = frozenset(),
     cut: str | None = None,
-) -> StatsNode:
+) -> SummedTree:
     """The tree of `entries`: per-directory sums, biggest first, budget marks applied."""
     tree = StatsTree()
     add = tree.add
@@ -132,119 +430,57 @@ def build_stats(
     return tree.finish(omitted, cut)
 
 
-def _directory(top: _Building, directories: list[str], made: list[_Building]) -> _Building:
-    """The node of a directory, by its names from the root, made (and added to `made`)
-    with those it is in if new."""
-    node = top
-    for directory in directories:
-        child = node.children.get(directory)
-        if child is None:
-            path = f"{node.path}/{directory}" if node.path else directory
-            child = node.children[directory] = _Building(directory, path)
-            made.append(child)
-        node = child
-    return node
-
-
-_NO_SUMS = ((),) * 6  # an empty root's
-_BIGGEST_FIRST = operator.itemgetter(5, 3)  # tokens, bytes
-_BYTES = operator.itemgetter(3)
-_NODE_TOKENS = operator.itemgetter(5)
-
-
 def mark(node: StatsNode) -> str:
     """The budget's mark of a row, or "" when all of it fits."""
     if not node.is_directory:
         return "[omitted]" if node.omitted else "[cut]" if node.cut else ""
-    if node.omitted and node.omitted == node.files:
+    return _mark(node.files, node.omitted, node.cut)
+
+
+def _mark(files: int, omitted: int, cut: int) -> str:
+    """A directory's mark: `[omitted]` when all of it is left out, else what is."""
+    if omitted and omitted == files:
         return "[omitted]"
     parts = []
-    if node.omitted:
-        parts.append(f"{node.omitted} of {node.files} files omitted")
-    if node.cut:
+    if omitted:
+        parts.append(f"{omitted} of {files} files omitted")
+    if cut:
         parts.append("1 cut")
     return f"[{', '.join(parts)}]" if parts else ""
 
 
-def _rows(root: StatsNode, quoting: bool = False) -> tuple[list[StatsNode], list[str]]:
-    """Every node and its tree-drawn name, depth first, biggest first.
-
-    A name is written as `paths.header_path` writes it. Most trees have no name it
-    changes: they are drawn first as they are, and all of them checked at once (none
-    holds a quote or a character that is not printable); only when that fails are they
-    drawn again, `quoting` each one.
-    """
-    nodes = [root]
-    labels = [f". ({root.files} {'file' if root.files == 1 else 'files'})"]
-    add_node, add_label = nodes.append, labels.append
-    # (indent, children left to draw, how many): a directory's place is kept while one
-    # below is drawn.
-    stack = [("", iter(root.children), len(root.children))]
-    while stack:
-        indent, children, left = stack.pop()
-        branch, last = indent + BRANCH, indent + LAST_BRANCH
-        for child in children:
-            left -= 1
-            name = header_path(child.name) if quoting else child.name
-            add_node(child)
-            if child.is_directory:
-                if left:
-                    add_label(f"{branch}{name}/")
-                    stack.append((indent, children, left))
-                    stack.append((indent + PIPE, iter(child.children), len(child.children)))
-                else:
-                    add_label(f"{last}{name}/")
-                    stack.append((indent + GAP, iter(child.children), len(child.children)))
-                break
-            add_label((branch if left else last) + name)
-    if not quoting:
-        names = "".join(map(_NAME, nodes))
-        if '"' in names or not names.isprintable():
-            return _rows(root, quoting=True)
-    return nodes, labels
+_ROWS = 1024  # rows formatted at once
+_ROW = operator.itemgetter(3)
 
 
-def stats_text(root: StatsNode) -> str:
-    """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended."""
-    nodes, labels = _rows(root)
-    if root.omitted or root.cut:
-        # Some rows are marked: a row's mark follows its label, after two spaces.
-        labels = [
-            f"{label}  {mark(node)}" if node.omitted or node.cut else label
-            for node, label in zip(nodes, labels, strict=True)
-        ]
-    # `units.human_size` of each row, written out: a call a row costs as much as the rest.
-    sizes = [
-        f"{size} B"
-        if size < 1024
-        else f"{size / 1024:.1f} KB"
-        if size < 1 << 20
-        else human_size(size)
-        for size in map(_BYTES, nodes)
-    ]
-    # The numbers are formatted by one template each, the whole text by one more: a call
-    # a row costs more than the formatting it does.
-    rows = len(nodes)
-    tokens = ("~{:,}\n" * rows).format(*map(_NODE_TOKENS, nodes)).split("\n")
-    tokens.pop()  # what follows the last
-    lines = list(map(_LINES, nodes))
-    widths = (
-        max(4, max(map(len, sizes))),
-        max(5, len(f"{max(lines):,}"), len(f"{min(lines):,}")),  # longest at either end
-        max(6, max(map(len, tokens))),
+def _biggest_first(rows: list[int], tokens: array[int], sizes: array[int]) -> list[int]:
+    """`rows` (two or more) by tokens, then bytes, biggest first; ties keep their order."""
+    if len(rows) == 2:  # as most directories hold
+        first, second = rows
+        if (tokens[second], sizes[second]) > (tokens[first], sizes[first]):
+            return [second, first]
+        return rows
+    keyed = sorted(
+        zip(
+            map(tokens.__getitem__, rows),
+            map(sizes.__getitem__, rows),
+            range(0, -len(rows), -1),  # the order given, first first
+            rows,
+            strict=False,  # the range is as long as the rows
+        ),
+        reverse=True,
     )
-    heading = "{:>%d}  {:>%d}  {:>%d}  path\n" % widths  # noqa: UP031 - made once
-    row = "{:>%d}  {:>%d,}  {:>%d}  {}\n" % widths  # noqa: UP031 - made once
-    fields = itertools.chain.from_iterable(zip(sizes, lines, tokens, labels, strict=True))
-    return (heading + row * rows).format("size", "lines", "tokens", *fields)
+    return list(map(_ROW, keyed))
 
 
-_LINES = operator.itemgetter(4)
-_NAME = operator.itemgetter(0)
+def stats_text(tree: SummedTree) -> str:
+    """The tree as aligned columns (size, lines, ~tokens, name, mark), `\\n`-ended."""
+    return "".join(tree.pieces())
 
 
-def stats_json(root: StatsNode) -> dict[str, object]:
+def stats_json(tree: SummedTree) -> dict[str, object]:
     """The tree as JSON-ready data (camelCase keys, as `--json` details have)."""
+    root = tree.tree()
     below: list[tuple[StatsNode, list[dict[str, object]]]] = []
     top = _json_node(root, below)
     while below:  # no recursion: a path can be deeper than Python's recursion limit

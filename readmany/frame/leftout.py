@@ -74,11 +74,17 @@ class LeftOutNames:
         self._rels = rels
         self._paths = paths
         self._shown = shown
-        # Each file's directory ("" at the root); None for the diff.
-        self._parents = [rel.rpartition("/")[0] if rel is not None else None for rel in rels]
+        # Each file's directory ("" at the root), each directory once; None for the diff.
+        directories: dict[str, str] = {}
+        self._parents: list[str | None] = []
+        for rel in rels:
+            parent = rel.rpartition("/")[0] if rel is not None else None
+            if parent is not None:
+                parent = directories.setdefault(parent, parent)
+            self._parents.append(parent)
         # Each directory and the one above it ("" at the root), the deepest first: for
         # every plan's count, worked out once a run.
-        self._up = _directories_above(parent for parent in self._parents if parent is not None)
+        self._up = _directories_above(directories)
         self._deepest_first = sorted(self._up, key=len, reverse=True)
         self._files_in = self._files_of(parent for parent in self._parents if parent is not None)
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
@@ -241,14 +247,14 @@ _BRACES = frozenset("{},")
 # 12 s to name the files a budget left out).
 
 
-def _directories_above(parents: Iterable[str]) -> dict[str, str]:
-    """Every directory of `parents` and above them, and the one above each ("" at the
-    top)."""
+def _directories_above(directories: dict[str, str]) -> dict[str, str]:
+    """Every directory of `directories` (each name its own string) and above them, and
+    the one above each ("" at the top): each directory's name held once."""
     up: dict[str, str] = {}
-    for parent in set(parents):
-        directory = parent
+    for directory in list(directories):
         while directory and directory not in up:
             above = directory.rpartition("/")[0]
+            above = directories.setdefault(above, above)
             up[directory] = above
             directory = above
     return up

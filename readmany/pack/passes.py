@@ -95,6 +95,7 @@ class FirstPass:
         # kept instead of the text, for `rank.rank`; and the ranking once made.
         self.ranks = order == "rank"
         self.imports: list[frozenset[str] | None] = []
+        self._import_sets: dict[frozenset[str], frozenset[str]] = {}  # each set once
         self.ranking: Ranking | None = None
         self._need: tuple[int, int, float] | None = None
         self.limits: Budget | None = None  # of the last plan: the budget as planned
@@ -122,10 +123,7 @@ class FirstPass:
         as a block, made on first ask (None: it is never outlined)."""
         names = None
         if self.ranks and sample is not None:
-            from readmany.rank import SAMPLE_CHARS, imported_names
-
-            extension = item.rel.rpartition(".")[2].lower()
-            names = frozenset(imported_names(sample[:SAMPLE_CHARS], extension))
+            names = _imported(item.rel, sample, self._import_sets)
         position = len(self.entries)
         self.items.append(item)
         self.imports.append(names)
@@ -345,6 +343,16 @@ def _bound_of_all(entries: Sequence[Entry], items: Sequence[Item], frames: Frame
     weights = [entry.block.tokens for entry in entries]
     joints = frames.joint()[2] * (len(weights) - 1)
     return real_at_most([*weights, joints, frames.ends_tokens(start, end)])
+
+
+def _imported(rel: str, sample: str, sets: dict[frozenset[str], frozenset[str]]) -> frozenset[str]:
+    """The names the start of a text imports (`rank.imported_names`), as the set of
+    `sets` that holds the same: most files import what others import."""
+    from readmany.rank import SAMPLE_CHARS, imported_names
+
+    extension = rel.rpartition(".")[2].lower()
+    names = frozenset(imported_names(sample[:SAMPLE_CHARS], extension))
+    return sets.setdefault(names, names)
 
 
 # A block written again, the `index`-th, of the file at `position`: its text (None: it is

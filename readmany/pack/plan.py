@@ -47,8 +47,9 @@ if TYPE_CHECKING:
     # Frames the longest head of a file's body within (lines, bytes) of body; None when
     # nothing of it fits.
     CutHead = Callable[[int, int], Block | None]
-    # A file's outline as a block, made on first ask; None when it has none.
-    OutlineOf = Callable[[], Block | None]
+    # A file's outline as a block, by the file's position, made on first ask; None when
+    # it has none. One for every file a run may outline: a file holds no object for it.
+    OutlineOf = Callable[[int], Block | None]
 
 SEPARATOR = "\n\n"
 SEPARATOR_BYTES = 2
@@ -376,7 +377,7 @@ def _place(
             return None
         if room_bytes - joint_bytes < least_bytes or room_tokens - joint_tokens < least_tokens:
             return None
-        block = entry.outline()
+        block = entry.outline(entry.position)
         if block is None:
             return None
         if fits(block):
