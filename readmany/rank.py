@@ -499,8 +499,9 @@ def references(
 
     A name several files share (`utils`: `lib/utils.js`, `test/support/utils.js`) is
     the one whose directory the import names too (`require('./support/utils')`), else
-    the one beside the importer, else each of them, unless more than `AMBIGUOUS_NAME`
-    share it (then none). The names each file imports are `imported_names` of its
+    the one beside the importer, else each of them; where more than `AMBIGUOUS_NAME`
+    files are so meant, none (a file's count costs no more than that however many files
+    share a name). The names each file imports are `imported_names` of its
     sample, or given already as `imports` (a planner that keeps no text keeps them
     instead, as each is read).
     """
@@ -558,18 +559,19 @@ class _Shared:
     def meant(self, name: str, names: Collection[str], here: str) -> list[int]:
         """Of the files named `name`, those an import of it from directory `here` (by a
         file importing `names`) means: the ones whose directory it names, else the ones
-        beside it, else each, unless more than `AMBIGUOUS_NAME` share it (then none)."""
+        beside it, else each; none where that is more than `AMBIGUOUS_NAME` files."""
         index = self._index.get(name)
         if index is None:
             index = self._index[name] = self._indexed(name)
         words, contexts, directories = index
         if not words.isdisjoint(names):  # C's loop over the smaller of the two
-            return [target for word in words.intersection(names) for target in contexts[word]]
-        beside = directories.get(here)
-        if beside:
-            return beside
-        targets = self._by_name[name]
-        return targets if len(targets) <= AMBIGUOUS_NAME else []
+            meant = [target for word in words.intersection(names) for target in contexts[word]]
+        else:
+            meant = directories.get(here) or self._by_name[name]
+        # Each list holds at most AMBIGUOUS_NAME (a longer one is held empty), and a file
+        # names at most a few hundred words: a file costs no more when thousands share
+        # a name and a directory's name (`d1/support/utils.js` … `d9999/support/utils.js`).
+        return meant if len(meant) <= AMBIGUOUS_NAME else []
 
     def _indexed(
         self, name: str
@@ -583,6 +585,10 @@ class _Shared:
             if module_name(path) != path.rpartition("/")[2].rpartition(".")[0]:
                 directory = directory.rpartition("/")[0]  # a package's own file
             contexts.setdefault(directory.rpartition("/")[2], []).append(target)
+        for held in (contexts, directories):
+            for key, targets in held.items():
+                if len(targets) > AMBIGUOUS_NAME:
+                    held[key] = []  # so many files share it that it means none of them
         return frozenset(contexts), contexts, directories
 
 

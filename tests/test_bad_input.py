@@ -549,6 +549,12 @@ EMPTY_PATH = "'': an empty argument names no file: give a file's path, such as a
             2,
             "--ignore-file '' names no file: give one, or leave --ignore-file out",
         ),
+        # ... and an empty --prefer kept nothing first, in silence.
+        (
+            ["glob", "**", "--max-tokens", "1k", "--prefer", ""],
+            2,
+            "--prefer '' names no pattern: give one, or leave --prefer out",
+        ),
     ],
 )
 def test_an_empty_argument_is_said_to_name_nothing(

@@ -1123,6 +1123,53 @@ def test_stats_of_nothing_writes_nothing(tmp_path: Path, pattern: str) -> None:
     assert (result.returncode, result.stdout) == (1, b"")
 
 
+def _calls_to_name(rels: list[str | None], omitted: list[int]) -> tuple[str, int]:
+    """The stderr line of the files left out, and how many calls (of Python and of C)
+    making it took: a count that does not hang on the machine's load."""
+    from readmany.frame.leftout import LeftOutNames
+
+    calls = 0
+
+    def count(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    paths = [rel if rel is not None else "(diff)" for rel in rels]
+    sys.setprofile(count)
+    try:
+        line = LeftOutNames(rels, paths, lambda rel: rel).line(omitted, len(rels))
+    finally:
+        sys.setprofile(None)
+    return line, calls
+
+
+@pytest.mark.parametrize(
+    ("shape", "most"), [("a file at each level", 5), ("many files at the bottom", 2)]
+)
+def test_naming_the_files_left_out_costs_what_their_names_hold_not_times_the_depth(
+    shape: str, most: int
+) -> None:
+    # A chain 2,000 directories deep took 12 s of CPU to name (each directory's
+    # ancestors made again for each directory below), and 400 files at the bottom of
+    # 1,000 took 38 s in all, 11 s now (the places were sought a level at a time, each
+    # level over every file).
+    def tree(depth: int) -> list[str | None]:
+        if shape == "a file at each level":
+            return ["/".join(["a"] * level + ["f.py"]) for level in range(depth)]
+        return ["/".join(["a"] * depth + [f"f{i:03}.py"]) for i in range(200)]
+
+    shallow, deep = tree(100), tree(400)
+    line, calls = _calls_to_name(shallow, list(range(1, len(shallow))))
+    deep_line, deep_calls = _calls_to_name(deep, list(range(1, len(deep))))
+    assert line.startswith(f"({len(shallow) - 1} of {len(shallow)}): ")
+    assert deep_line.startswith(f"({len(deep) - 1} of {len(deep)}): ")
+    # Four times as deep: about four times the calls for four times the files (a
+    # chain), the same for the same files (at the bottom), where before it was sixteen
+    # times and four times.
+    assert deep_calls <= most * calls, (deep_calls, calls)
+
+
 def test_the_stderr_line_names_all_when_short_else_counts_by_place_beneath_one_directory() -> None:
     from readmany.frame.leftout import LeftOutNames
 

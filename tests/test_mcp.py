@@ -557,6 +557,19 @@ BAD_CALLS = [
         {"files": [{"path": "small/a.txt"}], "maxTokens": 0.5},
         "read_many: maxTokens: expected an integer of at least 1, got 0.5",
     ),
+    # Past what a count holds: the budget's arithmetic raised OverflowError.
+    (
+        "read_many",
+        {"files": [{"path": "small/a.txt"}], "maxTokens": 10**400},
+        "read_many: maxTokens: expected an integer of at least 1 and at most "
+        "9223372036854775807, got " + str(10**400)[:57] + "...",
+    ),
+    (
+        "read_many_files",
+        {"include": ["*"], "maxTokens": 1e308},
+        "read_many_files: maxTokens: expected an integer of at least 1 and at most "
+        "9223372036854775807, got 1e+308",
+    ),
     (
         "context_stats",
         {"include": []},

@@ -92,6 +92,38 @@ def test_a_size_takes_digits_alone_and_its_suffix(
     )
 
 
+@pytest.mark.parametrize("value", ["9" * 400, "9223372036854775808", "9999999999999999G"])
+@pytest.mark.parametrize(("args", "option"), SIZE_OPTIONS, ids=lambda v: str(v))
+def test_a_size_past_what_a_count_holds_is_refused(
+    tree: Path, args: list[str], option: str, value: str
+) -> None:
+    # --max-tokens of 309 digits or more exited 70 (OverflowError: int too large to
+    # convert to float, in the budget's arithmetic); the others ran as no limit.
+    result = run_readmany([*args, option, value], cwd=tree)
+    assert (result.returncode, result.stdout) == (2, b""), result.stderr
+    assert result.stderr.decode() == (
+        f"readmany: {option} {value!r}: give a number of at most 9,223,372,036,854,775,807\n"
+    )
+    assert run_readmany([*args, option, "9223372036854775807"], cwd=tree).returncode == 0
+
+
+@pytest.mark.parametrize("where", ["config", "string", "server"])
+def test_a_configured_or_served_size_past_what_a_count_holds_is_refused(
+    tree: Path, where: str
+) -> None:
+    huge = "9" * 400
+    if where == "server":
+        result = run_readmany(["mcp", "--root", ".", "--max-tokens", huge], cwd=tree)
+    else:
+        value = huge if where == "config" else f'"{huge}"'
+        (tree / ".readmany.toml").write_text(f"max-tokens = {value}\n")
+        result = run_readmany(["glob", "a.txt"], cwd=tree)
+    assert (result.returncode, result.stdout) == (2, b""), result.stderr
+    said = result.stderr.decode()
+    assert said.endswith(": give a number of at most 9,223,372,036,854,775,807\n"), said
+    assert said.count("\n") == 1
+
+
 @pytest.mark.parametrize("value", ["1_000", "+500", " 500", "\uff15\uff10\uff10"])
 def test_compat_max_bytes_takes_digits_alone(tree: Path, value: str) -> None:
     result = run_readmany(["many", "--compat", "a.txt", "--max-bytes", value], cwd=tree)

@@ -387,3 +387,27 @@ def test_non_utf8_safe_text() -> None:
     shown = outline("u.py", "def caf\u00e9(x):\n    '''Sp\u00e4t.'''\n\nS = '\udcff'\n")
     assert shown is not None
     assert shown.items[0] == OutlineEntry(1, 0, "function", "def caf\u00e9(x)", "Sp\u00e4t.")
+
+
+@pytest.mark.parametrize(
+    ("language", "path", "text"),
+    [("javascript", "a.js", "a;" * 50_000 + "\n"), ("python", "a.py", "a\n" * 50_000)],
+)
+def test_the_walk_holds_no_more_than_the_parse(language: str, path: str, text: str) -> None:
+    # Every statement at the top made at once (`named_children`): a 1 MB file of `a;`
+    # held 370 MB more than its tree (the tree itself: 230 MB, see docs/budget.md).
+    import tracemalloc
+
+    parser = outlines.parser_for(language)
+    assert parser is not None
+    tracemalloc.start()
+    try:
+        parser.parse(text.encode())
+        parsed = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        tracemalloc.clear_traces()
+        assert outlines.outline(path, text) is None  # nothing in it to outline
+        walked = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert walked <= parsed * 1.15, (walked, parsed)

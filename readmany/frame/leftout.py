@@ -6,8 +6,9 @@ notice, in the first of its forms that fits its share of the budget."""
 from __future__ import annotations
 
 import itertools
+import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from readmany.frame import weigh
 from readmany.frame.paths import header_path, quoted
@@ -81,8 +82,10 @@ class LeftOutNames:
             if parent is not None:
                 parent = directories.setdefault(parent, parent)
             self._parents.append(parent)
-        # Each directory's own and those above it, highest first: asked of every plan.
-        self._lineage: dict[str, tuple[str, ...]] = {}
+        # Each directory and the one above it ("" at the root), the deepest first: for
+        # every plan's count, worked out once a run.
+        self._up = _directories_above(directories)
+        self._deepest_first = sorted(self._up, key=len, reverse=True)
         self._files_in = self._files_of(parent for parent in self._parents if parent is not None)
         self._names: tuple[tuple[int, ...], list[str]] | None = None  # the last names
         self._shown_names: dict[int, str] = {}  # position -> the file's name in a notice
@@ -112,9 +115,7 @@ class LeftOutNames:
                 group_parent, group = "", []
                 names.extend(_name(self._paths[position]) for position in run)
                 continue
-            if parent not in highest:
-                highest[parent] = next((d for d in self._lineage_of(parent) if d in whole), None)
-            directory = highest[parent]
+            directory = _highest(parent, whole, highest)
             if directory is not None:
                 if directory not in named:
                     named.add(directory)
@@ -165,47 +166,36 @@ class LeftOutNames:
         """Where the files left out are, most first: the directories at the top (or at
         the first depth where they are in more than one place) with their counts, the
         files beside them, and a section that is no file (the diff) by its path."""
-        depth = 1
-        while True:
-            counts: Counter[tuple[str, str]] = Counter()
-            for position in omitted:
-                rel = self._rels[position]
-                if rel is None:
-                    counts[self._paths[position], "section"] += 1
-                    continue
-                parts = rel.split("/", depth)
-                if len(parts) > depth:
-                    counts["/".join(parts[:depth]), "directory"] += 1
-                else:
-                    counts[rel, "file"] += 1
-            places = [what for _, what in counts if what != "section"]
-            if places != ["directory"]:
-                break
-            depth += 1  # all files in one directory: the places are beneath it
+        rels = [rel for position in omitted if (rel := self._rels[position]) is not None]
+        # All files in one directory: the places are beneath it, one level below the
+        # directory all of them share (found once, not a level at a time: a tree
+        # thousands of directories deep is walked once).
+        depth = _shared_depth(rel.rpartition("/")[0] for rel in rels) + 1
+        counts: Counter[tuple[str, str]] = Counter()
+        for position in omitted:
+            rel = self._rels[position]
+            if rel is None:
+                counts[self._paths[position], "section"] += 1
+                continue
+            parts = rel.split("/", depth)
+            if len(parts) > depth:
+                counts["/".join(parts[:depth]), "directory"] += 1
+            else:
+                counts[rel, "file"] += 1
         ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         return [(place, what, files) for (place, what), files in ordered]
 
     def _files_of(self, parents: Iterable[str]) -> Counter[str]:
-        """How many of the files in `parents` (their directories) each directory holds."""
-        lineage = self._lineage
-        counts: Counter[str] = Counter()
-        for parent, count in Counter(parents).items():
-            for directory in lineage.get(parent) or self._lineage_of(parent):
-                counts[directory] += count
+        """How many of the files in `parents` (their directories, of this run's files)
+        each directory holds, the files beneath it included (`` is no directory)."""
+        counts: Counter[str] = Counter(parents)
+        del counts[""]
+        up = self._up
+        for directory in self._deepest_first:  # a directory before the one above it
+            count = counts.get(directory)
+            if count and (above := up[directory]):
+                counts[above] += count
         return counts
-
-    def _lineage_of(self, directory: str) -> tuple[str, ...]:
-        """`directory` and the directories above it, highest first, built on its
-        parent's (each directory's name held once however many lie below it)."""
-        lineage = self._lineage
-        pending: list[str] = []
-        while directory and directory not in lineage:
-            pending.append(directory)
-            directory = directory.rpartition("/")[0]
-        above = lineage.get(directory, ()) if directory else ()
-        for below in reversed(pending):
-            above = lineage[below] = (*above, below)
-        return above
 
     def _shown_dir(self, directory: str) -> str:
         return _name(self._shown(directory + "/"))
@@ -249,6 +239,50 @@ class LeftOutNames:
 
 
 _BRACES = frozenset("{},")
+
+
+# A directory's ancestors are walked once for all the directories below them
+# (`LeftOutNames._files_of`, `_highest`), not once a directory: a chain thousands of
+# directories deep costs what its names hold, not that times its depth (2,000 deep took
+# 12 s to name the files a budget left out).
+
+
+def _directories_above(directories: dict[str, str]) -> dict[str, str]:
+    """Every directory of `directories` (each name its own string) and above them, and
+    the one above each ("" at the top): each directory's name held once."""
+    up: dict[str, str] = {}
+    for directory in list(directories):
+        while directory and directory not in up:
+            above = directory.rpartition("/")[0]
+            above = directories.setdefault(above, above)
+            up[directory] = above
+            directory = above
+    return up
+
+
+def _highest(directory: str, whole: Collection[str], highest: dict[str, str | None]) -> str | None:
+    """The highest of `directory` and its ancestors in `whole`, or None; `highest` keeps
+    what was found, for every directory on the way."""
+    below: list[str] = []
+    while directory and directory not in highest:
+        below.append(directory)
+        directory = directory.rpartition("/")[0]
+    found = highest[directory] if directory else None
+    for directory in reversed(below):
+        if found is None and directory in whole:
+            found = directory
+        highest[directory] = found
+    return found
+
+
+def _shared_depth(directories: Iterable[str]) -> int:
+    """How many levels of directory all of `directories` share (`a/b/c`, `a/b/d` share
+    2; `a` and `` share none)."""
+    ordered = sorted({directory + "/" for directory in directories})
+    if not ordered or ordered[0] == "/":  # none, or a file at the top
+        return 0
+    shared = os.path.commonpath(ordered[:1] + ordered[-1:])  # what these share, all share
+    return shared.count("/") + 1 if shared else 0
 
 
 def _plain_names(joined: str) -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from readmany.choices import Secrets
 from readmany.errors import UsageError
+from readmany.limits import NO_LIMIT
 from readmany.numbers import whole_number
 
 TYPE_CHECKING = False
@@ -106,6 +107,8 @@ def parse_size(text: str, option: str, *, base: int = 1024) -> int:
     value: int = number * base**power
     if value < 1:
         raise UsageError(f"{option} {text!r}: give a number of at least 1")
+    if value > NO_LIMIT:  # past what a count can hold (a budget of tokens is a float)
+        raise UsageError(f"{option} {text!r}: give a number of at most {NO_LIMIT:,}")
     return value
 
 

@@ -199,6 +199,8 @@ def _chat(options: Given) -> dict[str, Any]:
     word = _word(options, "order", Order.RANK)
     order = choice(Order, word, f"--order {word!r}: give {', '.join(Order.words())}")
     prefer = options.texts("prefer")
+    if "" in prefer:  # an empty variable in `--prefer "$PATTERN"`: it matched nothing
+        raise UsageError("--prefer '' names no pattern: give one, or leave --prefer out")
     if prefer:
         from readmany.select.patterns import compile_paths
 

@@ -1,7 +1,8 @@
 """The look-ahead: the walk, in a helper process where it pays, a step ahead of the reads.
 
-With more than one CPU, the walk starts here; once it has found `_HEAD` files (a tree
-too big to be done sooner than a second process starts), a helper process is forked and
+With a CPU free for it (`_use_helper`), the walk starts here; once it has found `_HEAD`
+files (a tree too big to be done sooner than a second process starts), a helper process is
+forked and
 carries the walk on from where it stands (the fork copies its state). The helper sends
 the events down a pipe in batches, in output order; the main process reads, frames and
 writes them, the first `_HEAD` first. When the main process falls behind (more than

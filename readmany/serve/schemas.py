@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from readmany.limits import MANY_MAX_FILES
+from readmany.limits import MANY_MAX_FILES, NO_LIMIT
 from readmany.serve.config import LOG
 from readmany.serve.roots import ToolFailed
 
 MAX_TOKENS = {
     "type": "integer",
     "minimum": 1,
+    "maximum": NO_LIMIT,  # past it, the budget's arithmetic overflows (10**400, 1e308)
     "description": "readmany's own: a budget of estimated tokens (o200k_base) for the "
     "whole result, in place of the 50 KB / 2000 lines limit, within the server's "
     "--max-tokens.",
@@ -215,6 +216,9 @@ def checked(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
 def _check(tool: str, where: str, value: Any, schema: dict[str, Any]) -> None:
     if not _fits(value, schema):
         raise ToolFailed(f"{tool}: {where}: expected {expected(schema)}, got {_shown(value)}")
+    if "maximum" in schema and value > schema["maximum"]:
+        said = f"expected {expected(schema)} and at most {schema['maximum']}"
+        raise ToolFailed(f"{tool}: {where}: {said}, got {_shown(value)}")
     if schema["type"] == "array":
         for number, item in enumerate(value):
             _check(tool, f"{where}[{number}]", item, schema["items"])
