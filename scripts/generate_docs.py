@@ -553,10 +553,9 @@ def man(cmds: list[Command]) -> str:
         _roff(
             "1 keeps readmany glob in one process; 2 (or any other value) forks the walking "
             "helper at the start. "
-            "By default, where a CPU is free for it (two or more, the load average leaving "
-            "1.5 idle), the walk starts in the main process and goes on in a helper "
-            "process (that also reads ahead) once it has found 256 files; the output is "
-            "the same either way."
+            "By default, with more than one CPU, the walk starts in the main process and "
+            "goes on in a helper process (that also reads ahead) once it has found 256 "
+            "files; the output is the same either way."
         ),
         ".SH FILES",
         ".TP",

@@ -183,23 +183,6 @@ def test_a_helper_forked_during_the_walk_gives_the_output_of_one_process(
     assert _summary(helped[1]) == _summary(alone[1])
 
 
-@pytest.mark.parametrize(
-    ("cpus", "load", "helper"),
-    [(1, 0.0, 0), (2, 0.0, 1), (2, 0.5, 1), (2, 0.6, 0), (2, 1.0, 0), (8, 6.0, 1), (8, 7.0, 0)],
-)
-def test_the_helper_is_forked_only_where_a_core_is_free_for_it(
-    cpus: int, load: float, helper: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # With the other core busy, a helper takes turns with the main process on one core:
-    # it costs CPU and saves no time (bench/README.md), so the walk stays in one process.
-    monkeypatch.delenv("READMANY_PROCESSES", raising=False)
-    monkeypatch.setattr(lookahead.os, "sched_getaffinity", lambda _pid: set(range(cpus)))
-    monkeypatch.setattr(lookahead, "_load", lambda: load)
-    assert lookahead._use_helper() == helper
-    monkeypatch.setenv("READMANY_PROCESSES", "2")  # asked for: whatever the load
-    assert lookahead._use_helper() == lookahead._AT_ONCE
-
-
 def test_a_short_walk_stays_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for index in range(lookahead._HEAD - 1):
         (tmp_path / f"f{index:03d}.txt").write_text(f"{index}\n")

@@ -1,8 +1,7 @@
 """The look-ahead: the walk, in a helper process where it pays, a step ahead of the reads.
 
-With a CPU free for it (`_use_helper`), the walk starts here; once it has found `_HEAD`
-files (a tree too big to be done sooner than a second process starts), a helper process is
-forked and
+With more than one CPU, the walk starts here; once it has found `_HEAD` files (a tree
+too big to be done sooner than a second process starts), a helper process is forked and
 carries the walk on from where it stands (the fork copies its state). The helper sends
 the events down a pipe in batches, in output order; the main process reads, frames and
 writes them, the first `_HEAD` first. When the main process falls behind (more than
@@ -19,11 +18,9 @@ A problem in it comes down the pipe and is raised in the main process as if the 
 had run there; the main process waits for the helper before it returns, and kills it
 when it stops early (`| head`, Ctrl-C, an error).
 
-The helper is forked only where a core is free for it: with fewer than 1.5 CPUs left
-idle by the load average (`os.getloadavg`), the walk runs in the main process, as it
-does on one CPU. `READMANY_PROCESSES=1` keeps everything in one process;
-`READMANY_PROCESSES=2` (or any other value) forks the helper at the start, before the
-first file is found, whatever the size of the walk or the load.
+`READMANY_PROCESSES=1` keeps everything in one process; `READMANY_PROCESSES=2` (or any
+other value) forks the helper at the start, before the first file is found, whatever the
+size of the walk.
 """
 
 from __future__ import annotations
@@ -212,20 +209,7 @@ def _use_helper() -> int:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return int(cpus - _load() >= _FREE_CPUS)
-
-
-# The helper pays only on a core of its own: with none free it is one more process
-# taking turns with the main one on the same core (bench/README.md, "the helper").
-_FREE_CPUS = 1.5
-
-
-def _load() -> float:
-    """The machine's load: processes running or waiting for a CPU, over the last minute."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return 0.0
+    return int(cpus > 1)
 
 
 # --- the messages ---------------------------------------------------------------------
