@@ -122,3 +122,34 @@ def test_a_name_that_is_not_utf8_keeps_the_output_utf8_and_is_read_back(
     for drawn in (["--tree"], ["--stats"]):
         tree = run_readmany(["glob", "**", *drawn, "-q"], cwd=tmp_path).stdout.decode("utf-8")
         assert '── "bad\\udcffname.txt"' in tree, drawn
+
+
+# The bidirectional controls: a terminal shows what follows them turned around, so that
+# `a<RLO>gnp.js` reads as `asj.png`.
+BIDI = ["\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2069"]
+
+
+@pytest.mark.parametrize("form", ["text", "markdown", "xml"])
+@pytest.mark.parametrize("mark", BIDI)
+def test_a_name_with_a_bidirectional_control_is_quoted_and_read_back(
+    tmp_path: Path, form: str, mark: str
+) -> None:
+    import json
+
+    from readmany.frame.markdown import parse_markdown
+    from readmany.frame.xml import parse_xml
+
+    name = f"a{mark}gnp.js"
+    (tmp_path / name).write_bytes(b"x\n")
+    result = run_readmany(["glob", "**", "--format", form, "-q"], cwd=tmp_path)
+    assert result.returncode == 0
+    text = result.stdout.decode("utf-8")
+    assert mark not in text  # escaped: nothing reaches a terminal raw
+    if form == "text":
+        header = text.splitlines()[0].removeprefix("--- ").removesuffix(" ---")
+        assert header.startswith('"') and json.loads(header) == name
+    else:
+        parse = parse_markdown if form == "markdown" else parse_xml
+        assert parse(text) == [(name, "x\n")]
+    tree = run_readmany(["glob", "**", "--tree", "-q"], cwd=tmp_path).stdout.decode("utf-8")
+    assert mark not in tree

@@ -1,7 +1,8 @@
 """How a path is written in a block header so that no path can forge a header.
 
 A path is written as it is, unless it holds a character some reader takes for a control
-or a line break (C0 and C1 controls, DEL, U+2028, U+2029), a byte that is not UTF-8 (a
+or a line break (C0 and C1 controls, DEL, U+2028, U+2029) or a terminal for a change of
+direction (the bidirectional marks, overrides and isolates), a byte that is not UTF-8 (a
 lone surrogate, as Python holds it), or starts with a double quote: then it is written as
 a JSON string, `"dir/a\\nb.txt"`, with those characters escaped as `\\uXXXX` (JSON
 itself would leave C1, DEL, U+2028/9 and lone surrogates raw), so the output stays UTF-8
@@ -13,8 +14,11 @@ from __future__ import annotations
 import re
 
 # Compiled on first use, by re's cache: most paths are printable ASCII.
-_NEEDS_QUOTING = '[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|^"'
-_RAW_IN_JSON = "[\x7f-\x9f\u2028\u2029\ud800-\udfff]"
+# The bidirectional marks, embeddings, overrides and isolates (U+200E, U+200F, U+202A-E,
+# U+2066-9) too: on a terminal they turn the rest of the line around, so that a name
+# shows as another (`emit.quote` escapes the same on stderr).
+_NEEDS_QUOTING = '[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]|^"'
+_RAW_IN_JSON = "[\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
 
 
 def header_path(path: str) -> str:
