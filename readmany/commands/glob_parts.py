@@ -9,7 +9,7 @@ the parts hold every file once. A file that fits no part (a line, an image or th
 larger than a part) is left out and said, on stderr and in `details.parts`. A budget of
 tokens is split with the estimate less its margin, or, with an exact `--tokenizer`, each
 part rendered and counted and the split made again until every part is within it
-(`_counted`).
+(`pack.parts.counted_split`).
 
 Where they go: `-o ctx.txt` writes `ctx.1.txt`, `ctx.2.txt`, … (each as `-o` writes a
 file: `emit.target`), none on stdout; without `-o`, stdout (or `--copy`) gets them one
@@ -32,7 +32,7 @@ from readmany.emit.target import part_name
 from readmany.frame import notices, weigh
 from readmany.pack import Budget
 from readmany.pack.budget import planning_limits
-from readmany.pack.parts import Parts, Share, TooManyParts, chosen, plan_parts
+from readmany.pack.parts import Parts, Share, chosen, counted_split, plan_parts
 from readmany.read.glob_file import AssetFile, TextFile
 from readmany.request.glob import GlobRequest
 from readmany.units import utf8_len
@@ -137,58 +137,25 @@ def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = No
     return report.outcome(sink.bytes_written, sink.tokens)
 
 
-COUNTED_SPLITS = 6  # splits made at most, each part counted, with an exact tokenizer
-COUNTED_FILL = 0.95  # the largest part filling this much of the budget: no larger split
-
-
 def _counted(run: _Run, split: Callable[[int | None], Parts | None], budget: int) -> Parts | None:
     """The split whose every part, rendered and counted by `--tokenizer`, is within the
-    budget of tokens, made for the most estimated tokens a part: first the budget
-    itself, then scaled by how far the largest part's count missed it, between the most
-    that was within and the least that was not (as `tokenizer.fit` plans a budget); the
-    fewest parts of those within."""
+    budget of tokens (`pack.parts.counted_split`); said in `details.tokenizer`."""
     from readmany.tokenizer import counter
 
     count = counter(run.request.tokenizer)
-    planned = budget
-    best: tuple[int, int, Parts] | None = None  # parts, the largest's count, the split
-    low, high = 0, None
-    renders = 0
-    for _ in range(COUNTED_SPLITS):
-        try:
-            found = split(planned)
-        except TooManyParts:
-            if best is None:
-                raise
-            found = None
-        most = budget + 1  # no split (its heads do not fit, or too many parts): over
-        if found is not None:
-            renders += 1
-            most = max((count(text) for text in _rendered(run, found)), default=0)
-        if found is not None and most <= budget:
-            if best is None or len(found.parts) < best[0]:
-                best = len(found.parts), most, found
-            if most >= budget * COUNTED_FILL:
-                break
-            low = planned
-            following = int(planned * budget / max(most, 1))
-        else:
-            high = planned
-            following = int(planned * budget / most * 0.99)
-        if high is not None and following >= high:
-            following = (low + high) // 2
-        if following <= low:
-            break
-        planned = following
-    if best is None:  # none within: the estimate's margin, whatever a part holds
+    found = counted_split(
+        split, lambda parts: max(map(count, _rendered(run, parts)), default=0), budget
+    )
+    if found is None:  # none within: the estimate's margin, whatever a part holds
         return split(None)
+    parts, most, renders = found
     run.report.details["tokenizer"] = {
         "name": run.request.tokenizer,
-        "tokens": best[1],  # the largest part's
+        "tokens": most,  # the largest part's
         "budget": budget,
         "renders": renders,
     }
-    return best[2]
+    return parts
 
 
 def _rendered(run: _Run, parts: Parts) -> list[str]:

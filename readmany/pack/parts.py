@@ -218,3 +218,53 @@ def plan_parts(
         limits, attempt, keep=Budget(1, 1, 0.0), attempts=PART_ATTEMPTS, hurry_after=2
     )
     return parts if fits else None
+
+
+COUNTED_SPLITS = 6  # splits made at most, each part counted, with an exact tokenizer
+COUNTED_FILL = 0.95  # the largest part filling this much of the budget: no larger split
+
+
+def counted_split(
+    split_for: Callable[[int | None], Parts | None],
+    largest: Callable[[Parts], int],
+    budget: int,
+) -> tuple[Parts, int, int] | None:
+    """The split (`split_for(planned)`, for `planned` estimated tokens a part) whose largest
+    part, counted exactly (`largest`), is within the budget of tokens: first for the
+    budget itself, then scaled by how far the largest part's count missed it, between
+    the most that was within and the least that was not (as `tokenizer.fit` plans a
+    budget); the fewest parts of those within, with its largest part's count and the
+    splits counted. None where none was within."""
+    planned = budget
+    best: tuple[int, int, Parts] | None = None  # parts, the largest's count, the split
+    low, high = 0, None
+    renders = 0
+    for _ in range(COUNTED_SPLITS):
+        try:
+            found = split_for(planned)
+        except TooManyParts:
+            if best is None:
+                raise
+            found = None
+        most = budget + 1  # no split (its heads do not fit, or too many parts): over
+        if found is not None:
+            renders += 1
+            most = largest(found)
+        if found is not None and most <= budget:
+            if best is None or len(found.parts) < best[0]:
+                best = len(found.parts), most, found
+            if most >= budget * COUNTED_FILL:
+                break
+            low = planned
+            following = int(planned * budget / max(most, 1))
+        else:
+            high = planned
+            following = int(planned * budget / most * 0.99)
+        if high is not None and following >= high:
+            following = (low + high) // 2
+        if following <= low:
+            break
+        planned = following
+    if best is None:
+        return None
+    return best[2], best[1], renders
