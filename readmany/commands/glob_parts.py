@@ -32,19 +32,16 @@ from readmany.emit.target import part_name
 from readmany.frame import notices, weigh
 from readmany.pack import Budget
 from readmany.pack.budget import planning_limits
-from readmany.pack.parts import Parts, Share, chosen, counted_split, plan_parts
-from readmany.read.glob_file import AssetFile, TextFile
+from readmany.pack.parts import Parts, chosen, counted_split, plan_parts
 from readmany.request.glob import GlobRequest
 from readmany.units import utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from readmany.emit.report import Report
     from readmany.select.lookahead import Selection
 
 IN_ANOTHER_PART = "in the other parts"
 FITS_NO_PART = "fits no part of the budget"
-CHANGED = "changed while the parts were written, left out"
 HEAD_SHARE = 4  # a part's head names the others in at most 1/HEAD_SHARE of the budget
 
 
@@ -160,25 +157,14 @@ def _counted(run: _Run, split: Callable[[int | None], Parts | None], budget: int
 
 def _rendered(run: _Run, parts: Parts) -> list[str]:
     """Each part as it would be written (reported to no one, the texts kept)."""
-    import io
-
-    from readmany.emit.report import Report
-
-    report = Report(run.report.root, keep_records=False, reference_reasons=False)
-    heads = _heads(run, parts)
-    texts = []
-    run.texts.keeping = True
-    try:
-        for number, part in enumerate(parts.parts, 1):
-            buffer = io.BytesIO()
-            sink = Sink(buffer, json_mode=False, weigh=False)
-            start = run.frames.framing.part_start(number, len(parts.parts), heads[number - 1])
-            _write_part(run, part, start, sink, _Written(), number, report)
-            sink.finish({})
-            texts.append(buffer.getvalue().decode("utf-8", "replace"))
-    finally:
-        run.texts.keeping = False
-    return texts
+    writer = PlannedWriter(run.first, run.frames, run.texts, run.sink, run.report)
+    count, heads = len(parts.parts), _heads(run, parts)
+    return [
+        writer.rendered_part(
+            part, run.frames.framing.part_start(number, count, heads[number - 1]), number
+        )
+        for number, part in enumerate(parts.parts, 1)
+    ]
 
 
 def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _Written) -> None:
@@ -209,7 +195,8 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
             target = open_part(name)
             try:
                 part_sink = Sink(target.stream, json_mode=False, weigh=sink.weigh)
-                _write_part(run, part, start, part_sink, written, number)
+                writer = PlannedWriter(run.first, run.frames, run.texts, part_sink, report)
+                writer.write_part(part, start, number, written.counted)
                 part_sink.finish({})
                 target.commit()
             except BaseException:
@@ -221,7 +208,8 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
             if number > 1 and request.part is None:
                 sink.write("\n")  # each part as a file holds it: its end, and a newline
             before = sink.bytes_written
-            _write_part(run, part, start, sink, written, number)
+            writer = PlannedWriter(run.first, run.frames, run.texts, sink, report)
+            writer.write_part(part, start, number, written.counted)
             records.append({"part": number, "bytes": sink.bytes_written - before})
     report.tally.add_many(elsewhere, "omitted", IN_ANOTHER_PART)
     left = [run.items[position].path for position in parts.left_out]
@@ -242,57 +230,3 @@ def _write(run: _Run, parts: Parts, request: GlobRequest, sink: Sink, written: _
         "written": records,
         "leftOutPaths": left,
     }
-
-
-def _write_part(
-    run: _Run,
-    part: tuple[Share, ...],
-    start: str,
-    sink: Sink,
-    written: _Written,
-    number: int,
-    report: Report | None = None,
-) -> None:
-    """Write one part: its head, its blocks (a whole file read again, or a piece framed
-    again at its place: xml numbers a part's documents from 1), its end; reported to
-    `report` (by default the run's)."""
-    framing, report = run.frames.framing, report or run.report
-    again = PlannedWriter(run.first, run.frames, run.texts, sink, report)
-    index = 0
-    for share in part:
-        position = share.position
-        item = run.items[position]
-        prefix = start if index == 0 else framing.joint
-        piece = share.piece
-        if piece is not None:
-            index += 1
-            framed = framing.block(item.path, piece.head, index, note=piece.note)
-            weighed = None
-            if sink.weigh:  # as the plan weighed it: the frame and the lines apart
-                tokens = framing.tokens(item.path, piece.head, index, note=piece.note, cut=True)
-                weighed = weigh(prefix) + tokens
-            size = sink.write(prefix + framed, weighed)
-            lines = (piece.first, piece.last, piece.total)
-            report.piece(item.path, size, sink.last_tokens, lines, number)
-            written.counted.add(position)
-            continue
-        block, result = again.again(position, index + 1)
-        if block is None:  # changed since it was measured: said, not written
-            report.left_out([item.path])
-            report.budget_notes.append(f"{item.path}: {CHANGED}")
-            continue
-        index += 1
-        weighed = None
-        if sink.weigh:
-            weighed = weigh(prefix) + run.frames.block_tokens(position, result, index, None)
-        size = sink.write(prefix + block, weighed)
-        written.counted.add(position)
-        if item.candidate is None:
-            report.diff = run.frames.diff
-        elif isinstance(result, TextFile):
-            report.text(item.path, result, size, sink.last_tokens, part=number)
-        elif isinstance(result, AssetFile):
-            report.asset(item.path, result, size, sink.last_tokens, part=number)
-    if index == 0:
-        sink.write(start)
-    sink.write(framing.end(True))

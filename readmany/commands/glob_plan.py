@@ -18,7 +18,6 @@ cuts is marked.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 
 from readmany.choices import Tokenizer
 from readmany.commands import glob_report
@@ -365,7 +364,7 @@ def _stats_advice(run: _Run, packing: Packing) -> list[str]:
 
 def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = None) -> Outcome:
     """`glob --stats`: the tree of what each file costs, marked by the budget if one is given."""
-    from readmany.emit.stats import stats_json, stats_text
+    from readmany.emit.stats import stats_json, stats_pieces, stats_text
 
     budget = budget_of(request)
     with selection or open_selection(request) as selection:
@@ -390,19 +389,10 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
     if root.files and sink.weigh:  # nothing read: nothing on stdout, as every run writes it
         sink.write(stats_text(root).removesuffix("\n"))  # weighed whole
     elif root.files:  # a piece of rows at a time, each written alone: never held whole
-        for piece in _but_the_last_newline(root.pieces()):
+        for piece in stats_pieces(root):
             sink.write(piece)
     if sink.json_mode:
         report.details["stats"] = stats_json(root)
     if not root.files:
         report.nothing_read_from(request.staged, request.changed)
     return report.outcome(sink.bytes_written, sink.tokens)
-
-
-def _but_the_last_newline(pieces: Iterator[str]) -> Iterator[str]:
-    """The pieces of a text, its last newline left out."""
-    last = next(pieces, "")
-    for piece in pieces:
-        yield last
-        last = piece
-    yield last.removesuffix("\n")

@@ -7,7 +7,7 @@ then the closing notice, and what the plan left out in `details.packing`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from readmany.emit.report import LEFT_OUT
 from readmany.frame import weigh
@@ -16,6 +16,8 @@ from readmany.frame.sections import OutlineBlock
 from readmany.pack.passes import SecondPass, nothing_fits
 from readmany.read.glob_file import AssetFile, TextFile, with_total
 
+CHANGED = "changed while the parts were written, left out"  # a part's file that grew
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from readmany.emit.report import Report
     from readmany.emit.sink import Sink
     from readmany.frame.planned import PlannedFrames
+    from readmany.pack.parts import Share
     from readmany.pack.passes import FirstPass
     from readmany.pack.plan import Entry, Packing
     from readmany.read.again import Texts
@@ -50,9 +53,17 @@ class PlannedWriter:
         self.count = count  # the exact tokenizer that fitted a budget of tokens, if one did
 
     def rendered(self, packing: Packing, start: str, end: str) -> str:
-        """The text `write` would write for this plan, as stdout has it: written to a
-        buffer and reported to no one, the texts kept for the second pass kept (what an
-        exact tokenizer counts)."""
+        """The text `write` would write for this plan, as stdout has it (what an exact
+        tokenizer counts): see `_buffered`."""
+        return self._buffered(lambda writer: writer.write(packing, start, end, _nowhere))
+
+    def rendered_part(self, part: Sequence[Share], start: str, number: int) -> str:
+        """The text `write_part` would write for part `number` (see `_buffered`)."""
+        return self._buffered(lambda writer: writer.write_part(part, start, number, set()))
+
+    def _buffered(self, write: Callable[[PlannedWriter], None]) -> str:
+        """What `write` writes with a writer of its own: to a buffer, reported to no one,
+        the texts kept for the second pass kept."""
         import io
 
         from readmany.emit.report import Report
@@ -61,14 +72,57 @@ class PlannedWriter:
         buffer = io.BytesIO()
         sink = Sink(buffer, json_mode=False, weigh=False)
         report = Report(self.report.root, keep_records=False, reference_reasons=False)
-        writer = PlannedWriter(self.first, self.frames, self.texts, sink, report)
         self.texts.keeping = True
         try:
-            writer.write(packing, start, end, lambda path, result: None)
+            write(PlannedWriter(self.first, self.frames, self.texts, sink, report))
         finally:
             self.texts.keeping = False
         sink.finish({})
         return buffer.getvalue().decode("utf-8", "replace")
+
+    def write_part(self, part: Sequence[Share], start: str, number: int, counted: set[int]) -> None:
+        """Write part `number` of `--parts`: `start` (its head), its blocks (a whole file
+        read again, or a piece framed again at its place: xml numbers a part's documents
+        from 1), its end; each file written added to `counted`."""
+        framing, report, sink = self.frames.framing, self.report, self.sink
+        index = 0
+        for share in part:
+            position = share.position
+            item = self.items[position]
+            prefix = start if index == 0 else framing.joint
+            piece = share.piece
+            if piece is not None:
+                index += 1
+                framed = framing.block(item.path, piece.head, index, note=piece.note)
+                weighed = None
+                if sink.weigh:  # as the plan weighed it: the frame and the lines apart
+                    tokens = framing.tokens(item.path, piece.head, index, note=piece.note, cut=True)
+                    weighed = weigh(prefix) + tokens
+                size = sink.write(prefix + framed, weighed)
+                lines = (piece.first, piece.last, piece.total)
+                report.piece(item.path, size, sink.last_tokens, lines, number)
+                counted.add(position)
+                continue
+            block, result = self.again(position, index + 1)
+            if block is None:  # changed since it was measured: said, not written
+                report.left_out([item.path])
+                report.budget_notes.append(f"{item.path}: {CHANGED}")
+                continue
+            index += 1
+            weighed = None
+            if sink.weigh:
+                weighed = weigh(prefix) + self.frames.block_tokens(position, result, index, None)
+            size = sink.write(prefix + block, weighed)
+            counted.add(position)
+            if item.candidate is None:
+                report.diff = self.frames.diff
+            elif isinstance(result, TextFile):
+                report.text(item.path, result, size, sink.last_tokens, part=number)
+            elif isinstance(result, AssetFile):
+                report.asset(item.path, result, size, sink.last_tokens, part=number)
+        if index == 0:
+            sink.write(start)
+        sink.write(framing.end(True))
 
     def write(
         self, packing: Packing, start: str, end: str, not_shown: Callable[[str, Any], None]
@@ -194,3 +248,7 @@ class PlannedWriter:
             text = result.text
             tokens = lambda: self.frames.text_tokens(item, text, index)  # noqa: E731
         return (None, None) if self.first.outgrew(position, block, tokens) else (block, result)
+
+
+def _nowhere(path: str, result: Any) -> None:
+    """A file no longer shown, in a render: reported to no one."""

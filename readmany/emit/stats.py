@@ -478,6 +478,17 @@ def stats_text(tree: SummedTree) -> str:
     return "".join(tree.pieces())
 
 
+def stats_pieces(tree: SummedTree) -> Iterator[str]:
+    """`stats_text` a piece of rows at a time, its last newline left out (the output's
+    end writes one): never held whole."""
+    pieces = tree.pieces()
+    last = next(pieces, "")
+    for piece in pieces:
+        yield last
+        last = piece
+    yield last.removesuffix("\n")
+
+
 def stats_json(tree: SummedTree) -> dict[str, object]:
     """The tree as JSON-ready data (camelCase keys, as `--json` details have)."""
     root = tree.tree()
