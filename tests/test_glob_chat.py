@@ -145,12 +145,17 @@ def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
     assert report["tokenizer"]["name"] == tokenizer
     if tokenizer == "estimate":
         assert planning_budget(100000) < planned < 100000
-    assert planned - 1000 <= report["estimatedTokens"] <= planned
-    # The real count of what is written is never over; counted, it is filled.
+    # (to a percent or two without a tokenizer: the plan counts the large files and the
+    # cut by their pieces, `--stats` estimates them)
+    assert abs(report["estimatedTokens"] - planned) <= planned * 0.02
+    # The real count of what is written is never over; counted, it is filled, and
+    # nearly so without a tokenizer.
     real = count(content(result) + "\n", "o200k")
     assert real <= 100000
     if tokenizer == "o200k":
         assert real == report["tokenizer"]["tokens"] and real >= 95000
+    else:
+        assert real >= 90000
     packing = report["packing"]
     shown, omitted = report["files"], packing["omittedPaths"]
     assert omitted and packing["fullIncludedCount"] == len(shown) - 1
@@ -1042,7 +1047,9 @@ def test_a_cut_by_tokens_searches_a_long_file_only_as_far_as_the_room_reaches(
     stream = io.BytesIO()
     glob_plan.run_planned(request, Sink(stream, json_mode=False))
     assert "[Showing lines 1-" in stream.getvalue().decode()
-    assert searched and max(searched) <= 500 * sectioncut.CUT_BYTES_PER_TOKEN
+    # as far as the budget planned (in estimated tokens, which can pass the 500 a little
+    # when the text, counted by its pieces, is known to hold fewer) reaches
+    assert searched and max(searched) <= 500 * 1.1 * sectioncut.CUT_BYTES_PER_TOKEN
 
 
 @pytest.mark.parametrize(

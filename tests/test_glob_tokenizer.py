@@ -70,7 +70,10 @@ def test_the_estimate_plans_with_a_margin_and_is_never_over(tree: Path, budget: 
         args = ["--max-tokens", str(budget), "--tokenizer", "estimate", "--format", form]
         said = _json(tree, *args)
         planned = said["details"]["tokenizer"]["planned"]
-        assert planning_budget(budget) <= planned < budget
+        # at least what is within the budget whatever the plan holds; more where the
+        # large files, counted by their pieces, are known to hold fewer real tokens than
+        # estimated (then planned can pass the budget: it is in estimated tokens)
+        assert planning_budget(budget) <= planned < budget * 1.1
         assert said["details"]["estimatedTokens"] <= planned
         assert count(said["content"] + "\n", "o200k") <= budget
 

@@ -35,6 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
+    from readmany.merges import MergedCount
     from readmany.read.again import Texts
     from readmany.read.text import TextRead
     from readmany.select.candidates import Item
@@ -92,7 +93,7 @@ class PlannedFrames:
         self.texts = texts
         self.diff: str | None = None  # the diff of --with-diff, once checked
         self._least_frame: int | None = None
-        self.closely = CloseWeights(texts, tokens=tokens)
+        self.closely = CloseWeights(texts, tokens=tokens, numbered=line_numbers)
         self._left_out: LeftOutNames | None = None  # the names of the files left out
         self.trees = PlannedTree(items, root if absolute else ".", tree=tree, tokens=tokens)
 
@@ -305,16 +306,21 @@ class PlannedFrames:
 
 
 class CloseWeights:
-    """Blocks weighed on up to `tokens.SAMPLE_BYTES` of their text, 8 windows of 1 KiB,
-    rather than the first pass's 512 bytes (a budget of tokens, `pack.passes`, does so
-    for those that take much of it): of a large file, 512 bytes misjudge the tokens by
-    14% or more one time in five, 8 KiB one in ten. `moved`: by position, how far each
-    estimate moved, which the second pass adds to its weighing too."""
+    """Blocks weighed on all of their text (a budget of tokens, `pack.bounded`, does so
+    for those that take much of it), rather than the first pass's 512 bytes, which
+    misjudge a large file by 14% or more one time in five. Text that is (nearly) ASCII
+    is counted by its pieces and their merges (`merges.count`: the real count or a few
+    percent more, and bounded by it, `counted`); other text is weighed on up to
+    `tokens.SAMPLE_BYTES` of it, 8 windows of 1 KiB (off by 14% or more one time in
+    ten). `moved`: by position, how far each estimate moved, which the second pass adds
+    to its weighing too."""
 
-    def __init__(self, texts: Texts, *, tokens: bool) -> None:
+    def __init__(self, texts: Texts, *, tokens: bool, numbered: bool = False) -> None:
         self._texts = texts
         self._tokens = tokens
+        self._numbered = numbered  # the text is written with its lines numbered (`-n`)
         self.moved: dict[int, float] = {}
+        self.counted: dict[int, MergedCount] = {}  # by position, the texts counted
 
     def __call__(self, block: object) -> bool:
         """Weigh again the text of `block` (a `SectionCutter`) and move its estimate;
@@ -324,8 +330,19 @@ class CloseWeights:
         text = self._texts.whole(block.position)
         if text is None:
             return False
+        from readmany.merges import count as count_merged
+
         body = text.text.body
-        moved = weigh(body, whole=True) - weigh(body)
+        if self._numbered:  # weighed as it is written, as the block's estimate was
+            from readmany.frame.numbering import number_lines
+
+            body = number_lines(body)
+        counted = count_merged(body)
+        if counted is None:
+            moved = weigh(body, whole=True) - weigh(body)
+        else:
+            moved = counted.tokens - weigh(body)
+            self.counted[block.position] = counted
         block.tokens += moved
         self.moved[block.position] = moved
         return True

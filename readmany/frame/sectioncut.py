@@ -60,6 +60,7 @@ class SectionCutter:
 
     __slots__ = (
         "bytes",
+        "counted",
         "first_line",
         "first_tokens",
         "least",
@@ -89,6 +90,7 @@ class SectionCutter:
         self.first_tokens = 0.0  # ... and its tokens, with a budget of tokens
         self.least = 0  # bytes the block of one line takes at least; 0: not known yet
         self.least_tokens = -1.0  # ... and its tokens; negative: not known yet
+        self.counted: list[int] | None = None  # the tokens of its first lines, by their pieces
 
     def __call__(self, max_lines: int, max_bytes: int) -> Cut | None:
         """The longest head within `max_lines` and `max_bytes` of text, framed."""
@@ -148,25 +150,43 @@ class SectionCutter:
         total = with_total(result).text.total_lines or body.count("\n") + (not body.endswith("\n"))
         ends, byte_ends = line_ends(body, max_bytes)
         most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
+        counted = self._counted(body, ends, most) if source.tokens else None
         best = None
         low, high = 1, most  # the block grows with the lines it shows: search for the last
         while low <= high:
             count = (low + high) // 2
-            block = self._framed(body[: ends[count]], count, total)
+            head_tokens = counted[count] if counted is not None else -1.0
+            block = self._framed(body[: ends[count]], count, total, head_tokens)
             if fits(block):
                 best, low = block, count + 1
             else:
                 high = count - 1
         return best
 
-    def _framed(self, head: str, count: int, total: int) -> Cut:
+    def _counted(self, body: str, ends: list[int], most: int) -> list[int] | None:
+        """The tokens of the head of each number of lines up to `most`, counted by
+        their pieces (`merges.running_counts`), kept for the next cut asked of this
+        file; None if the text is not ASCII."""
+        if self.counted is None or len(self.counted) <= most:
+            from readmany.merges import running_counts
+
+            self.counted = running_counts(body, ends[: most + 1])
+        return self.counted
+
+    def _framed(self, head: str, count: int, total: int, head_tokens: float = -1.0) -> Cut:
+        """The block of the first `count` lines, `head`; `head_tokens`, their tokens if
+        counted (else the head is weighed)."""
         source = self.source
         rel, path = source.named(self.position)
         note = notices.showing(1, count, total, continue_with(source.root, rel, count + 1))
         index = self.position + 1
         framing = source.framing
         text = framing.block(path, head, index, note=note)
-        tokens = framing.tokens(path, head, index, note=note, cut=True) if source.tokens else 0.0
+        tokens = 0.0
+        if source.tokens:
+            tokens = framing.tokens(
+                path, head, index, note=note, cut=True, weight_of_body=head_tokens
+            )
         return Cut(text, *size_of(text), head, note, count, tokens)
 
 

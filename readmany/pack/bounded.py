@@ -3,13 +3,13 @@ bound of the real count (`tokens.real_at_most`) is within it (`bounded`).
 
 The bound depends on the plan (one large block, or many small ones), so the plan is made
 for a budget, its bound taken, and made again for more or fewer estimated tokens, as
-`tokenizer.fit` does with a real count. The files it shows whole that take much of the
-budget are weighed on more of their text, and the plan made again if that moves it.
+`tokenizer.fit` does with a real count. Before a plan's bound is taken, the files it
+shows whole that take much of the budget are weighed on all of their text
+(`Frames.closely`: ASCII text is counted by its pieces and bounded by that count), and
+the plan made again if that moved their estimates.
 """
 
 from __future__ import annotations
-
-import math
 
 from readmany.pack.budget import planning_limits
 
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 BOUND_PLANS = 6  # plans made at most for the most a budget of tokens holds (`bounded`)
 BOUND_FILL = 0.98  # of the budget: a plan whose bound reaches it is not made larger
 BOUND_BACK = 0.99  # a plan over is made again this much under the budget it was over by
-CLOSE_SHARE = 32  # a file shown whole that takes 1/32 of a budget of tokens is weighed closely
-CLOSE_ROUNDS = 2  # and the plan made again, at most this many times
+CLOSE_SHARE = 256  # a file shown whole that takes 1/256 of a budget of tokens is weighed closely
+CLOSE_ROUNDS = 2  # and the plan made again, at most this many times for a budget
 
 
 def _complete(packing: Packing) -> bool:
@@ -35,18 +35,31 @@ def bounded(
     first: FirstPass, frames: Frames, max_tokens: int, least_outline: tuple[int, float]
 ) -> tuple[Packing, str, str]:
     """The plan for the most estimated tokens whose real count is at most
-    `max_tokens` by `tokens.real_at_most` (`_within`). The files it shows whole that
-    take a large share of it (`CLOSE_SHARE`) are then weighed on more of their text
-    (`Frames.closely`), and the plan made again with their new estimates, up
-    to `CLOSE_ROUNDS` times: their error is most of the output's."""
-    from readmany.tokens import FILE_ERROR, QUICK_SAMPLE_BYTES, SUM_ERROR
+    `max_tokens` by `tokens.real_at_most` (`_within`); first for what a plan of about
+    nine blocks alike would be bounded by: most plans are near it (each plan made
+    costs; a larger one may outline more files)."""
+    from readmany.tokens import FILE_ERROR, SUM_ERROR
 
-    # first for what a plan of about nine blocks alike would be bounded by: most
-    # plans are near it (each plan made costs; a larger one may outline more files)
     guess = int(max_tokens / (1 + SUM_ERROR + FILE_ERROR / 3))
-    made = _within(first, frames, max_tokens, least_outline, guess)
+    return _within(first, frames, max_tokens, least_outline, guess)
+
+
+def _plan(
+    first: FirstPass,
+    frames: Frames,
+    max_tokens: int,
+    least_outline: tuple[int, float],
+    planned: int,
+) -> tuple[Packing, str, str]:
+    """The plan for `planned` estimated tokens, with the files it shows whole that take
+    a large share of the budget (`CLOSE_SHARE`) weighed on all of their text; made
+    again with their new estimates, up to `CLOSE_ROUNDS` times: their error is most
+    of the output's."""
+    from readmany.tokens import QUICK_SAMPLE_BYTES
+
+    large = max_tokens / CLOSE_SHARE
+    made = first.plan(frames, planned, least_outline=least_outline)
     for _ in range(CLOSE_ROUNDS):
-        large = max_tokens / CLOSE_SHARE
         moved = False
         for entry in first.entries:
             block = entry.block
@@ -58,32 +71,10 @@ def bounded(
             ):
                 first.closed[entry.position] = block.tokens
                 moved = frames.closely(block) or moved
-        if not moved or _still(first, made, frames, max_tokens):
+        if not moved:
             break
-        # from the budget planned last: the estimates moved a little
-        planned = int(first.limits.max_tokens) if first.limits is not None else None
-        made = _within(first, frames, max_tokens, least_outline, planned)
+        made = first.plan(frames, planned, least_outline=least_outline)
     return made
-
-
-def _still(
-    first: FirstPass, made: tuple[Packing, str, str], frames: Frames, max_tokens: int
-) -> bool:
-    """Whether a plan stands with the estimates weighed closely: its bound is still
-    within the budget, and near it (or it shows everything), so that no plan made
-    again would show more. It is then the plan for what it now shows, if that is more
-    than it was planned for (`details.tokenizer.planned`)."""
-    assert first.limits is not None
-    packing, start, end = made
-    bound = bound_of(first, made, frames)
-    if bound > max_tokens or (bound < max_tokens * BOUND_FILL and not _complete(packing)):
-        return False
-    shown = sum(block.tokens for block in packing.blocks(first.entries))
-    joints = frames.joint()[2] * max(0, len(packing.blocks(first.entries)) - 1)
-    shown += joints + frames.ends_tokens(start, end)
-    if shown > first.limits.max_tokens:
-        first.limits = first.limits._replace(max_tokens=float(math.ceil(shown)))
-    return True
 
 
 def _within(
@@ -105,7 +96,7 @@ def _within(
     best: tuple[float, int, tuple[Packing, str, str]] | None = None
     low, high = 0, None
     for _ in range(BOUND_PLANS):
-        made = first.plan(frames, planned, least_outline=least_outline)
+        made = _plan(first, frames, max_tokens, least_outline, planned)
         bound = bound_of(first, made, frames)
         if bound <= max_tokens:
             if best is None or bound > best[0]:
@@ -132,11 +123,9 @@ def _within(
 
 def bound_of(first: FirstPass, made: tuple[Packing, str, str], frames: Frames) -> float:
     """The most real tokens the output of a plan (`made`: the packing, its start and
-    its end) holds, by `tokens.real_at_most` of its blocks' estimates, its joints'
-    and its ends'."""
-    from readmany.tokens import real_at_most
+    its end) holds, by `tokens.real_at_most` of its blocks' estimates (and counts, of
+    the texts counted by their pieces, `merges.count`), its joints' and its ends'."""
+    from readmany.pack.passes import bound_of_blocks
 
     packing, start, end = made
-    weights = [block.tokens for block in packing.blocks(first.entries)]
-    joints = frames.joint()[2] * max(0, len(weights) - 1)
-    return real_at_most([*weights, joints, frames.ends_tokens(start, end)])
+    return bound_of_blocks(packing.shown(first.entries), frames, (start, end), packing.plan.full)

@@ -17,7 +17,7 @@ it needs of the frame stage (the ends, what a cut takes at least, the notice's w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 from readmany.pack.budget import BudgetAsked, options_to_hold, planning_limits
 from readmany.pack.plan import Budget, Entry, Packing
@@ -28,6 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
+    from readmany.merges import MergedCount
     from readmany.pack.plan import Block, CutHead, OutlineOf
     from readmany.rank import Ranking
     from readmany.select.candidates import Item
@@ -64,7 +65,14 @@ if TYPE_CHECKING:
         ) -> str: ...
 
         @property
-        def closely(self) -> Callable[[object], bool]: ...  # `frame.planned.CloseWeights`
+        def closely(self) -> CloseWeighing: ...
+
+    class CloseWeighing(Protocol):
+        """What weighs blocks on all of their text (`frame.planned.CloseWeights`)."""
+
+        counted: dict[int, MergedCount]  # by position, the texts counted by their pieces
+
+        def __call__(self, block: object) -> bool: ...
 
 
 class FirstPass:
@@ -347,12 +355,48 @@ def nothing_fits(
 
 def _bound_of_all(entries: Sequence[Entry], items: Sequence[Item], frames: Frames) -> float:
     """The most real tokens an output of every entry whole holds (`tokens.real_at_most`)."""
+    ends = frames.ends(items, "")
+    return bound_of_blocks([(entry.position, entry.block) for entry in entries], frames, ends)
+
+
+def bound_of_blocks(
+    shown: Sequence[tuple[int, Block]],
+    frames: Frames,
+    ends: tuple[str, str],
+    whole: Collection[int] | None = None,
+) -> float:
+    """The most real tokens an output of the blocks `shown` (by position) holds, with
+    their joints and its `ends` (start and end), by `tokens.real_at_most`. What is
+    counted by its pieces (`merges.count`) is bounded by that count: the text of a file
+    shown whole (of `whole`; None: all are) that was weighed closely, a cut's or an
+    outline's block, the ends; the rest by its estimate."""
+    from readmany.merges import count
     from readmany.tokens import real_at_most
 
-    start, end = frames.ends(items, "")
-    weights = [entry.block.tokens for entry in entries]
-    joints = frames.joint()[2] * (len(weights) - 1)
-    return real_at_most([*weights, joints, frames.ends_tokens(start, end)])
+    closely = frames.closely.counted
+    # the joints, and the newline after the content (a token at most)
+    weights = [frames.joint()[2] * max(0, len(shown) - 1), 1.0]
+    counted = []
+    for position, block in shown:
+        if whole is None or position in whole:
+            found = closely.get(position)
+            if found is not None:  # its frame by its estimate, its text by its count
+                weights.append(max(0.0, block.tokens - found.tokens))
+                counted.append(found)
+                continue
+        else:  # a cut's or an outline's block: its framed text is at hand
+            found = count(block.text)
+        if found is None:
+            weights.append(block.tokens)
+        else:
+            counted.append(found)
+    for end in ends:
+        found = count(end)
+        if found is None:
+            weights.append(frames.ends_tokens(end, ""))
+        else:
+            counted.append(found)
+    return real_at_most(weights, counted)
 
 
 def _imported(rel: str, sample: str, sets: dict[frozenset[str], frozenset[str]]) -> frozenset[str]:

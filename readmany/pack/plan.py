@@ -113,15 +113,19 @@ class Packing(NamedTuple):
 
     def blocks(self, entries: Sequence[Entry]) -> list[Block]:
         """The included blocks, in request order."""
-        shown: list[Block] = []
+        return [block for _, block in self.shown(entries)]
+
+    def shown(self, entries: Sequence[Entry]) -> list[tuple[int, Block]]:
+        """The included blocks with their positions, in request order."""
+        shown: list[tuple[int, Block]] = []
         outlines = dict(self.plan.outlined)
         for entry in entries:
             if entry.position in self.plan.full:
-                shown.append(entry.block)
+                shown.append((entry.position, entry.block))
             elif entry.position == self.plan.partial_index and self.plan.partial is not None:
-                shown.append(self.plan.partial)
+                shown.append((entry.position, self.plan.partial))
             elif entry.position in outlines:
-                shown.append(outlines[entry.position])
+                shown.append((entry.position, outlines[entry.position]))
         return shown
 
     def as_json(self, entries: Sequence[Entry]) -> dict[str, object]:

@@ -1,0 +1,117 @@
+"""`merges`: a close count of o200k_base tokens without the tokenizer, by o200k_base's
+pieces and its merges with the vocabulary readmany ships; checked against bpe-openai's
+own pieces and counts on the recorded samples and on readmany's own source."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import run_readmany
+
+from readmany import merges
+from readmany.tokenizer import _load_bindings, count
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parent / "fixtures"
+SAMPLES = json.loads((FIXTURES / "token_counts.json").read_text(encoding="utf-8"))["samples"]
+
+
+def _texts() -> list[tuple[str, str]]:
+    """The recorded samples and readmany's own modules and docs."""
+    texts = [(sample["name"], sample["text"]) for sample in SAMPLES]
+    for path in sorted([*ROOT.glob("readmany/**/*.py"), *ROOT.glob("docs/*.md")]):
+        texts.append((str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")))
+    return texts
+
+
+TEXTS = _texts()
+
+
+@pytest.fixture(scope="module")
+def encoding():  # type: ignore[no-untyped-def]
+    return _load_bindings().tokenizer_for_encoding("o200k_base")
+
+
+def test_ascii_text_is_cut_into_the_pieces_o200k_cuts_it_into(encoding) -> None:  # type: ignore[no-untyped-def]
+    cut = 0
+    for name, text in TEXTS:
+        if text.isascii():
+            assert merges.split(text) == encoding.pretokenize(text), name
+            cut += 1
+    assert cut > 50
+    # the spaces o200k's \s knows (not 0x1C-0x1F, which Python's \s would take)
+    for text in ("a\x1cb  c", "x \t\x0b\x0c\r\n  y", "  \n\n  z", "it's THEY'LL don'T"):
+        assert merges.split(text) == encoding.pretokenize(text), repr(text)
+
+
+def test_the_count_is_the_real_count_or_a_little_more() -> None:
+    counted = 0
+    for name, text in TEXTS:
+        found = merges.count(text)
+        if found is None:
+            continue
+        real = count(text)
+        assert real <= found.tokens, name
+        assert found.tokens <= real * 1.3 + 10, name
+        counted += 1
+    assert counted > 60
+
+
+def test_a_piece_that_is_a_token_counts_one_and_any_other_is_merged() -> None:
+    ranks = merges.ranks()
+    assert merges.count(" the function") == (2, 0, 0)
+    # a name no vocabulary holds whole: merged, the real count or more
+    name = "_ULONGLONGLTR"
+    assert name not in ranks
+    assert count(name) <= merges.merge_count(name, ranks) <= len(name)
+    # a run of 100,000 spaces, merged a stretch at a time: 782 tokens, as o200k counts
+    text = " " * 100_000 + "a\n"
+    assert merges.count(text) == (2, 782, 0) and count(text) == 784
+
+
+def test_the_vocabulary_is_o200k_tokens_in_the_order_they_merge(encoding) -> None:  # type: ignore[no-untyped-def]
+    tokens = json.loads((ROOT / "readmany" / "data" / merges.VOCABULARY).read_text())["tokens"]
+    # each is one token (a few, such as "\n//", only inside a longer piece: encoded
+    # alone they are cut in two), in the order of their ids, which is the merges' order
+    ids = [found[0] for found in map(encoding.encode, tokens) if len(found) == 1]
+    assert len(tokens) - len(ids) < 10
+    assert ids == sorted(ids)
+    assert all(token.isascii() for token in tokens) and len(tokens) > 40_000
+
+
+def test_text_much_of_which_is_not_ascii_is_left_to_the_estimate() -> None:
+    # a character that is not ASCII counts a token a byte, at most what it takes
+    mixed = ("plain words " * 10 + "naïve\n") * 20  # 2 bytes in 128
+    found = merges.count(mixed)
+    assert found is not None and found.other == 40
+    assert count(mixed) <= found.tokens
+    assert merges.count("日本語のテキストです。" * 20) is None  # past MOST_OTHER
+    assert merges.count("a" * (merges.MOST_BYTES + 1)) is None
+
+
+def test_running_counts_are_the_counts_of_each_head() -> None:
+    text = "".join(f"line {i}: some words, and a number {i * 37}\n" for i in range(200))
+    ends = [0]
+    for line in text.splitlines(keepends=True):
+        ends.append(ends[-1] + len(line))
+    running = merges.running_counts(text, ends)
+    assert running is not None and len(running) == len(ends)
+    for lines in (1, 50, 200):
+        whole = merges.count(text[: ends[lines]])
+        assert whole is not None
+        assert abs(running[lines] - whole.tokens) <= lines * 0.05 + 1
+
+
+@pytest.mark.smoke
+def test_the_installed_command_counts_a_budget_with_its_vocabulary(tmp_path: Path) -> None:
+    # A large ASCII file under a budget without a tokenizer: counted by its pieces, with
+    # the vocabulary the package ships, and within the budget.
+    body = "".join(f"def handler_{i}(request, *args):\n    return route({i})\n" for i in range(800))
+    (tmp_path / "app.py").write_text(body, encoding="utf-8")
+    args = ["glob", "app.py", "--max-tokens", "3000", "--tokenizer", "estimate", "-q"]
+    result = run_readmany(args, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    written = result.stdout.decode()
+    assert 0.9 * 3000 <= count(written) <= 3000
