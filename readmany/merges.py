@@ -60,7 +60,9 @@ LONGEST = 256  # characters of a piece merged at once, at most
 MERGES_KEPT = 1 << 16  # pieces whose count of merges is remembered, at most
 MOST_OTHER = 0.02  # of a text's bytes not ASCII, at most, for it to be counted
 MOST_BYTES = 1 << 20  # characters of a text counted, at most
+RUN_GROUP = 16  # lines counted together for a cut's running counts
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+_NO_MERGE = 1 << 62  # the rank of two parts whose joining is no token
 
 
 class MergedCount(NamedTuple):
@@ -112,15 +114,20 @@ def merge_count(piece: str, ranks: dict[str, int]) -> int:
             total += found
         return total
     parts = list(piece)
-    while len(parts) > 1:
-        best = best_at = -1
-        for at in range(len(parts) - 1):
-            rank = ranks.get(parts[at] + parts[at + 1], -1)
-            if rank >= 0 and (best < 0 or rank < best):
-                best, best_at = rank, at
-        if best_at < 0:
+    get = ranks.get
+    # the rank of each pair side by side (`_NO_MERGE`: not a token), kept as they join
+    pairs = [get(left + right, _NO_MERGE) for left, right in pairwise(parts)]
+    while pairs:
+        best = min(pairs)
+        if best == _NO_MERGE:
             break
-        parts[best_at : best_at + 2] = [parts[best_at] + parts[best_at + 1]]
+        at = pairs.index(best)
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+        del pairs[at]
+        if at < len(pairs):
+            pairs[at] = get(parts[at] + parts[at + 1], _NO_MERGE)
+        if at > 0:
+            pairs[at - 1] = get(parts[at - 1] + parts[at], _NO_MERGE)
     return len(parts)
 
 
@@ -164,10 +171,11 @@ def _ascii_count(text: str) -> tuple[int, int]:
 
 
 def running_counts(text: str, ends: Sequence[int]) -> list[int] | None:
-    """The tokens of `text[:end]` for each of `ends` (ascending, the first 0), by the
-    pieces of each stretch between two ends counted alone (lines, for a cut: about
-    the count of the head, as a piece rarely runs on past a line's end); None if the
-    text up to the last is not counted (`count`)."""
+    """The tokens of `text[:end]` for each of `ends` (ascending, the first 0): the
+    stretches of `RUN_GROUP` ends (lines, for a cut) counted alone, a piece rarely
+    running on past a line's end, and the ends within a stretch at its count shared by
+    characters (the cut found so is counted whole before its bound is taken); None if
+    the text up to the last end is not counted (`count`)."""
     head = text[: ends[-1]]
     if len(head) > MOST_BYTES:
         return None
@@ -179,10 +187,15 @@ def running_counts(text: str, ends: Sequence[int]) -> list[int] | None:
         text = _NOT_ASCII.sub(" ", head)  # as `count` does; each character stays one
     running = [0]
     total = 0
-    for start, end in pairwise(ends):
+    for group in range(0, len(ends) - 1, RUN_GROUP):
+        stretch = ends[group : group + RUN_GROUP + 1]
+        start, end = stretch[0], stretch[-1]
         known, rest = _ascii_count(text[start:end])
-        total += known + rest
+        tokens = known + rest
         if mixed and not head[start:end].isascii():
-            total += other_bytes(head[start:end])
+            tokens += other_bytes(head[start:end])
+        width = max(1, end - start)
+        running += [total + tokens * (at - start) // width for at in stretch[1:-1]]
+        total += tokens
         running.append(total)
     return running

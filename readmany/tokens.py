@@ -388,6 +388,18 @@ def real_at_most(weights: Iterable[float], counted: Iterable[MergedCount] = ()) 
     return bound
 
 
+def at_most(text: str) -> int:
+    """The most real tokens `text` is taken to hold, without a tokenizer: its count by
+    its pieces and merges where it can be counted so (`merges.count`), else the bound
+    of one block of its estimate (`real_at_most`)."""
+    from readmany.merges import count
+
+    counted = count(text)
+    if counted is None:
+        return math.ceil(real_at_most([text_weight(text, SAMPLE_BYTES)]))
+    return math.ceil(real_at_most((), [counted]))
+
+
 def planning_budget(max_tokens: int) -> int:
     """The estimated tokens that fit a budget of `max_tokens` real ones whatever they
     hold, when no tokenizer counts the output: one block's bound (at least 1). A plan of

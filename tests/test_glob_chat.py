@@ -155,7 +155,7 @@ def test_a_token_budget_over_a_repo_tree_holds_and_names_every_file_left_out(
     if tokenizer == "o200k":
         assert real == report["tokenizer"]["tokens"] and real >= 95000
     else:
-        assert real >= 90000
+        assert real >= 84000  # as `test_token_budget_real.FILLED` has it, smallest first
     packing = report["packing"]
     shown, omitted = report["files"], packing["omittedPaths"]
     assert omitted and packing["fullIncludedCount"] == len(shown) - 1

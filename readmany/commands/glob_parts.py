@@ -7,9 +7,9 @@ every other holds) and its end. A file larger than a part is cut across parts by
 lines (`Pieces`), each piece noting its lines and the parts that hold the rest; together
 the parts hold every file once. A file that fits no part (a line, an image or the diff
 larger than a part) is left out and said, on stderr and in `details.parts`. A budget of
-tokens is split with the estimate less its margin, or, with an exact `--tokenizer`, each
-part rendered and counted and the split made again until every part is within it
-(`pack.parts.counted_split`).
+tokens is split with each part rendered and counted and the split made again until
+every part is within it (`pack.parts.counted_split`): counted exactly with a
+`--tokenizer`, else by its pieces and merges (`tokens.at_most`: the real count or more).
 
 Where they go: `-o ctx.txt` writes `ctx.1.txt`, `ctx.2.txt`, … (each as `-o` writes a
 file: `emit.target`), none on stdout; without `-o`, stdout (or `--copy`) gets them one
@@ -123,9 +123,9 @@ def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = No
                         ends=lambda parts: _ends_cost(run, parts),
                     )
 
-                if budget.max_tokens and request.tokenizer is not Tokenizer.ESTIMATE:
+                if budget.max_tokens:
                     found = _counted(run, split, budget.max_tokens)
-                else:  # a budget of tokens less the estimate's margin, whatever a part holds
+                else:
                     found = split(None)
             parts = chosen(found, request.part)
             _write(run, parts, request, sink, written)
@@ -136,10 +136,14 @@ def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = No
 
 def _counted(run: _Run, split: Callable[[int | None], Parts | None], budget: int) -> Parts | None:
     """The split whose every part, rendered and counted by `--tokenizer`, is within the
-    budget of tokens (`pack.parts.counted_split`); said in `details.tokenizer`."""
+    budget of tokens (`pack.parts.counted_split`); said in `details.tokenizer`. Without
+    a tokenizer, a part is counted by its pieces and merges, at least what it holds
+    (`tokens.at_most`)."""
     from readmany.tokenizer import counter
+    from readmany.tokens import at_most
 
-    count = counter(run.request.tokenizer)
+    estimate = run.request.tokenizer is Tokenizer.ESTIMATE
+    count = at_most if estimate else counter(run.request.tokenizer)
     found = counted_split(
         split, lambda parts: max(map(count, _rendered(run, parts)), default=0), budget
     )

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 BOUND_PLANS = 6  # plans made at most for the most a budget of tokens holds (`bounded`)
 BOUND_FILL = 0.98  # of the budget: a plan whose bound reaches it is not made larger
 BOUND_BACK = 0.99  # a plan over is made again this much under the budget it was over by
-CLOSE_SHARE = 256  # a file shown whole that takes 1/256 of a budget of tokens is weighed closely
+CLOSE_SHARE = 32  # a file shown whole that takes 1/32 of a budget of tokens is weighed closely
 CLOSE_ROUNDS = 2  # and the plan made again, at most this many times for a budget
 
 
