@@ -115,3 +115,20 @@ def test_the_installed_command_counts_a_budget_with_its_vocabulary(tmp_path: Pat
     assert result.returncode == 0, result.stderr
     written = result.stdout.decode()
     assert 0.9 * 3000 <= count(written) <= 3000
+
+
+def test_pieces_no_vocabulary_knows_are_merged_only_up_to_a_share_of_the_text() -> None:
+    # Random letters: every piece unknown, merging each costs most. Past a quarter of the
+    # text merged, the rest counts a token a character: more than o200k's count, never
+    # fewer.
+    import random
+    import string
+
+    letters = random.Random(7)
+    words = " ".join(
+        "".join(letters.choice(string.ascii_lowercase) for _ in range(14)) for _ in range(3000)
+    )
+    found = merges.count(words)
+    assert found is not None
+    merged_alone = sum(merges.merge_count(piece, merges.ranks()) for piece in merges.split(words))
+    assert count(words) <= merged_alone < found.tokens <= len(words)
