@@ -61,6 +61,9 @@ class Face(NamedTuple):
     shell_notices: bool = True  # notices and errors name the command that continues or fixes
     many_binary_error: bool = True  # a binary file is an error block, never its bytes
     many_omitted_notice: bool = True  # files left out by the budget named after the last block
+    # many: a budget of tokens is planned so that the bound of the real count of what is
+    # written (`tokens.real_at_most`) is within it; else the estimate is held to the budget
+    many_token_bound: bool = True
     # many: each block is the read tool's text with the read's own notices, cut by its head
     # (`frame.pages.reference_piece`); else the pages' notices in command-line terms
     many_read_notices: bool = False
@@ -107,6 +110,7 @@ class Face(NamedTuple):
             shell_notices=False,
             many_binary_error=False,
             many_omitted_notice=False,
+            many_token_bound=False,
             many_read_notices=True,
             many_errors_reserved=False,
             nothing_shown_fails=False,

@@ -42,7 +42,7 @@ from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
 from readmany.faces import Face
 from readmany.frame import notices, weigh
-from readmany.frame.pages import Piece, piece_of, problem, reference_piece
+from readmany.frame.pages import Piece, Shown, piece_of, problem, reference_piece
 from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
 from readmany.pack.budget import options_to_hold, size_at_least
 from readmany.pack.continuation import need_of_pieces, rest_specs
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.pack import Packing
+    from readmany.pack.plan import Block
 
 
 def main(request: ManyRequest) -> int:
@@ -187,9 +188,7 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
         sink.write(SEPARATOR + left_out if shown else left_out)
     errors = sum(not entry.ok for entry in entries)
     fates = fates_of(entries, packing)
-    raise_to = (
-        options_to_hold(need_of_pieces(pieces, request.budget), request.budget) if rest else []
-    )
+    raise_to = _raise_to(pieces, request) if rest else []
     advice = advice_of(rest if named else (), raise_to, carry) if rest else None
     shown_none = not any(fate.stat.status in ("read", "cut") for fate in fates)
     shown_none = shown_none and face.nothing_shown_fails
@@ -242,11 +241,64 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
     )
 
 
+MANY_BOUND_PLANS = 4  # plans made at most for a budget of tokens (`_pack`)
+
+
 def _pack(
     entries: Sequence[Entry], pieces: Sequence[Piece], request: ManyRequest
 ) -> tuple[Packing, str | None, list[str], bool]:
-    """The packing, the notice naming what it left out, the specs that read the rest, and
-    whether the notice names them all with the command that reads them.
+    """`_packed` for the budget. A budget of tokens, where the face bounds them, is
+    planned again for fewer estimated tokens until the bound of the real count of what
+    it writes (`_bound`) is within it: the estimate of a file can be a few percent low
+    (of a table of numbers, half), and `many` holds few files. Up to `MANY_BOUND_PLANS`
+    plans, then the last."""
+    budget = request.budget
+    made = _packed(entries, pieces, request, budget)
+    if not (budget.counts_tokens and request.face.many_token_bound):
+        return made
+    room = budget
+    for _ in range(MANY_BOUND_PLANS - 1):
+        bound = _bound(made[0].blocks(entries), made[1])
+        if bound <= budget.max_tokens:
+            break
+        room = room._replace(max_tokens=room.max_tokens * budget.max_tokens / bound * 0.99)
+        made = _packed(entries, pieces, request, room)
+    return made
+
+
+def _raise_to(pieces: Sequence[Piece], request: ManyRequest) -> list[str]:
+    """The options that would hold every file (`options_to_hold`): where the face bounds
+    a budget of tokens, of the bound of their estimates, as the plan would need."""
+    budget = request.budget
+    need = need_of_pieces(pieces, budget, bounded=request.face.many_token_bound)
+    return options_to_hold(need, budget)
+
+
+def _bound(shown: Sequence[Block], notice: str | None) -> float:
+    """The most real tokens `shown` and `notice`, written, hold (`tokens.real_at_most`):
+    each text counted by its pieces where it can be (`merges.count`), else by its
+    estimate."""
+    from readmany.merges import count
+    from readmany.tokens import real_at_most
+
+    texts = ["".join(block.parts()) if isinstance(block, Shown) else block.text for block in shown]
+    weights = [weigh(SEPARATOR) * max(0, len(texts) - 1 + (notice is not None)), 1.0]
+    counted = []
+    for text in [*texts, *([notice] if notice is not None else [])]:
+        found = count(text)
+        if found is None:
+            weights.append(weigh(text, whole=True))
+        else:
+            counted.append(found)
+    return real_at_most(weights, counted)
+
+
+def _packed(
+    entries: Sequence[Entry], pieces: Sequence[Piece], request: ManyRequest, within: Budget
+) -> tuple[Packing, str | None, list[str], bool]:
+    """The packing within `within` (the budget, or less of its tokens), the notice
+    naming what it left out, the specs that read the rest, and whether the notice names
+    them all with the command that reads them.
 
     The notice is part of the output, so it is part of the budget: the planner runs
     again with room kept for it until the notice fits the room kept. A notice that would
@@ -260,9 +312,7 @@ def _pack(
     """
     budget = request.budget
     face = request.face
-    raise_to = []
-    if face.many_omitted_notice:
-        raise_to = options_to_hold(need_of_pieces(pieces, budget), budget)
+    raise_to = _raise_to(pieces, request) if face.many_omitted_notice else []
     carry = request.asked.options()
     counting = budget.counts_tokens
     files = request.files[: len(entries)]  # --stop-on-error: those read
@@ -270,7 +320,7 @@ def _pack(
     readable = [entry for entry in entries if entry.ok or not face.many_errors_reserved]
     joint = (SEPARATOR_BYTES, SEPARATOR_LINES, weigh(SEPARATOR) if counting else 0.0)
     errors = cost_of((entry.block for entry in failed), joint, tokens=counting)
-    if less(budget, errors) is None:
+    if less(within, errors) is None:
         failed = []
         errors = NOTHING
 
@@ -306,8 +356,8 @@ def _pack(
         )
         return (packing, notice, rest, named), cost
 
-    fitted, _fits = fit(budget, attempt, keep=errors, attempts=len(entries) + 2)
+    fitted, _fits = fit(within, attempt, keep=errors, attempts=len(entries) + 2)
     if fitted is None:  # not even the notice fits the budget: it is said on stderr alone
-        packing = packed(less(budget, errors) or NOTHING)
+        packing = packed(less(within, errors) or NOTHING)
         return packing, None, rest_of(packing), True
     return fitted

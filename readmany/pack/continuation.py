@@ -148,27 +148,32 @@ def _whole(value: float) -> int | None:
     return int(value) if math.isfinite(value) and value.is_integer() else None
 
 
-def need_of_pieces(pieces: Sequence[FramedFile], budget: Budget) -> tuple[int, int, float]:
+def need_of_pieces(
+    pieces: Sequence[FramedFile], budget: Budget, *, bounded: bool = False
+) -> tuple[int, int, float]:
     """Bytes, lines and tokens of an output that shows every file whole (tokens, only
     for a budget of tokens: a file cut is weighed whole where its read kept every line
     asked for; one read in part, at its block's tokens a byte, with `UNREAD_MARGIN` more
-    for what was not read)."""
+    for what was not read). `bounded`: the tokens are the bound of the real count of
+    those estimates (`tokens.real_at_most`), which a budget planned so needs."""
     count = len(pieces)
     separators = max(count - 1, 0)
     tokens = 0.0
     if budget.counts_tokens:
-        from readmany.tokens import text_weight
+        from readmany.tokens import real_at_most, text_weight
 
+        weights = [separators * text_weight(SEPARATOR)]
         for piece in pieces:
             block = piece.block
             if piece.need_tokens >= 0:  # weighed whole
-                tokens += piece.need_tokens
+                weights.append(piece.need_tokens)
                 continue
-            tokens += block.tokens
+            weight = block.tokens
             unread = piece.need_bytes - block.bytes
             if unread > 0:
-                tokens += UNREAD_MARGIN * block.tokens * unread / max(block.bytes, 1)
-        tokens += separators * text_weight(SEPARATOR)
+                weight += UNREAD_MARGIN * block.tokens * unread / max(block.bytes, 1)
+            weights.append(weight)
+        tokens = real_at_most(weights) if bounded else sum(weights)
     return (
         sum(p.need_bytes for p in pieces) + separators * SEPARATOR_BYTES,
         sum(p.need_lines for p in pieces) + separators * SEPARATOR_LINES,
