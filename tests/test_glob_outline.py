@@ -297,3 +297,22 @@ def test_the_tree_names_the_outlined_file_with_the_files_shown(repo: Path) -> No
     assert details["packing"]["outlinedPaths"] == ["app/core.py"]
     assert re.search(r"core\.py \[outline\]$", tree, re.M)
     assert re.search(r"cli\.py$", tree, re.M)
+
+
+def test_a_file_alone_past_the_budget_is_its_head_not_its_outline(tmp_path: Path) -> None:
+    # Its outline would fit with most of the budget to spare: the budget shows as much of
+    # the file as it holds (a cut, with the command for the rest) rather than a few lines.
+    make(tmp_path, {"core.py": CORE})
+    result = run_readmany(
+        ["glob", "core.py", "--max-tokens", "4000", "--tokenizer", "estimate", "--json"],
+        cwd=tmp_path,
+    )
+    said = json.loads(result.stdout)
+    packing = said["details"]["packing"]
+    assert packing.get("partialIncludedPath") == "core.py"
+    assert not packing.get("outlinedPaths")
+    assert "Showing lines 1-" in said["content"]
+    # the head that --no-outline shows, not the outline the plan had first
+    args = ["glob", "core.py", "--max-tokens", "4000", "--tokenizer", "estimate", "--json"]
+    cut = run_readmany([*args, "--no-outline"], cwd=tmp_path)
+    assert json.loads(cut.stdout)["content"] == said["content"]

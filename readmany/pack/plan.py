@@ -282,6 +282,7 @@ def _take(
 
 CUT_SHARE = 4  # the first ranked file that fits neither whole nor outlined keeps a quarter
 CUT_TRIES = 3  # files offered that room in turn when the one before could not be cut
+CUT_OVER_OUTLINE = 4  # an outlined file is cut instead where its head is 4 times the outline
 
 
 def _by_value(
@@ -474,6 +475,25 @@ def _cut_into(
         partial = cut_block(entry, room_bytes, room_lines, room_tokens)
         if partial is not None:
             return Plan(strategy, frozenset(full), success, entry.position, partial, outlined)
+    # None: the room left goes to the first outlined file (by value) whose head shows far
+    # more than its outline: a file alone past the budget is shown as its head, the most
+    # of it the budget holds, not as a few lines of outline.
+    outlines = dict(outlined)
+    for entry in entries:
+        outline = outlines.get(entry.position)
+        if outline is None:
+            continue
+        counting = room_tokens != UNCOUNTED
+        partial = cut_block(
+            entry,
+            room_bytes + outline.bytes,
+            room_lines + outline.lines,
+            room_tokens + outline.tokens if counting else room_tokens,
+        )
+        if partial is not None and partial.bytes >= CUT_OVER_OUTLINE * outline.bytes:
+            rest = tuple(shown for shown in outlined if shown[0] != entry.position)
+            return Plan(strategy, frozenset(full), success, entry.position, partial, rest)
+        break  # the first outlined file alone: the others are worth less
     return Plan(strategy, frozenset(full), success, outlined=outlined)
 
 
