@@ -154,13 +154,14 @@ def other_bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass")) - len(text.encode("ascii", "ignore"))
 
 
-def _ascii_count(text: str) -> tuple[int, int]:
+def _ascii_count(text: str, allowance: list[int] | None = None) -> tuple[int, int]:
     """The known tokens of ASCII `text`, and the count of merges of its other pieces.
 
     Merging costs most on text of pieces no vocabulary knows (random letters, 2-3 ms a
     KB): pieces not merged before are merged for up to a `MOST_MERGED` share of the
     text's characters; past it, each counts a token a character (never fewer than the
-    real count: a character is a byte, and a byte a token at most)."""
+    real count: a character is a byte, and a byte a token at most). `allowance`: the
+    characters left to merge, shared by the stretches of one text (`running_counts`)."""
     tokens = ranks()
     pieces = split(text)
     known = sum(map(tokens.__contains__, pieces))
@@ -169,7 +170,9 @@ def _ascii_count(text: str) -> tuple[int, int]:
     merged = _merged
     if len(merged) > MERGES_KEPT:
         merged.clear()
-    allowed = max(MERGED_AT_LEAST, int(len(text) * MOST_MERGED))
+    if allowance is None:
+        allowance = [max(MERGED_AT_LEAST, int(len(text) * MOST_MERGED))]
+    allowed = allowance[0]
     rest = 0
     for piece in pieces:
         if piece not in tokens:
@@ -182,6 +185,7 @@ def _ascii_count(text: str) -> tuple[int, int]:
                     allowed -= work
                     found = merged[piece] = merge_count(piece, tokens)
             rest += found
+    allowance[0] = allowed
     return known, rest
 
 
@@ -211,10 +215,11 @@ def running_counts(text: str, ends: Sequence[int]) -> list[int] | None:
         text = _NOT_ASCII.sub(" ", head)  # as `count` does; each character stays one
     running = [0]
     total = 0
+    allowance = [max(MERGED_AT_LEAST, int(len(head) * MOST_MERGED))]  # for all of it
     for group in range(0, len(ends) - 1, RUN_GROUP):
         stretch = ends[group : group + RUN_GROUP + 1]
         start, end = stretch[0], stretch[-1]
-        known, rest = _ascii_count(text[start:end])
+        known, rest = _ascii_count(text[start:end], allowance)
         tokens = known + rest
         if mixed and not head[start:end].isascii():
             tokens += other_bytes(head[start:end])

@@ -390,14 +390,30 @@ def real_at_most(weights: Iterable[float], counted: Iterable[MergedCount] = ()) 
 
 def at_most(text: str) -> int:
     """The most real tokens `text` is taken to hold, without a tokenizer: its count by
-    its pieces and merges where it can be counted so (`merges.count`), else the bound
-    of one block of its estimate (`real_at_most`)."""
+    its pieces and merges where it can be counted so (`merges.count`); else, stretch by
+    stretch of its lines (`STRETCH_CHARS`), each stretch's count where it has one, and
+    the bound of one block of the estimate of those that have none (text that is not
+    ASCII), a token more for each stretch (a piece cut where they meet)."""
     from readmany.merges import count
 
     counted = count(text)
-    if counted is None:
-        return math.ceil(real_at_most([text_weight(text, SAMPLE_BYTES)]))
-    return math.ceil(real_at_most((), [counted]))
+    if counted is not None:
+        return math.ceil(real_at_most((), [counted]))
+    total = weighed = 0.0
+    start = stretches = 0
+    while start < len(text):
+        end = text.find("\n", start + STRETCH_CHARS) + 1 or len(text)
+        stretch = text[start:end]
+        found = count(stretch)
+        if found is None:
+            weighed += text_weight(stretch, SAMPLE_BYTES)
+        else:
+            total += real_at_most((), [found])
+        start, stretches = end, stretches + 1
+    return math.ceil(total + real_at_most([weighed]) + stretches)
+
+
+STRETCH_CHARS = 1 << 14  # of a text `at_most` counts in stretches, about
 
 
 def planning_budget(max_tokens: int) -> int:

@@ -53,19 +53,23 @@ def test_the_count_is_the_real_count_or_a_little_more() -> None:
         if found is None:
             continue
         real = count(text)
-        assert real <= found.tokens, name
-        assert found.tokens <= real * 1.3 + 10, name
+        if text.isascii():  # every piece a token or merged as o200k merges it: exact
+            assert found.tokens == real, name
+        else:  # and each byte of a character that is not ASCII a token
+            assert real <= found.tokens <= real * 1.3 + 10, name
         counted += 1
     assert counted > 60
 
 
-def test_a_piece_that_is_a_token_counts_one_and_any_other_is_merged() -> None:
+def test_a_piece_that_is_a_token_counts_one_and_any_other_is_merged_exactly() -> None:
     ranks = merges.ranks()
     assert merges.count(" the function") == (2, 0, 0)
-    # a name no vocabulary holds whole: merged, the real count or more
-    name = "_ULONGLONGLTR"
-    assert name not in ranks
-    assert count(name) <= merges.merge_count(name, ranks) <= len(name)
+    # pieces no token is: merged by rank with every ASCII token, as o200k merges them
+    # (merged with only the tokens some text uses, `floods` and ` Manifestaed` came out
+    # at 2 tokens, not 3 and 4)
+    for name in ("_ULONGLONGLTR", "floods", " Manifestaed", "transparenteesbloomes"):
+        assert name not in ranks
+        assert merges.merge_count(name, ranks) == count(name), name
     # a run of 100,000 spaces, merged a stretch at a time: 782 tokens, as o200k counts
     text = " " * 100_000 + "a\n"
     assert merges.count(text) == (2, 782, 0) and count(text) == 784
@@ -73,12 +77,13 @@ def test_a_piece_that_is_a_token_counts_one_and_any_other_is_merged() -> None:
 
 def test_the_vocabulary_is_o200k_tokens_in_the_order_they_merge(encoding) -> None:  # type: ignore[no-untyped-def]
     tokens = json.loads((ROOT / "readmany" / "data" / merges.VOCABULARY).read_text())["tokens"]
-    # each is one token (a few, such as "\n//", only inside a longer piece: encoded
-    # alone they are cut in two), in the order of their ids, which is the merges' order
+    # every ASCII token of o200k_base, in the order of their ids, the merges' order (a
+    # few, such as "\n//", are made only inside a longer piece: encoded alone they are
+    # cut in two)
     ids = [found[0] for found in map(encoding.encode, tokens) if len(found) == 1]
-    assert len(tokens) - len(ids) < 10
+    assert len(ids) > len(tokens) * 0.99
     assert ids == sorted(ids)
-    assert all(token.isascii() for token in tokens) and len(tokens) > 40_000
+    assert all(token.isascii() for token in tokens) and len(tokens) == len(set(tokens)) > 128_000
 
 
 def test_text_much_of_which_is_not_ascii_is_left_to_the_estimate() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from readmany.frame import weigh
-from readmany.frame.formats import framing_for
+from readmany.frame.formats import GlobFraming, framing_for
 from readmany.frame.formats import measured as size_of
 from readmany.frame.leftout import LeftOutNames, left_out_note
 from readmany.frame.sectioncut import LEAST_NOTE, Cut, SectionCutter
@@ -93,7 +93,7 @@ class PlannedFrames:
         self.texts = texts
         self.diff: str | None = None  # the diff of --with-diff, once checked
         self._least_frame: int | None = None
-        self.closely = CloseWeights(texts, tokens=tokens, numbered=line_numbers)
+        self.closely = CloseWeights(texts, self.framing, items, tokens=tokens)
         self._left_out: LeftOutNames | None = None  # the names of the files left out
         self.trees = PlannedTree(items, root if absolute else ".", tree=tree, tokens=tokens)
 
@@ -308,19 +308,22 @@ class PlannedFrames:
 class CloseWeights:
     """Blocks weighed on all of their text (a budget of tokens, `pack.bounded`, does so
     for those that take much of it), rather than the first pass's 512 bytes, which
-    misjudge a large file by 14% or more one time in five. Text that is (nearly) ASCII
-    is counted by its pieces and their merges (`merges.count`: the real count or a few
-    percent more, and bounded by it, `counted`); other text is weighed on up to
-    `tokens.SAMPLE_BYTES` of it, 8 windows of 1 KiB (off by 14% or more one time in
-    ten). `moved`: by position, how far each estimate moved, which the second pass adds
-    to its weighing too."""
+    misjudge a large file by 14% or more one time in five. A block is counted as it is
+    written (by `framing`: framed, numbered with `-n`, escaped in xml) by its pieces and
+    their merges (`merges.count`: the real count, or a little more where characters are
+    not ASCII), and bounded by that count (`counted`); a text that cannot be counted so
+    is weighed on up to `tokens.SAMPLE_BYTES` of it, 8 windows of 1 KiB (off by 14% or
+    more one time in ten). `moved`: by position, how far each estimate moved, which the
+    second pass adds to its weighing too."""
 
-    def __init__(self, texts: Texts, *, tokens: bool, numbered: bool = False) -> None:
+    def __init__(
+        self, texts: Texts, framing: GlobFraming, items: Sequence[Item], *, tokens: bool
+    ) -> None:
         self._texts = texts
+        self._framing, self._items = framing, items
         self._tokens = tokens
-        self._numbered = numbered  # the text is written with its lines numbered (`-n`)
         self.moved: dict[int, float] = {}
-        self.counted: dict[int, MergedCount] = {}  # by position, the texts counted
+        self.counted: dict[int, MergedCount] = {}  # by position, the blocks counted
 
     def __call__(self, block: object) -> bool:
         """Weigh again the text of `block` (a `SectionCutter`) and move its estimate;
@@ -333,15 +336,13 @@ class CloseWeights:
         from readmany.merges import count as count_merged
 
         body = text.text.body
-        if self._numbered:  # weighed as it is written, as the block's estimate was
-            from readmany.frame.numbering import number_lines
-
-            body = number_lines(body)
-        counted = count_merged(body)
+        position = block.position
+        written = self._framing.block(self._items[position].path, body, position + 1)
+        counted = count_merged(written)
         if counted is None:
             moved = weigh(body, whole=True) - weigh(body)
-        else:
-            moved = counted.tokens - weigh(body)
+        else:  # the whole block: its frame too
+            moved = counted.tokens - block.tokens
             self.counted[block.position] = counted
         block.tokens += moved
         self.moved[block.position] = moved

@@ -4,9 +4,8 @@ bound of the real count (`tokens.real_at_most`) is within it (`bounded`).
 The bound depends on the plan (one large block, or many small ones), so the plan is made
 for a budget, its bound taken, and made again for more or fewer estimated tokens, as
 `tokenizer.fit` does with a real count. Before a plan's bound is taken, the files it
-shows whole that take much of the budget are weighed on all of their text
-(`Frames.closely`: ASCII text is counted by its pieces and bounded by that count), and
-the plan made again if that moved their estimates.
+shows whole are counted as they are written (`Frames.closely`: by their pieces and
+merges, bounded by that count), and the plan made again if that moved their estimates.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
 BOUND_PLANS = 6  # plans made at most for the most a budget of tokens holds (`bounded`)
 BOUND_FILL = 0.98  # of the budget: a plan whose bound reaches it is not made larger
 BOUND_BACK = 0.99  # a plan over is made again this much under the budget it was over by
-CLOSE_SHARE = 32  # a file shown whole that takes 1/32 of a budget of tokens is weighed closely
 CLOSE_ROUNDS = 2  # and the plan made again, at most this many times for a budget
 
 
@@ -51,26 +49,18 @@ def _plan(
     least_outline: tuple[int, float],
     planned: int,
 ) -> tuple[Packing, str, str]:
-    """The plan for `planned` estimated tokens, with the files it shows whole that take
-    a large share of the budget (`CLOSE_SHARE`) weighed on all of their text; made
-    again with their new estimates, up to `CLOSE_ROUNDS` times: their error is most
-    of the output's."""
-    from readmany.tokens import QUICK_SAMPLE_BYTES
-
-    large = max_tokens / CLOSE_SHARE
+    """The plan for `planned` estimated tokens, with the files it shows whole counted as
+    they are written (`Frames.closely`); made again with their new estimates, up to
+    `CLOSE_ROUNDS` times. Each file is counted once a run, the first time a plan shows
+    it whole: what that costs grows with the budget, not with the selection."""
     made = first.plan(frames, planned, least_outline=least_outline)
     for _ in range(CLOSE_ROUNDS):
         moved = False
+        full = made[0].plan.full
         for entry in first.entries:
-            block = entry.block
-            if (
-                entry.position in made[0].plan.full
-                and entry.position not in first.closed
-                and block.tokens >= large
-                and block.bytes > QUICK_SAMPLE_BYTES
-            ):
-                first.closed[entry.position] = block.tokens
-                moved = frames.closely(block) or moved
+            if entry.position in full and entry.position not in first.closed:
+                first.closed[entry.position] = entry.block.tokens
+                moved = frames.closely(entry.block) or moved
         if not moved:
             break
         made = first.plan(frames, planned, least_outline=least_outline)
