@@ -417,8 +417,9 @@ def glob_command(
             metavar="NAME",
             help="What counts --max-tokens: o200k (GPT-4o's) or cl100k (GPT-4's), the "
             "output counted exactly and trimmed until it fits (the tokens extra: pip "
-            "install 'readmany[tokens]'), or estimate (no extra: planned with a margin, "
-            "fills less). Default: o200k when the extra is installed, else estimate.",
+            "install 'readmany[tokens]'), or estimate (no extra: what is written counted "
+            "by o200k's pieces and merges, exact for ASCII text; other text within a "
+            "margin). Default: o200k when the extra is installed, else estimate.",
         ),
     ] = None,
     order: Annotated[

@@ -1,29 +1,27 @@
-"""A close count of the o200k_base tokens of a text, without the tokenizer.
+"""A count of the o200k_base tokens of a text, without the tokenizer.
 
 o200k_base cuts a text into pieces (a word with the space or mark before it, up to
 three digits, a run of punctuation, a run of spaces or line breaks) and encodes each
 piece alone: a piece that is one of its tokens is that token; any other starts as its
 characters, and the two side by side whose joining is a token of the lowest rank are
-joined, again and again. `PIECE` cuts ASCII text as o200k_base does. Here a piece that
-is one of the ASCII tokens source code and its docs use (`data/o200k_ascii.json`:
-44,700 of o200k_base's 200,000, made by scripts/make_merge_vocabulary.py) counts one,
-exactly; any other is merged as o200k_base merges, with only those tokens
-(`merge_count`): a merge into a token the vocabulary lacks is not made, so it counts as
-many tokens or more. A character that is not ASCII counts a token a byte, at most what
-any tokenizer of bytes makes of it. So the count (`MergedCount`) is the real count or a
-little more: on 5,140 files of 13 repositories and packages, 9 of which the vocabulary
-was not made from, never less, and a file alone 4% more in the median, 13% more at the
-99th percentile (scripts/fit_merge_bound.py). A budget of tokens bounds what it counts
-so by that count (`tokens.real_at_most`).
+joined, again and again. `PIECE` cuts ASCII text as o200k_base does, and every ASCII
+token of o200k_base ships in rank order (`data/o200k_ascii.json`: 128,833 tokens, made
+by scripts/make_merge_vocabulary.py): a piece that is one counts one, any other is
+merged as o200k_base merges it (`merge_count`). For ASCII text the count
+(`MergedCount`) is the real count. A character that is not ASCII counts a token a
+byte, the most any tokenizer of bytes makes of it, so a text with a few is counted a
+little over. On 5,057 files of 13 repositories and packages the count was never under
+the real one, over it by 0.3% in the median file (scripts/fit_merge_bound.py). A
+budget of tokens bounds what it counts so by that count (`tokens.real_at_most`).
 
 It costs more than `tokens.weight_of_sample` (a regular expression and a lookup a
-piece, and the merges of the few pieces it lacks: 75-120 µs a KB, and 13 ms to load the
-vocabulary, against 3 µs a KB), so a budget counts only the blocks that take much of
-it so (`frame.planned.CloseWeights`), its cut, its outlines and its ends. Text of which
-more than `MOST_OTHER` of the bytes are not ASCII, and text over `MOST_BYTES`, is not
-counted: the estimate serves. Text of pieces no vocabulary knows (random letters) has
-at most `MOST_MERGED` of it merged, the rest counted a token a character: 0.3 ms a KB
-at most, where merging it all took 2-3.
+piece, and the merges of the pieces that are no token: 80-130 µs a KB, and about 35 ms
+to load the vocabulary, against 3 µs a KB), so a budget counts what it shows, once
+(`frame.planned.CloseWeights`), its cut, its outlines and its ends. Text of which more
+than `MOST_OTHER` of the bytes are not ASCII, and text over `MOST_BYTES`, is not
+counted: the estimate serves. Of text that no token covers (random letters), at most
+`MOST_MERGED` is merged and the rest counted a token a character: 0.3 ms a KB at most,
+where merging it all took 2-3.
 """
 
 from __future__ import annotations

@@ -364,14 +364,13 @@ def estimate_tokens_for(data: bytes, sample_bytes: int = SAMPLE_BYTES) -> int:
 # outline or two and a cut).
 SUM_ERROR = 0.05
 FILE_ERROR = 0.22
-# A text counted by its pieces and their merges (`merges.count`: the (nearly) ASCII
-# text a budget weighs closely, its cut, its outlines and its ends) is bounded by that
-# count: its pieces that are tokens are exact, the merges of the others (with a fifth of
-# o200k_base's vocabulary) make as many tokens or more, and a character that is not
-# ASCII is at most a token a byte. That held for every one of 5,140 files of 13
-# repositories and packages, 9 of which the vocabulary was not made from
-# (scripts/fit_merge_bound.py); the bound is SPLIT_ERROR above the count of merges all
-# the same.
+# A text counted by its pieces and their merges (`merges.count`: what a budget shows,
+# counted as written, its cut, its outlines and its ends) is bounded by that count: for
+# ASCII text it is the real count (every piece a token or merged by rank as o200k_base
+# merges it), and a character that is not ASCII counts a token a byte, the most it can
+# take. It was never under the real count on 5,057 files of 13 repositories and
+# packages (scripts/fit_merge_bound.py); the bound is SPLIT_ERROR above the count of
+# merged pieces all the same.
 SPLIT_ERROR = 0.02
 
 

@@ -595,8 +595,10 @@ def man(cmds: list[Command]) -> str:
             "breaks and non-ASCII characters of a sample of each text are counted and "
             "weighed with weights fitted to o200k_base counts of text samples and of the "
             "files of seven repositories (readmany/tokens.py). A file's estimate is off by "
-            "5-9% on average, and reads a few percent low on dense code: under a limit a "
-            "model enforces, keep 5-10% to spare."
+            "5-9% on average. A budget of tokens is never over: with the tokens extra the "
+            "output is counted exactly; without it, what it writes is counted by o200k_base's "
+            "pieces and merges with its ASCII tokens, which readmany ships (exact for ASCII "
+            "text, readmany/merges.py), and other text bounded by its estimate."
         ),
         ".SH SEE ALSO",
         "\\fBgit\\fR(1), \\fBgitignore\\fR(5)",
