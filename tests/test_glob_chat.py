@@ -1209,3 +1209,27 @@ def test_the_stderr_line_names_all_when_short_else_counts_by_place_beneath_one_d
         "; by kind: 59 test, 21 docs; marked in the tree, all named in --json "
         "details.packing.omittedPaths"
     )
+
+
+@pytest.mark.parametrize("tokenizer", ["estimate", "o200k"])
+def test_the_budget_the_closing_notice_names_holds_every_file(
+    tmp_path: Path, tokenizer: str
+) -> None:
+    # The notice says what budget shows all of the selection: given it, nothing is left
+    # out or cut. (A plan that cut the last line of a lock file had weighed more, by its
+    # cut's notice, than the plan that showed it whole, and was taken.)
+    # nine files alike, the lock file ranked last: the first plan, for the most that
+    # nine blocks alike are bounded by, falls a line short of all of them
+    files = {f"src/mod_{i}.py": f"def f_{i}(x):\n    return x + {i}\n" * 150 for i in range(8)}
+    files["uv.lock"] = "".join(
+        f'[[package]]\nname = "pkg-{i}"\nversion = "1.{i}.0"\n\n' for i in range(260)
+    )
+    make(tmp_path, files)
+    args = ["glob", ".", "--tokenizer", tokenizer, "-q"]
+    small = run_readmany([*args, "--max-tokens", "5k"], cwd=tmp_path).stdout.decode()
+    named = re.search(r"All 9 take --max-tokens (\d+)k", small)
+    assert named is not None
+    whole = run_readmany([*args, "--max-tokens", f"{named[1]}k", "--json"], cwd=tmp_path)
+    packing = details(whole)["packing"]
+    assert packing["fullIncludedCount"] == 9 and not packing["omittedPaths"]
+    assert "partialIncludedPath" not in packing

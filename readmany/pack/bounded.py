@@ -89,9 +89,12 @@ def _within(
         made = _plan(first, frames, max_tokens, least_outline, planned)
         bound = bound_of(first, made, frames)
         if bound <= max_tokens:
-            if best is None or bound > best[0]:
+            complete = _complete(made[0])
+            # the fullest; a plan that shows everything whole before any (a cut's notice
+            # can make one that shows less weigh more)
+            if best is None or bound > best[0] or complete:
                 best = bound, planned, made
-            if bound >= max_tokens * BOUND_FILL or _complete(made[0]):
+            if bound >= max_tokens * BOUND_FILL or complete:
                 break
             low = planned
             following = int(planned * max_tokens / max(bound, 1.0))
