@@ -26,6 +26,8 @@ where merging it all took 2-3.
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from itertools import pairwise
 
@@ -58,12 +60,14 @@ split = PIECE.findall
 VOCABULARY = "o200k_ascii.json"  # in readmany/data/
 LONGEST = 256  # characters of a piece merged at once, at most
 MERGES_KEPT = 1 << 16  # pieces whose count of merges is remembered, at most
-MOST_OTHER = 0.02  # of a text's bytes not ASCII, at most, for it to be counted
-MOST_BYTES = 1 << 20  # characters of a text counted, at most
+STRETCH_CHARS = 1 << 18  # a longer text is counted a stretch of lines of about this at a time
+MOST_OTHER = 0.02  # of a text's bytes not ASCII, at most, for it to be counted by pieces
+RUN_MARGIN = 2  # tokens a run of characters that are not ASCII counts beyond its bytes
 RUN_GROUP = 16  # lines counted together for a cut's running counts
 MOST_MERGED = 0.25  # of a text's characters, at most, in pieces merged for it
 MERGED_AT_LEAST = 4096  # characters of pieces a text may have merged whatever its length
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+_NOT_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 _NO_MERGE = 1 << 62  # the rank of two parts whose joining is no token
 
 
@@ -133,18 +137,55 @@ def merge_count(piece: str, ranks: dict[str, int]) -> int:
     return len(parts)
 
 
-def count(text: str) -> MergedCount | None:
-    """The tokens of `text` by its pieces; None if it is too long (`MOST_BYTES`) or
-    more than `MOST_OTHER` of its bytes are not ASCII (then the estimate serves)."""
-    if len(text) > MOST_BYTES:
-        return None
+def count(text: str) -> MergedCount:
+    """The tokens of `text` by its pieces: a long text a stretch of lines at a time
+    (`STRETCH_CHARS`: memory bounded; a token more at each seam, where a run of spaces
+    or line breaks may be cut in two), characters that are not ASCII each run of them
+    its UTF-8 bytes and `RUN_MARGIN` tokens more (`_other`)."""
+    if len(text) <= STRETCH_CHARS:
+        return _count(text)
+    known = split = other = 0
+    start = seams = 0
+    while start < len(text):
+        end = text.find("\n", start + STRETCH_CHARS) + 1 or len(text)
+        counted = _count(text[start:end])
+        known, split, other = known + counted.known, split + counted.split, other + counted.other
+        start, seams = end, seams + 1
+    return MergedCount(known, split, other + seams - 1)
+
+
+def _count(text: str) -> MergedCount:
     if text.isascii():
         return MergedCount(*_ascii_count(text))
+    estimated = _estimated(text)
+    if estimated is not None:
+        return MergedCount(0, 0, estimated)
+    other, spaced = _other(text)
+    return MergedCount(*_ascii_count(spaced), other)
+
+
+def _estimated(text: str) -> int | None:
+    """Of a text more than `MOST_OTHER` of whose bytes are not ASCII, the bound of one
+    block of its estimate (`tokens.real_at_most`): counted a token a byte, prose in
+    other scripts would take 2-4 times its real count. (It is no bound at all for
+    text made to read low: random emoji, combining marks.) None for any other text."""
     other = other_bytes(text)
-    if other > (len(text) - len(_NOT_ASCII.findall(text)) + other) * MOST_OTHER:
+    if other <= (len(text) - len(_NOT_ASCII.findall(text)) + other) * MOST_OTHER:
         return None
-    # each such character a space: the words beside it are pieces apart, as they may be
-    return MergedCount(*_ascii_count(_NOT_ASCII.sub(" ", text)), other)
+    from readmany.tokens import SAMPLE_BYTES, real_at_most, text_weight
+
+    return math.ceil(real_at_most([text_weight(text, SAMPLE_BYTES)]))
+
+
+def _other(text: str) -> tuple[int, str]:
+    """What the characters of `text` that are not ASCII count, and the text with each of
+    them a space (the words beside them pieces apart, as they may be). A character is a
+    token a UTF-8 byte at most, the most any tokenizer of bytes makes of it; a run of
+    them counts `RUN_MARGIN` more, for the words beside it, which o200k_base may cut
+    otherwise (`conǅsider`: titlecase letters inside a word took a token or two more)."""
+    runs = len(_NOT_ASCII_RUN.findall(text))
+    spaced = _NOT_ASCII.sub(" ", text)
+    return other_bytes(text) + RUN_MARGIN * runs, spaced
 
 
 def other_bytes(text: str) -> int:
@@ -166,8 +207,9 @@ def _ascii_count(text: str, allowance: list[int] | None = None) -> tuple[int, in
     if known == len(pieces):
         return known, 0
     merged = _merged
-    if len(merged) > MERGES_KEPT:
-        merged.clear()
+    if len(merged) > MERGES_KEPT:  # the oldest half goes
+        for piece in list(itertools.islice(merged, len(merged) // 2)):
+            del merged[piece]
     if allowance is None:
         allowance = [max(MERGED_AT_LEAST, int(len(text) * MOST_MERGED))]
     allowed = allowance[0]
@@ -196,33 +238,39 @@ def _merge_work(piece: str) -> int:
     return len(stretches) * LONGEST
 
 
-def running_counts(text: str, ends: Sequence[int]) -> list[int] | None:
+def running_counts(text: str, ends: Sequence[int]) -> list[int]:
     """The tokens of `text[:end]` for each of `ends` (ascending, the first 0): the
     stretches of `RUN_GROUP` ends (lines, for a cut) counted alone, a piece rarely
     running on past a line's end, and the ends within a stretch at its count shared by
-    characters (the cut found so is counted whole before its bound is taken); None if
-    the text up to the last end is not counted (`count`)."""
+    characters (the cut found so is counted whole before its bound is taken)."""
     head = text[: ends[-1]]
-    if len(head) > MOST_BYTES:
-        return None
     mixed = not head.isascii()
-    if mixed:
-        other = other_bytes(head)
-        if other > (len(head) - len(_NOT_ASCII.findall(head)) + other) * MOST_OTHER:
-            return None
-        text = _NOT_ASCII.sub(" ", head)  # as `count` does; each character stays one
     running = [0]
     total = 0
     allowance = [max(MERGED_AT_LEAST, int(len(head) * MOST_MERGED))]  # for all of it
     for group in range(0, len(ends) - 1, RUN_GROUP):
         stretch = ends[group : group + RUN_GROUP + 1]
         start, end = stretch[0], stretch[-1]
-        known, rest = _ascii_count(text[start:end], allowance)
-        tokens = known + rest
-        if mixed and not head[start:end].isascii():
-            tokens += other_bytes(head[start:end])
+        part = head[start:end]
+        estimated = _estimated(part) if mixed and not part.isascii() else None
+        if estimated is not None:
+            tokens = estimated
+        else:
+            other = 0
+            if mixed and not part.isascii():
+                other, part = _other(part)
+            known, rest = _ascii_count(part, allowance)
+            tokens = known + rest + other
         width = max(1, end - start)
         running += [total + tokens * (at - start) // width for at in stretch[1:-1]]
         total += tokens
         running.append(total)
     return running
+
+
+def at_most(text: str) -> int:
+    """The most real tokens `text` is taken to hold, without a tokenizer: its count
+    (`count`), bounded (`tokens.real_at_most`)."""
+    from readmany.tokens import real_at_most
+
+    return math.ceil(real_at_most((), [count(text)]))

@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import AnyStr
 
-    from readmany.merges import MergedCount
-
 # Each byte gets a class, a number below 16. Non-ASCII bytes are classed by UTF-8 lead
 # byte: Greek/Cyrillic/Armenian/Hebrew/Arabic (CE-DF), Indic and Thai (E0), general
 # punctuation, arrows and symbols (E1-E2), CJK and kana (E3-E9, EE-EF), Hangul (EA-ED),
@@ -374,45 +372,18 @@ FILE_ERROR = 0.22
 SPLIT_ERROR = 0.02
 
 
-def real_at_most(weights: Iterable[float], counted: Iterable[MergedCount] = ()) -> float:
+def real_at_most(weights: Iterable[float], counted: Iterable[tuple[int, int, int]] = ()) -> float:
     """The most real tokens blocks estimated at `weights`, and texts counted by their
-    pieces at `counted`, are taken to hold (see above)."""
+    pieces at `counted` (`merges.MergedCount`: known, split, other), are taken to hold
+    (see above)."""
     total = squares = 0.0
     for weight in weights:
         total += weight
         squares += weight * weight
     bound = (1 + SUM_ERROR) * total + FILE_ERROR * math.sqrt(squares)
-    for merged in counted:
-        bound += merged.tokens + SPLIT_ERROR * merged.split
+    for known, split, other in counted:
+        bound += known + split + other + SPLIT_ERROR * split
     return bound
-
-
-def at_most(text: str) -> int:
-    """The most real tokens `text` is taken to hold, without a tokenizer: its count by
-    its pieces and merges where it can be counted so (`merges.count`); else, stretch by
-    stretch of its lines (`STRETCH_CHARS`), each stretch's count where it has one, and
-    the bound of one block of the estimate of those that have none (text that is not
-    ASCII), a token more for each stretch (a piece cut where they meet)."""
-    from readmany.merges import count
-
-    counted = count(text)
-    if counted is not None:
-        return math.ceil(real_at_most((), [counted]))
-    total = weighed = 0.0
-    start = stretches = 0
-    while start < len(text):
-        end = text.find("\n", start + STRETCH_CHARS) + 1 or len(text)
-        stretch = text[start:end]
-        found = count(stretch)
-        if found is None:
-            weighed += text_weight(stretch, SAMPLE_BYTES)
-        else:
-            total += real_at_most((), [found])
-        start, stretches = end, stretches + 1
-    return math.ceil(total + real_at_most([weighed]) + stretches)
-
-
-STRETCH_CHARS = 1 << 14  # of a text `at_most` counts in stretches, about
 
 
 def planning_budget(max_tokens: int) -> int:

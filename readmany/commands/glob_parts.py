@@ -9,7 +9,7 @@ the parts hold every file once. A file that fits no part (a line, an image or th
 larger than a part) is left out and said, on stderr and in `details.parts`. A budget of
 tokens is split with each part rendered and counted and the split made again until
 every part is within it (`pack.parts.counted_split`): counted exactly with a
-`--tokenizer`, else by its pieces and merges (`tokens.at_most`: the real count or more).
+`--tokenizer`, else by its pieces and merges (`merges.at_most`: the real count or more).
 
 Where they go: `-o ctx.txt` writes `ctx.1.txt`, `ctx.2.txt`, … (each as `-o` writes a
 file: `emit.target`), none on stdout; without `-o`, stdout (or `--copy`) gets them one
@@ -138,9 +138,9 @@ def _counted(run: _Run, split: Callable[[int | None], Parts | None], budget: int
     """The split whose every part, rendered and counted by `--tokenizer`, is within the
     budget of tokens (`pack.parts.counted_split`); said in `details.tokenizer`. Without
     a tokenizer, a part is counted by its pieces and merges, at least what it holds
-    (`tokens.at_most`)."""
+    (`merges.at_most`)."""
+    from readmany.merges import at_most
     from readmany.tokenizer import counter
-    from readmany.tokens import at_most
 
     estimate = run.request.tokenizer is Tokenizer.ESTIMATE
     count = at_most if estimate else counter(run.request.tokenizer)

@@ -119,6 +119,7 @@ class _Run:
             texts=self.texts,
             slack=PARTIAL_BYTE_SLACK,
         )
+        self.frames.counted = self.tokens and request.tokenizer is Tokenizer.ESTIMATE
         self.costs: StatsTree | None = None  # with `stats`: the tree, made as files come
         # --outline: a text file left out may be shown as its outline, made on first ask.
         self.outlines: Outlines | None = None

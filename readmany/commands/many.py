@@ -283,13 +283,7 @@ def _bound(shown: Sequence[Block], notice: str | None) -> float:
 
     texts = ["".join(block.parts()) if isinstance(block, Shown) else block.text for block in shown]
     weights = [weigh(SEPARATOR) * max(0, len(texts) - 1 + (notice is not None)), 1.0]
-    counted = []
-    for text in [*texts, *([notice] if notice is not None else [])]:
-        found = count(text)
-        if found is None:
-            weights.append(weigh(text, whole=True))
-        else:
-            counted.append(found)
+    counted = [count(text) for text in [*texts, *([notice] if notice is not None else [])]]
     return real_at_most(weights, counted)
 
 

@@ -58,6 +58,8 @@ class PlannedFrames:
     their texts from `texts`. `lines`, `tokens`: the budget counts lines, tokens (only
     then are a block's newlines counted, its tokens estimated: 0 without)."""
 
+    counted = False  # no tokenizer counts the budget: a cut's head is counted by its pieces
+
     def __init__(
         self,
         form: str,
@@ -174,9 +176,7 @@ class PlannedFrames:
 
     def least_frame_tokens(self) -> float:
         """`least_frame` in tokens (0 without a budget of tokens)."""
-        if not self.tokens:
-            return 0.0
-        return weigh(self.framing.block("", "", 1, note=LEAST_NOTE))
+        return weigh(self.framing.block("", "", 1, note=LEAST_NOTE)) if self.tokens else 0.0
 
     # -- what is around the blocks --
 
@@ -188,9 +188,7 @@ class PlannedFrames:
     def ends_tokens(self, start: str, end: str) -> float:
         """The tokens of the start, the end and the newline after the content (0 without
         a budget of tokens), each weighed as the sink weighs what it writes."""
-        if not self.tokens:
-            return 0.0
-        return weigh(start) + weigh(end) + weigh("\n")
+        return weigh(start) + weigh(end) + weigh("\n") if self.tokens else 0.0
 
     def ends(
         self,
@@ -338,12 +336,9 @@ class CloseWeights:
         body = text.text.body
         position = block.position
         written = self._framing.block(self._items[position].path, body, position + 1)
-        counted = count_merged(written)
-        if counted is None:
-            moved = weigh(body, whole=True) - weigh(body)
-        else:  # the whole block: its frame too
-            moved = counted.tokens - block.tokens
-            self.counted[block.position] = counted
+        counted = count_merged(written)  # the whole block: its frame too
+        moved = counted.tokens - block.tokens
+        self.counted[position] = counted
         block.tokens += moved
         self.moved[block.position] = moved
         return True

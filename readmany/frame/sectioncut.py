@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
         framing: GlobFraming
         tokens: bool  # a budget of tokens: a cut's tokens are estimated
+        counted: bool  # ... and, no tokenizer counting it, its head counted by its pieces
         slack: int  # bytes a frame is guessed to take where the room is for the body
 
         @property
@@ -150,7 +151,7 @@ class SectionCutter:
         total = with_total(result).text.total_lines or body.count("\n") + (not body.endswith("\n"))
         ends, byte_ends = line_ends(body, max_bytes)
         most = min(max_lines, bisect_right(byte_ends, max_bytes) - 1, total - 1)
-        counted = self._counted(body, ends, most) if source.tokens else None
+        counted = self._counted(body, ends, most) if source.counted else None
         best = None
         low, high = 1, most  # the block grows with the lines it shows: search for the last
         while low <= high:
@@ -163,10 +164,10 @@ class SectionCutter:
                 high = count - 1
         return best
 
-    def _counted(self, body: str, ends: list[int], most: int) -> list[int] | None:
+    def _counted(self, body: str, ends: list[int], most: int) -> list[int]:
         """The tokens of the head of each number of lines up to `most`, counted by
         their pieces (`merges.running_counts`), kept for the next cut asked of this
-        file; None if the text is not ASCII."""
+        file."""
         if self.counted is None or len(self.counted) <= most:
             from readmany.merges import running_counts
 

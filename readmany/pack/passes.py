@@ -367,8 +367,8 @@ def bound_of_blocks(
 ) -> float:
     """The most real tokens an output of the blocks `shown` (by position) holds, with
     their joints and its `ends` (start and end), by `tokens.real_at_most`. What is
-    counted by its pieces (`merges.count`) is bounded by that count: the text of a file
-    shown whole (of `whole`; None: all are) that was weighed closely, a cut's or an
+    counted by its pieces (`merges.count`) is bounded by that count: a file shown whole
+    (of `whole`; None: all are) once counted (`Frames.closely`), a cut's or an
     outline's block, the ends; the rest by its estimate."""
     from readmany.merges import count
     from readmany.tokens import real_at_most
@@ -380,22 +380,14 @@ def bound_of_blocks(
     for position, block in shown:
         if whole is None or position in whole:
             found = closely.get(position)
-            if found is not None:  # its frame by its estimate, its text by its count
+            if found is not None:  # counted as written (what is left: 0, or the frame's)
                 weights.append(max(0.0, block.tokens - found.tokens))
                 counted.append(found)
                 continue
+            weights.append(block.tokens)  # not counted: an asset, the diff, or not yet
         else:  # a cut's or an outline's block: its framed text is at hand
-            found = count(block.text)
-        if found is None:
-            weights.append(block.tokens)
-        else:
-            counted.append(found)
-    for end in ends:
-        found = count(end)
-        if found is None:
-            weights.append(frames.ends_tokens(end, ""))
-        else:
-            counted.append(found)
+            counted.append(count(block.text))
+    counted += [count(end) for end in ends]
     return real_at_most(weights, counted)
 
 
