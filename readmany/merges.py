@@ -8,20 +8,22 @@ joined, again and again. `PIECE` cuts ASCII text as o200k_base does, and every A
 token of o200k_base ships in rank order (`data/o200k_ascii.json`: 128,833 tokens, made
 by scripts/make_merge_vocabulary.py): a piece that is one counts one, any other is
 merged as o200k_base merges it (`merge_count`). For ASCII text the count
-(`MergedCount`) is the real count. A character that is not ASCII counts a token a
-byte, the most any tokenizer of bytes makes of it, so a text with a few is counted a
-little over. On 5,057 files of 13 repositories and packages the count was never under
-the real one, over it by 0.3% in the median file (scripts/fit_merge_bound.py). A
-budget of tokens bounds what it counts so by that count (`tokens.real_at_most`).
+(`MergedCount`) is the real count. In mostly ASCII text a run of characters that are
+not ASCII counts its UTF-8 bytes, the most any tokenizer of bytes makes of it, and
+`RUN_MARGIN` more; a text more than `MOST_OTHER` of whose bytes are not ASCII counts
+the bound of its estimate alone (`_estimated`: bytes would count prose in other scripts
+2-4 times over, and the estimate can be beaten by text made to read low). On 5,057
+files of 13 repositories and packages the count was never under the real one, over it
+by 0.3% in the median file (scripts/fit_merge_bound.py). A budget of tokens bounds
+what it counts so by that count (`tokens.real_at_most`).
 
 It costs more than `tokens.weight_of_sample` (a regular expression and a lookup a
 piece, and the merges of the pieces that are no token: 80-130 µs a KB, and about 35 ms
 to load the vocabulary, against 3 µs a KB), so a budget counts what it shows, once
-(`frame.planned.CloseWeights`), its cut, its outlines and its ends. Text of which more
-than `MOST_OTHER` of the bytes are not ASCII, and text over `MOST_BYTES`, is not
-counted: the estimate serves. Of text that no token covers (random letters), at most
-`MOST_MERGED` is merged and the rest counted a token a character: 0.3 ms a KB at most,
-where merging it all took 2-3.
+(`frame.planned.CloseWeights`), its cut, its outlines and its ends; a text over
+`STRETCH_CHARS` a stretch of lines at a time. Of text that no token covers (random
+letters), at most `MOST_MERGED` is merged and the rest counted a token a character:
+0.3 ms a KB at most, where merging it all took 2-3.
 """
 
 from __future__ import annotations

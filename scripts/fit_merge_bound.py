@@ -3,9 +3,8 @@
     python scripts/fit_merge_bound.py ROOT [ROOT ...]
 
 Needs the tokens extra (bpe-openai). For each text file under each ROOT (a git work
-tree's tracked files, else every file; UTF-8, not over 1 MB, no NUL) that
-`merges.count` counts, its real o200k_base count is set against the bound a budget
-takes of it,
+tree's tracked files, else every file; UTF-8, not over 1 MB, no NUL), its real
+o200k_base count is set against the bound a budget takes of its `merges.count`,
 
     known + other + (1 + SPLIT_ERROR) * split
 
@@ -83,9 +82,7 @@ def main() -> None:
     for root in args.roots:
         rows = []
         for _, text in texts(root):
-            merged = count_merged(text)
-            if merged is not None:
-                rows.append((count(text), merged))
+            rows.append((count(text), count_merged(text)))
         every += rows
         print(report(root.name, rows))
     print(report("all", every))
