@@ -75,8 +75,10 @@ _NO_MERGE = 1 << 62  # the rank of two parts whose joining is no token
 
 class MergedCount(NamedTuple):
     """The tokens of a text: its pieces that are one token each (`known`, exact), the
-    merges of its other pieces (`split`: as many tokens or more), and the UTF-8 bytes
-    of its characters that are not ASCII (`other`: each byte is at most a token)."""
+    merges of its other pieces (`split`: as o200k_base merges them; past the merge
+    allowance, a token a character), and what its characters that are not ASCII count
+    (`other`: their UTF-8 bytes and `RUN_MARGIN` a run, or, for text mostly not ASCII,
+    all of it: the bound of its estimate)."""
 
     known: int
     split: int
@@ -107,10 +109,10 @@ def ranks() -> dict[str, int]:
 
 
 def merge_count(piece: str, ranks: dict[str, int]) -> int:
-    """The tokens o200k_base's merges make of `piece` with only the tokens of `ranks`:
-    its characters, then, again and again, the two side by side whose joining ranks
-    first joined. A piece longer than `LONGEST` is merged a stretch of that many at a
-    time."""
+    """The tokens o200k_base's merges make of `piece`, a piece that is no token of
+    `ranks`: its characters, then, again and again, the two side by side whose joining
+    ranks first joined. A piece longer than `LONGEST` is merged a stretch of that many
+    at a time."""
     if len(piece) > LONGEST:  # merged a stretch at a time (no merge joins two)
         stretches: dict[str, int] = {}
         total = 0
