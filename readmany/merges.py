@@ -28,10 +28,9 @@ letters), at most `MOST_MERGED` is merged and the rest counted a token a charact
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
-from itertools import pairwise
+from itertools import islice, pairwise
 
 from readmany.record import NamedTuple
 
@@ -212,7 +211,7 @@ def _ascii_count(text: str, allowance: list[int] | None = None) -> tuple[int, in
         return known, 0
     merged = _merged
     if len(merged) > MERGES_KEPT:  # the oldest half goes
-        for piece in list(itertools.islice(merged, len(merged) // 2)):
+        for piece in list(islice(merged, len(merged) // 2)):
             del merged[piece]
     if allowance is None:
         allowance = [max(MERGED_AT_LEAST, int(len(text) * MOST_MERGED))]

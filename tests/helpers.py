@@ -175,3 +175,24 @@ def details(result: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
     """The details of a `--json` run's output."""
     value: dict[str, Any] = json.loads(result.stdout)["details"]
     return value
+
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+GIT_ALONE = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # no user config
+
+
+def bench_repo_tree(root: Path, files: int = 300) -> Path:
+    """The benchmark's repository-like tree (`bench/make_trees.py`) of `files` files at
+    `root`, made with git alone (no user or system configuration)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from make_trees import RepoSpec, build_repo_tree
+    finally:
+        sys.path.remove(str(BENCH))
+    import pytest
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in GIT_ALONE.items():
+            patch.setenv(name, value)
+        build_repo_tree(root, RepoSpec(files))
+    return root

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import details, make, run_readmany, scaled
+from helpers import GIT_ALONE, bench_repo_tree, details, make, run_readmany, scaled
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +36,6 @@ from readmany.read.measure import measure_for_stats
 from readmany.tokenizer import count
 from readmany.tokens import planning_budget
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
 END = "\n--- End of content ---"
 
 
@@ -101,9 +100,6 @@ def named(path: str, names: list[str]) -> bool:
 # --- the budget --------------------------------------------------------------------------
 
 
-GIT_ALONE = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-
-
 @pytest.fixture(autouse=True)
 def _git_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """git (ours, and the one readmany runs) without this machine's configuration."""
@@ -114,17 +110,7 @@ def _git_alone(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def repo_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The benchmark's repository-like tree, 300 files (git is needed to build it)."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        from make_trees import RepoSpec, build_repo_tree
-    finally:
-        sys.path.remove(str(BENCH))
-    root = tmp_path_factory.mktemp("repo") / "repo"
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in GIT_ALONE.items():
-            patch.setenv(name, value)
-        build_repo_tree(root, RepoSpec(300))
-    return root
+    return bench_repo_tree(tmp_path_factory.mktemp("repo") / "repo")
 
 
 @pytest.mark.parametrize("tokenizer", ["estimate", "o200k"])

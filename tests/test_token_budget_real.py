@@ -7,20 +7,16 @@ filled where the files hold more than it."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_readmany
+from helpers import bench_repo_tree, run_readmany
 
 from readmany.tokenizer import count
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = json.loads((FIXTURES / "token_counts.json").read_text(encoding="utf-8"))["samples"]
-BENCH = Path(__file__).resolve().parent.parent / "bench"
 FORMATS = ("text", "markdown", "xml")
-GIT_ALONE = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 # The least share of the budget filled where the files hold 1.2 times it, by place and
 # order. The samples together are of every kind (code, prose in twelve languages,
 # data); the generated tree is code and docs. Every file a plan shows whole, its cut,
@@ -54,17 +50,7 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The benchmark's repository-like tree, 300 files (git is needed to build it)."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        from make_trees import RepoSpec, build_repo_tree
-    finally:
-        sys.path.remove(str(BENCH))
-    root = tmp_path_factory.mktemp("tree") / "repo"
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in GIT_ALONE.items():
-            patch.setenv(name, value)
-        build_repo_tree(root, RepoSpec(300))
-    return root
+    return bench_repo_tree(tmp_path_factory.mktemp("tree") / "repo")
 
 
 def _written(root: Path, budget: int, *args: str) -> str:

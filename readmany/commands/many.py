@@ -31,6 +31,7 @@ from readmany.emit.many_report import (
     fates_of,
     file_detail,
     not_read_line,
+    nothing_listed,
     reference_notes,
     reference_stats,
     truncation_detail,
@@ -42,8 +43,9 @@ from readmany.emit.sink import Sink
 from readmany.errors import EXIT_FILE_ERROR, EXIT_OK
 from readmany.faces import Face
 from readmany.frame import notices, weigh
-from readmany.frame.pages import Piece, Shown, piece_of, problem, reference_piece
+from readmany.frame.pages import Piece, parts_of, piece_of, problem, reference_piece
 from readmany.pack import SEPARATOR, SEPARATOR_BYTES, SEPARATOR_LINES, Budget, Entry, pack_blocks
+from readmany.pack.bounded import bound_of_texts, made_within
 from readmany.pack.budget import options_to_hold, size_at_least
 from readmany.pack.continuation import need_of_pieces, rest_specs
 from readmany.pack.fit import NOTHING, cost_of, fit, less, with_reserved
@@ -59,22 +61,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from readmany.pack import Packing
-    from readmany.pack.plan import Block
 
 
 def main(request: ManyRequest) -> int:
     """`readmany many` with its request: run and presented."""
     if not request.files:  # `--stdin` listed nothing
-        return present(_nothing_listed, request.presentation)
+        return present(nothing_listed, request.presentation)
     return present(lambda sink: run_many(request, sink), request.presentation)
-
-
-def _nothing_listed(sink: Sink) -> Outcome:
-    """`--stdin` that listed no path: nothing written (with `--json`, empty content)."""
-    from readmany.frame.notices import NOTHING_LISTED
-
-    details = {"processedCount": 0, "successCount": 0, "errorCount": 0, "files": []}
-    return Outcome(details, exit_code=EXIT_FILE_ERROR, problems=(NOTHING_LISTED,))
 
 
 READ_BYTES_PER_TOKEN = 8  # a budget of tokens reads at most this many bytes a token
@@ -181,14 +174,16 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
                 if not_read:
                     problems.append(not_read_line(file.path, not_read, carry))
                 break
-    packing, left_out, rest, named = _pack(entries, pieces, request)
+    # what would hold every file (of a bounded budget, as the plan needs): notice, advice
+    need = need_of_pieces(pieces, request.budget, bounded=face.many_token_bound)
+    raise_to = options_to_hold(need, request.budget)
+    packing, left_out, rest, named = _pack(entries, pieces, request, raise_to)
     shown = packing.blocks(entries)
     write_blocks(sink, shown)
     if left_out is not None:
         sink.write(SEPARATOR + left_out if shown else left_out)
     errors = sum(not entry.ok for entry in entries)
     fates = fates_of(entries, packing)
-    raise_to = _raise_to(pieces, request) if rest else []
     advice = advice_of(rest if named else (), raise_to, carry) if rest else None
     shown_none = not any(fate.stat.status in ("read", "cut") for fate in fates)
     shown_none = shown_none and face.nothing_shown_fails
@@ -241,58 +236,39 @@ def run_many(request: ManyRequest, sink: Sink) -> Outcome:
     )
 
 
-MANY_BOUND_PLANS = 4  # plans made at most for a budget of tokens (`_pack`)
-
-
 def _pack(
-    entries: Sequence[Entry], pieces: Sequence[Piece], request: ManyRequest
+    entries: Sequence[Entry], pieces: Sequence[Piece], request: ManyRequest, raise_to: list[str]
 ) -> tuple[Packing, str | None, list[str], bool]:
-    """`_packed` for the budget. A budget of tokens, where the face bounds them, is
-    planned again for fewer estimated tokens until the bound of the real count of what
-    it writes (`_bound`) is within it: the estimate of a file can be a few percent low
-    (of a table of numbers, half), and `many` holds few files. Up to `MANY_BOUND_PLANS`
-    plans, then the last."""
+    """`_packed` for the budget; a budget of tokens, where the face bounds them, made
+    again for fewer estimated tokens until the bound of the real count of what it
+    writes is within it (`pack.bounded.made_within`): a file's estimate can be a few
+    percent low (of a table of numbers, half)."""
     budget = request.budget
-    made = _packed(entries, pieces, request, budget)
     if not (budget.counts_tokens and request.face.many_token_bound):
-        return made
-    room = budget
-    for _ in range(MANY_BOUND_PLANS - 1):
-        bound = _bound(made[0].blocks(entries), made[1])
-        if bound <= budget.max_tokens:
-            break
-        room = room._replace(max_tokens=room.max_tokens * budget.max_tokens / bound * 0.99)
-        made = _packed(entries, pieces, request, room)
-    return made
+        return _packed(entries, pieces, request, budget, raise_to)
 
+    def written(made: tuple[Packing, str | None, list[str], bool]) -> list[str]:
+        texts = ["".join(parts_of(block)) for block in made[0].blocks(entries)]
+        return texts if made[1] is None else [*texts, made[1]]
 
-def _raise_to(pieces: Sequence[Piece], request: ManyRequest) -> list[str]:
-    """The options that would hold every file (`options_to_hold`): where the face bounds
-    a budget of tokens, of the bound of their estimates, as the plan would need."""
-    budget = request.budget
-    need = need_of_pieces(pieces, budget, bounded=request.face.many_token_bound)
-    return options_to_hold(need, budget)
-
-
-def _bound(shown: Sequence[Block], notice: str | None) -> float:
-    """The most real tokens `shown` and `notice`, written, hold (`tokens.real_at_most`):
-    each text counted by its pieces where it can be (`merges.count`), else by its
-    estimate."""
-    from readmany.merges import count
-    from readmany.tokens import real_at_most
-
-    texts = ["".join(block.parts()) if isinstance(block, Shown) else block.text for block in shown]
-    weights = [weigh(SEPARATOR) * max(0, len(texts) - 1 + (notice is not None)), 1.0]
-    counted = [count(text) for text in [*texts, *([notice] if notice is not None else [])]]
-    return real_at_most(weights, counted)
+    return made_within(
+        lambda room: _packed(entries, pieces, request, room, raise_to),
+        lambda made: bound_of_texts(written(made), weigh(SEPARATOR)),
+        budget,
+    )
 
 
 def _packed(
-    entries: Sequence[Entry], pieces: Sequence[Piece], request: ManyRequest, within: Budget
+    entries: Sequence[Entry],
+    pieces: Sequence[Piece],
+    request: ManyRequest,
+    within: Budget,
+    raise_to: list[str],
 ) -> tuple[Packing, str | None, list[str], bool]:
     """The packing within `within` (the budget, or less of its tokens), the notice
-    naming what it left out, the specs that read the rest, and whether the notice names
-    them all with the command that reads them.
+    naming what it left out (and `raise_to`, the options that would hold every file),
+    the specs that read the rest, and whether the notice names them all with the
+    command that reads them.
 
     The notice is part of the output, so it is part of the budget: the planner runs
     again with room kept for it until the notice fits the room kept. A notice that would
@@ -306,7 +282,6 @@ def _packed(
     """
     budget = request.budget
     face = request.face
-    raise_to = _raise_to(pieces, request) if face.many_omitted_notice else []
     carry = request.asked.options()
     counting = budget.counts_tokens
     files = request.files[: len(entries)]  # --stop-on-error: those read

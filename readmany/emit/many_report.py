@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from readmany.emit.outcome import FileStat
+from readmany.emit.outcome import FileStat, Outcome
 from readmany.emit.sink import Sink
+from readmany.errors import EXIT_FILE_ERROR
 from readmany.frame import notices, weigh
-from readmany.frame.pages import Shown, spec_of
+from readmany.frame.pages import Shown, parts_of, spec_of
 from readmany.limits import NO_LIMIT
 from readmany.pack import SEPARATOR
 from readmany.record import NamedTuple
@@ -136,6 +137,12 @@ def reference_notes(
     return notes
 
 
+def nothing_listed(sink: Sink) -> Outcome:
+    """`--stdin` that listed no path: nothing written (with `--json`, empty content)."""
+    details = {"processedCount": 0, "successCount": 0, "errorCount": 0, "files": []}
+    return Outcome(details, exit_code=EXIT_FILE_ERROR, problems=(notices.NOTHING_LISTED,))
+
+
 def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
     """The blocks shown, joined by `SEPARATOR`; each weighed as a budget of tokens weighs
     it (frame and body apart), where the sink counts tokens."""
@@ -143,7 +150,7 @@ def write_blocks(sink: Sink, shown: Sequence[Packed]) -> None:
         tokens = None
         if sink.weigh:
             tokens = block.tokens + (weigh(SEPARATOR) if number else 0.0)
-        parts = block.parts() if isinstance(block, Shown) else (block.text,)
+        parts = parts_of(block)
         sink.write_all((SEPARATOR, *parts) if number else parts, tokens)
 
 

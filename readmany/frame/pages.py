@@ -71,6 +71,12 @@ class Shown(NamedTuple):
         return self.pieces if self.pieces is not None else (self.text,)
 
 
+def parts_of(block: object) -> tuple[str, ...]:
+    """The text of a block as it is written, in the pieces it is held in (a `Shown`
+    long file's header, text and closing line; any other block's text)."""
+    return block.parts() if isinstance(block, Shown) else (getattr(block, "text", ""),)
+
+
 def shown_block(
     block: Block,
     first: int = 0,

@@ -14,8 +14,13 @@ from readmany.pack.budget import planning_limits
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
+
     from readmany.pack.passes import FirstPass, Frames
-    from readmany.pack.plan import Packing
+    from readmany.pack.plan import Budget, Packing
+
+    Made = TypeVar("Made")
 
 BOUND_PLANS = 6  # plans made at most for the most a budget of tokens holds (`bounded`)
 BOUND_FILL = 0.98  # of the budget: a plan whose bound reaches it is not made larger
@@ -122,3 +127,35 @@ def bound_of(first: FirstPass, made: tuple[Packing, str, str], frames: Frames) -
 
     packing, start, end = made
     return bound_of_blocks(packing.shown(first.entries), frames, (start, end), packing.plan.full)
+
+
+def made_within(
+    make: Callable[[Budget], Made],
+    bound_of: Callable[[Made], float],
+    budget: Budget,
+    plans: int = 4,
+) -> Made:
+    """`make(budget)`, made again for fewer estimated tokens, scaled by how far the
+    bound of its real count (`bound_of`) went over the budget's tokens, until it is
+    within them; up to `plans` plans, then the last (`many`, whose few files leave the
+    estimate's error no room to cancel)."""
+    made = make(budget)
+    room = budget
+    for _ in range(plans - 1):
+        bound = bound_of(made)
+        if bound <= budget.max_tokens:
+            break
+        room = room._replace(max_tokens=room.max_tokens * budget.max_tokens / bound * BOUND_BACK)
+        made = make(room)
+    return made
+
+
+def bound_of_texts(texts: Sequence[str], joint_tokens: float) -> float:
+    """The most real tokens `texts`, written one after the other with a joint between
+    two, hold: each counted by its pieces and merges (`merges.count`), bounded
+    (`tokens.real_at_most`), with the newline after them."""
+    from readmany.merges import count
+    from readmany.tokens import real_at_most
+
+    joints = joint_tokens * max(0, len(texts) - 1)
+    return real_at_most([joints, 1.0], [count(text) for text in texts])
