@@ -35,7 +35,7 @@ def test_files_importing_the_same_names_share_one_set_of_them() -> None:
         rel = f"pkg/m{position}.py"
         item = Item(position, Candidate(rel, f"/r/{rel}"), rel, rel)
         first.add(item, Sized("", 10, 0, 3.0), cut=None, least=0, sample=sample)
-    imports = first.imports
+    imports = first.by_value.imports
     assert imports[0] == frozenset({"os", "sys"}) and imports[2] == frozenset({"json"})
     # One set for each distinct set of names, however many files import them.
     assert len({id(names) for names in imports}) == 2

@@ -381,8 +381,8 @@ def run_stats(request: GlobRequest, sink: Sink, selection: Selection | None = No
                 if packing.plan.partial_index is not None:
                     cut = run.items[packing.plan.partial_index].rel
                 report.details["packing"] = packing.as_json(run.entries)
-                if run.first.ranking is not None:
-                    reasons = run.first.reasons(packing.omitted)
+                if run.first.by_value.ranking is not None:
+                    reasons = run.first.by_value.reasons(run.items, packing.omitted)
                     report.details["packing"]["omittedReasons"] = reasons
                 report.advice.extend(_stats_advice(run, packing))
     assert run.costs is not None

@@ -170,7 +170,7 @@ class PlannedWriter:
             end = frames.framing.end(bool(second.written), note)
         sink.write(end)
         if omitted:
-            kinds = self.first.kind_words(omitted)
+            kinds = self.first.by_value.kind_words(self.items, omitted)
             tree = self.frames.trees.drawn
             line = frames.left_out().line(omitted, len(self.entries), kinds, tree=tree)
             report.budget_notes.append(f"{LEFT_OUT} {line}")

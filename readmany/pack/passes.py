@@ -94,23 +94,16 @@ class FirstPass:
         self.budget = budget
         self.items: list[Item] = []
         self.entries: list[Entry] = []
-        self._order = order
-        self._patterns = patterns
-        self._prefer = prefer
         self._lines = lines
         self.tokens = tokens
-        # With `--order rank`: the names each entry's text imports (None: not a text),
-        # kept instead of the text, for `rank.rank`; and the ranking once made.
-        self.ranks = order == "rank"
-        self.imports: list[frozenset[str] | None] = []
-        self._import_sets: dict[frozenset[str], frozenset[str]] = {}  # each set once
-        self.ranking: Ranking | None = None
+        self.by_value = ByValue(order, patterns, prefer)
         self._need: tuple[int, int, float] | None = None
         self.limits: Budget | None = None  # of the last plan: the budget as planned
         self._ends_before: Budget | None = None  # what the last plan's start and end took
         # the entries weighed closely (`pack.bounded`): their estimates from 512 bytes
         self.closed: dict[int, float] = {}
-        self._by_value: dict[str, Any] | None = None  # `_ranked`, once made
+        # the bound of every file whole (`need`), and how many blocks were counted then
+        self._bound_of_all: tuple[int, float] | None = None
 
     def shown(self, item: Item) -> None:
         """A file shown, with no block weighed (`--tree` alone)."""
@@ -130,12 +123,9 @@ class FirstPass:
         `least`: what a cut of it takes at least; `sample`: the start of its text, where
         the ranking reads the names it imports (None: not a text); `outline`: its outline
         as a block, made on first ask (None: it is never outlined)."""
-        names = None
-        if self.ranks and sample is not None:
-            names = _imported(item.rel, sample, self._import_sets)
+        self.by_value.note(item.rel, sample)
         position = len(self.entries)
         self.items.append(item)
-        self.imports.append(names)
         self.entries.append(Entry(position, item.path, block, True, cut, least, outline))
 
     def past(self, least: tuple[int, int, float]) -> bool:
@@ -178,7 +168,7 @@ class FirstPass:
             first_kept=bool(self.items) and self.items[-1].candidate is None,
             least_outline=least_outline,
             ends_before=self._ends_before,
-            **self._ranked(),
+            **self.by_value.ranked(self.entries, self.items),
         )
         start, end = made[1], made[2]
         if made[0].omitted:  # the room a plan for another budget will keep first
@@ -188,66 +178,6 @@ class FirstPass:
                 frames.ends_tokens(start, end),
             )
         return made
-
-    def _ranked(self) -> dict[str, Any]:
-        """With `--order rank` or `given`, the entries by value (`rank.rank`) and the
-        plan's name: what `plan_around` takes them in. None for `smallest`. Made once:
-        the plans made again for another budget take the same."""
-        if self._by_value is not None:
-            return self._by_value
-        if self._order == "smallest" or not self.entries:
-            self._by_value = {}
-            return self._by_value
-        from readmany.rank import rank
-        from readmany.select.patterns import first_match, pattern_indexes
-
-        files = [e for e in self.entries if self.items[e.position].candidate is not None]
-        rels = [self.items[e.position].rel for e in files]
-        named = [i for i, e in enumerate(files) if self.items[e.position].candidate.named]  # type: ignore[union-attr]
-        self.ranking = rank(
-            rels,
-            [e.block.bytes for e in files],
-            patterns=pattern_indexes(rels, self._patterns),
-            named=named,
-            imports=[self.imports[e.position] for e in files],
-            prefer=first_match(self._prefer),
-            order=self._order,
-        )
-        ranked = [files[i] for i in self.ranking.order]
-        diff = [e for e in self.entries if self.items[e.position].candidate is None]
-        # By rank, bulk files (licenses, lock files, generated, CI, large data) are
-        # outlined or cut only once the others are placed; the first other file that fits
-        # neither whole nor outlined is cut.
-        cut_first: frozenset[int] = frozenset()
-        deferred: frozenset[int] = frozenset()
-        if self._order == "rank":
-            kinds = self.ranking.kinds
-            bulk = {i for i, kind in enumerate(kinds) if kind == "bulk"}
-            deferred = frozenset(e.position for i, e in enumerate(files) if i in bulk)
-            cut_first = frozenset(e.position for i, e in enumerate(files) if i not in bulk)
-        self._by_value = {
-            "ranked": diff + ranked,
-            "strategy": self._order,
-            "cut_first": cut_first,
-            "deferred": deferred,
-        }
-        return self._by_value
-
-    def reasons(self, omitted: Sequence[int]) -> dict[str, str]:
-        """Why each file left out was ranked where it was (`--order rank`, `given`)."""
-        if self.ranking is None:
-            return {}
-        files = [p for p in range(len(self.entries)) if self.items[p].candidate is not None]
-        at = {position: index for index, position in enumerate(files)}
-        return {self.items[p].path: self.ranking.reasons[at[p]] for p in omitted if p in at}
-
-    def kind_words(self, omitted: Sequence[int]) -> list[str]:
-        """The kind of each file left out, in a word ("test", "CI"); none unranked."""
-        if self.ranking is None or not self.ranking.words:
-            return []
-        files = [p for p in range(len(self.entries)) if self.items[p].candidate is not None]
-        at = {position: index for index, position in enumerate(files)}
-        return [self.ranking.words[at[p]] for p in omitted if p in at]
 
     def ends(self, packing: Packing, frames: Frames) -> tuple[str, str]:
         """The start and the end written around what `packing` shows."""
@@ -283,24 +213,27 @@ class FirstPass:
     def options_to_hold(self, frames: Frames) -> list[str]:
         """The budget options, among those given, that would show every file whole."""
         assert self.budget is not None
-        need_bytes, need_lines, need_tokens = self.need(frames)
-        if need_tokens:  # the most the estimate of every file whole may be, really
-            need_tokens = _bound_of_all(self.entries, self.items, frames)
-        need = (need_bytes, need_lines, need_tokens)
-        return options_to_hold(need, self.budget.limits, plain_below_k=True)
+        return options_to_hold(self.need(frames), self.budget.limits, plain_below_k=True)
 
     def need(self, frames: Frames) -> tuple[int, int, float]:
-        """Bytes, lines and tokens of an output that shows every file whole (tokens 0
-        without a budget of tokens)."""
-        if self._need is not None:
-            return self._need
+        """Bytes, lines and tokens (the most real ones: `bound_of_blocks`; 0 without a
+        budget of tokens) of an output that shows every file whole. The tokens are
+        bounded again only once more blocks were counted (`Frames.closely`)."""
         if not self.entries:
             return 0, 0, 0.0
-        start, end = frames.ends(self.items, "")
-        ends_tokens = frames.ends_tokens(start, end) if self.tokens else None
-        blocks = [entry.block for entry in self.entries]
-        self._need = need_of(blocks, frames.joint(), start, end, ends_tokens)
-        return self._need
+        if self._need is None:
+            start, end = frames.ends(self.items, "")
+            ends_tokens = frames.ends_tokens(start, end) if self.tokens else None
+            blocks = [entry.block for entry in self.entries]
+            self._need = need_of(blocks, frames.joint(), start, end, ends_tokens)
+        need_bytes, need_lines, need_tokens = self._need
+        counted = len(frames.closely.counted)
+        if need_tokens and (self._bound_of_all is None or self._bound_of_all[0] != counted):
+            shown = [(entry.position, entry.block) for entry in self.entries]
+            bound = bound_of_blocks(shown, frames, frames.ends(self.items, ""))
+            self._bound_of_all = counted, bound
+        bounded = self._bound_of_all
+        return need_bytes, need_lines, bounded[1] if need_tokens and bounded else 0.0
 
     # -- the second pass --
 
@@ -322,9 +255,94 @@ class FirstPass:
             packing.switched,
             tuple(omitted),
         ).as_json(self.entries)
-        if self.ranking is not None:  # --order rank or given: why each was left out
-            details["omittedReasons"] = self.reasons(omitted)
+        if self.by_value.ranking is not None:  # --order rank or given: why each was left out
+            details["omittedReasons"] = self.by_value.reasons(self.items, omitted)
         return details
+
+
+class ByValue:
+    """How the first pass ranks its files (`--order rank` or `given`; `smallest`: it
+    does not): with `rank`, the names each text imports, kept instead of the text
+    (`imports`, each set once); the ranking (`rank.rank`), made once for the plans."""
+
+    def __init__(self, order: str, patterns: Sequence[str], prefer: Sequence[str]) -> None:
+        self._order, self._patterns, self._prefer = order, patterns, prefer
+        self._reads_imports = order == "rank"
+        self.imports: list[frozenset[str] | None] = []  # by entry (None: not a text)
+        self._import_sets: dict[frozenset[str], frozenset[str]] = {}
+        self.ranking: Ranking | None = None
+        self._made: dict[str, Any] | None = None
+
+    def note(self, rel: str, sample: str | None) -> None:
+        """The next entry's path and the start of its text (None: not a text)."""
+        names = None
+        if self._reads_imports and sample is not None:
+            names = _imported(rel, sample, self._import_sets)
+        self.imports.append(names)
+
+    def ranked(self, entries: Sequence[Entry], items: Sequence[Item]) -> dict[str, Any]:
+        """With `--order rank` or `given`, the entries by value (`rank.rank`) and the
+        plan's name: what `plan_around` takes them in. None for `smallest`. Made once:
+        the plans made again for another budget take the same."""
+        if self._made is not None:
+            return self._made
+        if self._order == "smallest" or not entries:
+            self._made = {}
+            return self._made
+        from readmany.rank import rank
+        from readmany.select.patterns import first_match, pattern_indexes
+
+        files = [e for e in entries if items[e.position].candidate is not None]
+        rels = [items[e.position].rel for e in files]
+        named = [i for i, e in enumerate(files) if items[e.position].candidate.named]  # type: ignore[union-attr]
+        self.ranking = rank(
+            rels,
+            [e.block.bytes for e in files],
+            patterns=pattern_indexes(rels, self._patterns),
+            named=named,
+            imports=[self.imports[e.position] for e in files],
+            prefer=first_match(self._prefer),
+            order=self._order,
+        )
+        ranked = [files[i] for i in self.ranking.order]
+        diff = [e for e in entries if items[e.position].candidate is None]
+        # By rank, bulk files (licenses, lock files, generated, CI, large data) are
+        # outlined or cut only once the others are placed; the first other file that fits
+        # neither whole nor outlined is cut.
+        cut_first: frozenset[int] = frozenset()
+        deferred: frozenset[int] = frozenset()
+        if self._order == "rank":
+            kinds = self.ranking.kinds
+            bulk = {i for i, kind in enumerate(kinds) if kind == "bulk"}
+            deferred = frozenset(e.position for i, e in enumerate(files) if i in bulk)
+            cut_first = frozenset(e.position for i, e in enumerate(files) if i not in bulk)
+        self._made = {
+            "ranked": diff + ranked,
+            "strategy": self._order,
+            "cut_first": cut_first,
+            "deferred": deferred,
+        }
+        return self._made
+
+    def reasons(self, items: Sequence[Item], omitted: Sequence[int]) -> dict[str, str]:
+        """Why each file left out was ranked where it was (`--order rank`, `given`)."""
+        if self.ranking is None:
+            return {}
+        reasons = self.ranking.reasons
+        return {items[p].path: reasons[at] for p, at in _ranked_at(items, omitted)}
+
+    def kind_words(self, items: Sequence[Item], omitted: Sequence[int]) -> list[str]:
+        """The kind of each file left out, in a word ("test", "CI"); none unranked."""
+        if self.ranking is None or not self.ranking.words:
+            return []
+        return [self.ranking.words[at] for _, at in _ranked_at(items, omitted)]
+
+
+def _ranked_at(items: Sequence[Item], omitted: Sequence[int]) -> list[tuple[int, int]]:
+    """Each file of `omitted` (not the diff) and its place among the files ranked."""
+    files = [p for p, item in enumerate(items) if item.candidate is not None]
+    at = {position: index for index, position in enumerate(files)}
+    return [(p, at[p]) for p in omitted if p in at]
 
 
 def nothing_fits(
@@ -351,12 +369,6 @@ def nothing_fits(
         f"no file fits the budget: the smallest, {smallest.path}, takes {size.bytes} "
         f"bytes, {newlines(smallest) + 1} lines ({tokens} tokens) as framed"
     )
-
-
-def _bound_of_all(entries: Sequence[Entry], items: Sequence[Item], frames: Frames) -> float:
-    """The most real tokens an output of every entry whole holds (`tokens.real_at_most`)."""
-    ends = frames.ends(items, "")
-    return bound_of_blocks([(entry.position, entry.block) for entry in entries], frames, ends)
 
 
 def bound_of_blocks(
