@@ -308,8 +308,8 @@ class CloseWeights:
     for those that take much of it), rather than the first pass's 512 bytes, which
     misjudge a large file by 14% or more one time in five. A block is counted as it is
     written (by `framing`: framed, numbered with `-n`, escaped in xml) by its pieces and
-    their merges (`merges.count`: the real count, or a little more where characters are
-    not ASCII), and bounded by that count (`counted`); a text that cannot be counted so
+    their merges (`merges.count`: the real count, a little more past its allowance of
+    merges), and bounded by that count (`counted`); a text that cannot be counted so
     is weighed on up to `tokens.SAMPLE_BYTES` of it, 8 windows of 1 KiB (off by 14% or
     more one time in ten). `moved`: by position, how far each estimate moved, which the
     second pass adds to its weighing too."""
