@@ -171,13 +171,21 @@ def test_text_that_is_not_ascii_is_counted_as_o200k_counts_it() -> None:
     assert found.known + found.split == count(unassigned)
 
 
-def test_pieces_no_token_covers_count_a_token_a_byte_past_the_allowance() -> None:
-    # 20,000 random emoji are one piece of 80,000 bytes: a quarter merged, the rest a
-    # token a byte, never fewer than o200k's count (merging it all took 30 times longer)
+def test_pieces_that_are_not_ascii_are_merged_whole_and_ascii_ones_within_an_allowance() -> None:
+    # 20,000 random emoji are one piece of 80,000 bytes, merged whole, a stretch at a
+    # time: exact (a token a byte past an allowance counted Japanese prose 2.2 times over)
     rng = random.Random(0)
     emoji = "".join(chr(rng.randint(0x1F300, 0x1F6FF)) for _ in range(20_000))
     found = merges.count(emoji)
-    assert count(emoji) <= found.tokens <= len(emoji.encode()) + found.other
+    assert found.known + found.split == count(emoji)
+    # random ASCII letters, which no token covers: a quarter of the text merged, the
+    # rest a token a character, never under (merging it all took 2-3 ms a KB)
+    letters = " ".join(
+        "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(rng.randint(8, 30)))
+        for _ in range(4000)
+    )
+    found = merges.count(letters)
+    assert count(letters) < found.tokens <= len(letters)
 
 
 def test_a_long_text_is_counted_a_stretch_at_a_time() -> None:

@@ -71,6 +71,27 @@ def test_a_body_without_a_header_line_is_framed_as_the_reference_frames_it() -> 
         assert frame_separator("a.txt", body, guard=True) == frame_separator("a.txt", body)
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["-", "---", "--- ", " ----", "x", " ", "\t", "End of", *BREAKS]),
+        max_size=16,
+    )
+)
+def test_the_dashes_are_one_more_than_any_header_like_line_has_however_lines_end(
+    atoms: list[str],
+) -> None:
+    # every `\n` line and every line `str.splitlines` makes, each looked at whole (only
+    # the lines holding the mark are: the rest cannot read as a header)
+    body = "".join(atoms)
+    most = 0
+    for line in [*body.split("\n"), *body.splitlines()]:
+        found = re.fullmatch(r"(-{3,}) (?:.* )?(-{3,})", line.strip())
+        if found is not None:
+            most = max(most, len(found.group(1)), len(found.group(2)))
+    assert section_dashes(body) == (max(4, most + 1) if most else 3)
+
+
 def test_a_guarded_header_has_more_dashes_than_any_line_of_the_body() -> None:
     assert section_dashes("--- x ---") == 4
     assert section_dashes("---- x ----\n------ y ---") == 7

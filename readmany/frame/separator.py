@@ -91,14 +91,19 @@ def section_dashes(body: str) -> int:
     """The dashes of the header of a guarded section holding `body`: `PLAIN_DASHES` when
     no line of it reads as a header, else one more than the most any such line has, and
     at least `GUARD_DASHES`. Lines are taken as `\\n` and as `str.splitlines` ends them."""
-    if not holds_header_mark(body):  # every line that reads as a header holds it
-        return PLAIN_DASHES
     most = 0
-    for lines in (body.split("\n"), body.splitlines()):
-        for line in lines:
-            found = _HEADER_LIKE.fullmatch(line.strip())
+    # Every line that reads as a header holds the mark: only those are looked at, each
+    # `\n` line and the lines `str.splitlines` makes of it (each is within one).
+    start = body.find(HEADER_MARK)
+    while start >= 0:
+        end = body.find("\n", start)
+        end = len(body) if end < 0 else end
+        line = body[body.rfind("\n", 0, start) + 1 : end]
+        for part in (line, *line.splitlines()):
+            found = _HEADER_LIKE.fullmatch(part.strip())
             if found is not None:
                 most = max(most, len(found.group(1)), len(found.group(2)))
+        start = body.find(HEADER_MARK, end)
     return max(GUARD_DASHES, most + 1) if most else PLAIN_DASHES
 
 
