@@ -16,7 +16,12 @@ while they fit; the output order stays the selection's.
   modules), source, other text (configuration, markup), tests, examples, benchmarks and
   docs (a `.pyi` stub beside its `.py` with them; the project's own, `PROJECT_DOC_STEMS`,
   after the others), then bulk (licenses, lock files, generated and
-  vendored files, CI and tool configuration, fixtures, large data files); within a kind,
+  vendored files, CI and tool configuration, fixtures, images in text (`.svg`), large
+  data files). Where the selection holds more bytes of docs than of source (a
+  documentation project, or a pattern that selects docs), its docs rank as source,
+  before the rest of it (a site's code, examples), the pages that start a reader off
+  (`DOC_START_STEMS`: index, introduction, getting started …) first and the shallower
+  first. Within a kind,
   files most tied to the selection by imports first: how many others import a file
   (by its module name, or its directory's for `__init__.py`, `mod.rs`, `index.js`, found
   in the import lines of the others' first `SAMPLE_CHARS`) plus how many it imports (a
@@ -202,6 +207,27 @@ PROJECT_DOC_STEMS = frozenset(
     ]
 )
 PROJECT_DOCS = "project docs"  # the word for them
+# A documentation project's docs (where docs outweigh source in the selection, the docs
+# are what a reader came for: they rank as source), the word for them; and the pages
+# that start a reader off, which come first among them, the shallower first.
+PROJECT_OF_DOCS = "docs (most of the text)"
+DOCS_FIRST = 1 << 10  # what puts them before the source of their kind
+DOC_START_STEMS = frozenset(
+    [
+        "index",
+        "introduction",
+        "intro",
+        "overview",
+        "getting-started",
+        "getting_started",
+        "quick-start",
+        "quick_start",
+        "quickstart",
+        "tutorial",
+        "guide",
+        "readme",
+    ]
+)
 STUB = "type stub"  # a `.pyi` beside its `.py`: the module's types again, ranked as docs
 LOCK_NAMES = frozenset(
     [
@@ -381,6 +407,8 @@ def kind_of(path: str, size: int, sample: str | None = None) -> tuple[int, str]:
         return BULK, "bulk (generated)"
     if sample is not None and _generated(sample):
         return BULK, "bulk (generated)"
+    if extension == "svg":  # an image, in text
+        return BULK, "bulk (image)"
     if extension in DATA_EXTENSIONS and size > DATA_BYTES:
         return BULK, f"bulk (data, {size >> 10} KiB)"
     if kind == SECONDARY:
@@ -635,11 +663,19 @@ def rank(
     reasons: list[str] = []
     words: list[str] = []
     shorts: dict[str, str] = {}
+    found = [kind_of(paths[p], sizes[p], sample_of[p]) for p in range(count)]
+    docs_project = _of_docs(found, sizes)
     for position in range(count):
         path = paths[position]
-        kind, word = kind_of(path, sizes[position], sample_of[position])
+        kind, word = found[position]
+        suborder = _SUBORDER.get(word, 2 if kind == ENTRY else 0)
         if kind <= SOURCE and path.endswith(".pyi") and path[:-1] in modules:
             kind, word = SECONDARY, STUB  # the module's own text is in the selection
+        elif docs_project and word == "docs":
+            kind, word = SOURCE, PROJECT_OF_DOCS
+            stem = path.rpartition("/")[2].rpartition(".")[0].lower()
+            # before the source: the site's code, a docs project's examples
+            suborder = 2 * path.count("/") + (stem not in DOC_START_STEMS) - DOCS_FIRST
         preferred = prefer(path) if prefer is not None else None
         pattern = patterns[position] if patterns is not None else 0
         is_named = position in named_set
@@ -651,7 +687,7 @@ def rank(
                 0 if is_named else 1,
                 pattern,
                 kind,
-                _SUBORDER.get(word, 2 if kind == ENTRY else 0),
+                suborder,
                 -(imported + importing),
                 position,
             )
@@ -676,6 +712,18 @@ def rank(
         words.append(short)
     ranked = tuple(sorted(range(count), key=keys.__getitem__))
     return Ranking(order, ranked, tuple(kinds), tuple(reasons), tuple(words))
+
+
+def _of_docs(found: Sequence[tuple[int, str]], sizes: Sequence[int]) -> bool:
+    """Whether the selection is a documentation project's: more bytes of docs than of
+    source (modules, entry points among them)."""
+    docs = source = 0
+    for (kind, word), size in zip(found, sizes, strict=True):
+        if word == "docs":
+            docs += size
+        elif kind == SOURCE or word.endswith(" module)"):
+            source += size
+    return docs > source
 
 
 def _short(word: str) -> str:

@@ -79,8 +79,8 @@ def ranked_paths(paths: list[str], **options: object) -> list[str]:
         ("vendor/lib/x.go", 900, BULK, "bulk (vendored)"),
         ("web/app.min.js", 900, BULK, "bulk (generated)"),
         ("api/v1/user.pb.go", 900, BULK, "bulk (generated)"),
-        ("assets/logo.svg", DATA_BYTES + 1, BULK, "bulk (data, 16 KiB)"),
-        ("assets/small.svg", DATA_BYTES, OTHER, "other"),
+        ("assets/logo.svg", DATA_BYTES + 1, BULK, "bulk (image)"),
+        ("assets/small.svg", 300, BULK, "bulk (image)"),
         ("data/big.csv", 2 << 20, BULK, "bulk (data, 2048 KiB)"),
     ],
 )
@@ -119,6 +119,42 @@ def test_kinds_order_entry_source_other_secondary_bulk() -> None:
     ranking = rank(paths, [1] * len(paths))
     assert ranking.kinds[0] == "bulk" and ranking.kinds[4] == "entry"
     assert set(ranking.kinds) <= set(KINDS)
+
+
+def test_the_docs_of_a_documentation_project_rank_as_its_source() -> None:
+    # More bytes of docs than of source: the docs are what a reader came for. They rank
+    # with the source, above the site's other text and its images, the pages that start
+    # a reader off first (index, introduction, quick start), the shallower first.
+    paths = [
+        "_headers",
+        "components/Demo.vue",
+        "public/logo.svg",
+        "src/api/application.md",
+        "src/guide/best-practices/performance.md",
+        "src/guide/introduction.md",
+        "src/guide/quick-start.md",
+        "src/index.md",
+        "theme/main.ts",
+    ]
+    sizes = [200, 2000, 300, 9000, 8000, 7000, 6000, 500, 3000]
+    ranking = rank(paths, sizes)
+    assert [paths[p] for p in ranking.order] == [
+        "theme/main.ts",  # an entry point first; the site's other code after the docs
+        "src/index.md",
+        "src/guide/introduction.md",
+        "src/guide/quick-start.md",
+        "src/api/application.md",
+        "src/guide/best-practices/performance.md",
+        "components/Demo.vue",
+        "_headers",
+        "public/logo.svg",
+    ]
+    assert ranking.reasons[3] == "docs (most of the text)"
+    assert ranking.words[3] == "docs"
+    # A project whose source outweighs its docs: the docs after the tests, as before
+    sizes = [200, 20_000, 300, 900, 800, 700, 600, 50, 30_000]
+    ranking = rank(paths, sizes)
+    assert ranking.kinds[3] == "secondary" and ranking.reasons[3] == "docs"
 
 
 def test_named_paths_first_then_earlier_patterns() -> None:
