@@ -429,8 +429,9 @@ def glob_command(
             metavar="RULE",
             help="Which files a budget keeps when not all fit: rank (the default: "
             "--prefer matches, named paths, earlier patterns, then entry points and "
-            "source above tests and docs, licenses, lock files, CI, dot-file "
-            "configuration and fixtures last, the files most tied by imports (importing "
+            "source above tests and docs (docs as source where they outweigh it), "
+            "licenses, lock files, CI, dot-file configuration, images and fixtures "
+            "last, the files most tied by imports (importing "
             "or imported) first; each file in turn whole, else its outline, the "
             "first that fits neither cut with up to a quarter of the budget, bulk files "
             "outlined or cut last), smallest (the most files whole, the reference's rule, "
