@@ -3,10 +3,14 @@ plans made for more or fewer estimated tokens by the bound of their real count."
 
 from __future__ import annotations
 
+import random
+import re
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from helpers import run_readmany
 
 from readmany.pack import bounded
 from readmany.pack.budget import BudgetAsked
@@ -38,3 +42,48 @@ def test_a_plan_that_shows_everything_is_taken_over_one_that_weighs_more(
     packing, _, _ = bounded.bounded(first, None, budget, (0, 0.0))  # type: ignore[arg-type]
     assert bounded._complete(packing)
     assert first.limits.max_tokens >= 440_000
+
+
+def _low_reading_tree(root: Path) -> Path:
+    """300 lines of 40 random emoji: the estimate reads it about 48 times low."""
+    rng = random.Random(1)
+    lines = ("".join(chr(rng.randrange(0x1F300, 0x1F700)) for _ in range(40)) for _ in range(300))
+    (root / "e.txt").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return root
+
+
+def test_text_the_estimate_reads_far_low_is_never_written_over_the_budget(
+    tmp_path: Path,
+) -> None:
+    # No plan made for the estimate's search was within: the plans made again for half
+    # the tokens until one is (glob, many), the splits searched further (--parts). Each
+    # had written the plan for the estimate's margin alone: 27,671 tokens at 20,000
+    # with -n, 15,759 at 10,000 for many, one part of 26,996 at 3,000.
+    from readmany.tokenizer import count
+
+    tree = _low_reading_tree(tmp_path)
+    for args, budget in (
+        (["glob", ".", "-n", "--tokenizer", "estimate"], 20_000),
+        (["glob", ".", "--tokenizer", "estimate", "--format", "xml", "-n"], 5_000),
+        (["many", "e.txt"], 10_000),
+    ):
+        result = run_readmany([*args, "--max-tokens", str(budget), "-q"], cwd=tree)
+        written = count(result.stdout.decode())
+        assert 0.5 * budget <= written <= budget, (args, written)
+    result = run_readmany(
+        ["glob", ".", "--parts", "--tokenizer", "estimate", "--max-tokens", "10000", "-q"],
+        cwd=tree,
+    )
+    assert result.returncode == 0, result.stderr
+    parts = re.split(r"(?=\[Part \d+ of \d+)", result.stdout.decode())
+    assert len([part for part in parts if part]) > 2
+    assert all(count(part) <= 10_000 for part in parts if part)
+    # where no split is within, a clear error: nothing over is written
+    result = run_readmany(
+        ["glob", ".", "--parts", "--tokenizer", "estimate", "--max-tokens", "3000"], cwd=tree
+    )
+    assert result.returncode == 2 and result.stdout == b""
+    assert result.stderr.decode() == (
+        "readmany: --parts: no split of the selection has every part within 3000 tokens "
+        "when counted: raise --max-tokens\n"
+    )

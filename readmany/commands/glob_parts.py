@@ -134,7 +134,7 @@ def run_parts(request: GlobRequest, sink: Sink, selection: Selection | None = No
     return report.outcome(sink.bytes_written, sink.tokens)
 
 
-def _counted(run: _Run, split: Callable[[int | None], Parts | None], budget: int) -> Parts | None:
+def _counted(run: _Run, split: Callable[[int | None], Parts | None], budget: int) -> Parts:
     """The split whose every part, rendered and counted by `--tokenizer`, is within the
     budget of tokens (`pack.parts.counted_split`); said in `details.tokenizer`. Without
     a tokenizer, a part is counted by its pieces and merges, at least what it holds
@@ -147,8 +147,6 @@ def _counted(run: _Run, split: Callable[[int | None], Parts | None], budget: int
     found = counted_split(
         split, lambda parts: max(map(count, _rendered(run, parts)), default=0), budget
     )
-    if found is None:  # none within: the estimate's margin, whatever a part holds
-        return split(None)
     parts, most, renders = found
     run.report.details["tokenizer"] = {
         "name": run.request.tokenizer,

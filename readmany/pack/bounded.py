@@ -26,6 +26,12 @@ BOUND_PLANS = 6  # plans made at most for the most a budget of tokens holds (`bo
 BOUND_FILL = 0.98  # of the budget: a plan whose bound reaches it is not made larger
 BOUND_BACK = 0.99  # a plan over is made again this much under the budget it was over by
 CLOSE_ROUNDS = 2  # and the plan made again, at most this many times for a budget
+# Where no plan was within, the plans made again, each for half the estimated tokens of
+# the one before: text the estimate reads 48 times low (random emoji), numbered with
+# `-n` (its cut sized by the estimate, then counted), had been written as the plan for
+# the estimate's margin alone, 14.6 times the budget.
+SHRINK_PLANS = 24
+SHRINK_BISECT = 4  # and between the first within and the one before, halved this often
 
 
 def _complete(packing: Packing) -> bool:
@@ -111,12 +117,48 @@ def _within(
         if following <= low:
             break
         planned = following
-    if best is None:  # none within: what is within whatever the plan holds
-        return first.plan(frames, planning_budget(max_tokens), least_outline=least_outline)
+    if best is None:  # none within: half as many estimated tokens, again and again
+        return _shrunk(first, frames, max_tokens, least_outline, planned)
     _, planned, made = best
     assert first.budget is not None
     first.limits = planning_limits(first.budget, planned)
     return made
+
+
+def _shrunk(
+    first: FirstPass,
+    frames: Frames,
+    max_tokens: int,
+    least_outline: tuple[int, float],
+    planned: int,
+) -> tuple[Packing, str, str]:
+    """Where no plan was within: plans for half the estimated tokens of the one before,
+    until one is; then between it and the one before, halved `SHRINK_BISECT` times, the
+    most that is. None within: the plan for the least, the least there is to show."""
+    from readmany.tokens import planning_budget
+
+    high = min(planned, planning_budget(max_tokens))
+    for _ in range(SHRINK_PLANS):
+        low = high // 2
+        made = _plan(first, frames, max_tokens, least_outline, low)
+        if low <= 1 or bound_of(first, made, frames) <= max_tokens:
+            break
+        high = low
+    else:
+        return made
+    best = made
+    for _ in range(SHRINK_BISECT):
+        middle = (low + high) // 2
+        if middle <= low:
+            break
+        made = _plan(first, frames, max_tokens, least_outline, middle)
+        if bound_of(first, made, frames) <= max_tokens:
+            low, best = middle, made
+        else:
+            high = middle
+    if best is not made:  # the plan's limits are the last plan's: made again
+        best = _plan(first, frames, max_tokens, least_outline, low)
+    return best
 
 
 def bound_of(first: FirstPass, made: tuple[Packing, str, str], frames: Frames) -> float:
@@ -137,15 +179,17 @@ def made_within(
 ) -> Made:
     """`make(budget)`, made again for fewer estimated tokens, scaled by how far the
     bound of its real count (`bound_of`) went over the budget's tokens, until it is
-    within them; up to `plans` plans, then the last (`many`, whose few files leave the
-    estimate's error no room to cancel)."""
+    within them (`many`, whose few files leave the estimate's error no room to cancel);
+    after `plans` plans, each for half the tokens of the one before (`SHRINK_PLANS`),
+    then the last, the least there is to show."""
     made = make(budget)
     room = budget
-    for _ in range(plans - 1):
+    for attempt in range(plans + SHRINK_PLANS):
         bound = bound_of(made)
-        if bound <= budget.max_tokens:
+        if bound <= budget.max_tokens or room.max_tokens < 1:
             break
-        room = room._replace(max_tokens=room.max_tokens * budget.max_tokens / bound * BOUND_BACK)
+        scale = budget.max_tokens / bound * BOUND_BACK if attempt < plans - 1 else 0.5
+        room = room._replace(max_tokens=room.max_tokens * scale)
         made = make(room)
     return made
 

@@ -63,6 +63,16 @@ class Parts(NamedTuple):
     left_out: tuple[int, ...]  # fit no part: positions
 
 
+class NoSplitWithin(UsageError):
+    """No split has every part within the budget of tokens, when counted."""
+
+    def __init__(self, budget: int) -> None:
+        super().__init__(
+            f"--parts: no split of the selection has every part within {budget} tokens "
+            "when counted: raise --max-tokens"
+        )
+
+
 class TooManyParts(UsageError):
     """The selection takes more than `MAX_PARTS` parts of the budget."""
 
@@ -222,49 +232,63 @@ def plan_parts(
 
 COUNTED_SPLITS = 6  # splits made at most, each part counted, with an exact tokenizer
 COUNTED_FILL = 0.95  # the largest part filling this much of the budget: no larger split
+SHRINK_SPLITS = 16  # and while none is within, this many more at most
 
 
 def counted_split(
     split_for: Callable[[int | None], Parts | None],
     largest: Callable[[Parts], int],
     budget: int,
-) -> tuple[Parts, int, int] | None:
+) -> tuple[Parts, int, int]:
     """The split (`split_for(planned)`, for `planned` estimated tokens a part) whose largest
     part, counted exactly (`largest`), is within the budget of tokens: first for the
     budget itself, then scaled by how far the largest part's count missed it, between
-    the most that was within and the least that was not (as `tokenizer.fit` plans a
-    budget); the fewest parts of those within, with its largest part's count and the
-    splits counted. None where none was within."""
+    the most that was within (or too few: no split, its heads do not fit; or one that
+    leaves out files the first kept) and the least that was over (as `tokenizer.fit`
+    plans a budget); the fewest parts of those within, with its largest part's count
+    and the splits counted. Up to `COUNTED_SPLITS` splits, and while none is within, up
+    to `SHRINK_SPLITS` more (text the estimate reads far low: a split for the estimate's
+    margin alone had been written, a part 9 times the budget). Raises `NoSplitWithin`
+    where none was."""
     planned = budget
     best: tuple[int, int, Parts] | None = None  # parts, the largest's count, the split
-    low, high = 0, None
+    low, high = 0, None  # the most planned that was within or too few, the least over
     renders = 0
-    for _ in range(COUNTED_SPLITS):
+    first_left_out: int | None = None
+    for attempt in range(COUNTED_SPLITS + SHRINK_SPLITS):
+        if attempt >= COUNTED_SPLITS and best is not None:
+            break
         try:
             found = split_for(planned)
         except TooManyParts:
             if best is None:
                 raise
             found = None
-        most = budget + 1  # no split (its heads do not fit, or too many parts): over
-        if found is not None:
+        if found is not None and first_left_out is None:
+            first_left_out = len(found.left_out)
+        if found is None or len(found.left_out) > (first_left_out or 0):
+            low = planned  # too few tokens a part
+            following = (low + high) // 2 if high is not None else planned * 2
+        else:
             renders += 1
             most = largest(found)
-        if found is not None and most <= budget:
-            if best is None or len(found.parts) < best[0]:
-                best = len(found.parts), most, found
-            if most >= budget * COUNTED_FILL:
-                break
-            low = planned
-            following = int(planned * budget / max(most, 1))
-        else:
-            high = planned
-            following = int(planned * budget / most * 0.99)
+            if most <= budget:
+                if best is None or len(found.parts) < best[0]:
+                    best = len(found.parts), most, found
+                if most >= budget * COUNTED_FILL:
+                    break
+                low = planned
+                following = int(planned * budget / max(most, 1))
+            else:
+                high = planned
+                following = int(planned * budget / most * 0.99)
         if high is not None and following >= high:
             following = (low + high) // 2
         if following <= low:
-            break
+            if high is None or high - low <= 1:
+                break
+            following = (low + high) // 2
         planned = following
     if best is None:
-        return None
+        raise NoSplitWithin(budget)
     return best[2], best[1], renders
