@@ -68,7 +68,12 @@ split = PIECE.findall
 VOCABULARY = "o200k_ascii.json"  # in readmany/data/
 OTHER_VOCABULARY = "o200k_other.json"  # the other tokens, and the classes of characters
 UNICODE = "16.0.0"  # the version of Unicode o200k_base's pieces are cut by (bpe-openai's)
-LONGEST = 256  # characters of a piece merged at once, at most
+LONGEST = 256  # characters (or bytes) of a piece merged at once, at most
+# tokens added at each seam of a longer piece merged a stretch at a time (but a run of
+# white space, as many tokens either way): merged whole, its tokens can cross a seam and
+# make more (257 dots: 6 tokens, 5 in two stretches); 2 at most, over 10,000 long pieces
+# of runs and patterns of punctuation, letters and other scripts
+SEAM_MARGIN = 3
 # pieces whose count of merges is remembered, at most: `--parts` counts each part again
 # for each split it tries, and with 65,536 a tree of 11 MB of Chinese data counted in
 # 11.9 s, with 262,144 in 6.4 s. A piece longer than `LONGEST` is not remembered (rarely
@@ -134,7 +139,7 @@ def merge_count(piece: str, ranks: dict[str, int]) -> int:
 def _merge(piece: AnyStr, get: Callable[[AnyStr, int], int]) -> int:
     """`merge_count` of a piece of characters (ASCII, by `ranks`) or of bytes (by
     `Others.get`): `get` gives the rank of a joining, or `_NO_MERGE`."""
-    if len(piece) > LONGEST:  # merged a stretch at a time (no merge joins two)
+    if len(piece) > LONGEST:  # merged a stretch at a time, a margin at each seam
         stretches: dict[AnyStr, int] = {}
         total = 0
         for at in range(0, len(piece), LONGEST):
@@ -143,7 +148,9 @@ def _merge(piece: AnyStr, get: Callable[[AnyStr, int], int]) -> int:
             if found is None:
                 found = stretches[stretch] = _merge(stretch, get)
             total += found
-        return total
+        if piece.isspace():  # runs of white space: as many tokens in stretches as whole
+            return total
+        return total + SEAM_MARGIN * ((len(piece) - 1) // LONGEST)
     parts = [piece[at : at + 1] for at in range(len(piece))]
     # the rank of each pair side by side (`_NO_MERGE`: not a token), kept as they join
     pairs = [get(left + right, _NO_MERGE) for left, right in pairwise(parts)]

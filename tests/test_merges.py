@@ -173,11 +173,13 @@ def test_text_that_is_not_ascii_is_counted_as_o200k_counts_it() -> None:
 
 def test_pieces_that_are_not_ascii_are_merged_whole_and_ascii_ones_within_an_allowance() -> None:
     # 20,000 random emoji are one piece of 80,000 bytes, merged whole, a stretch at a
-    # time: exact (a token a byte past an allowance counted Japanese prose 2.2 times over)
+    # time, a margin at each seam (a token a byte past an allowance counted Japanese prose
+    # 2.2 times over)
     rng = random.Random(0)
     emoji = "".join(chr(rng.randint(0x1F300, 0x1F6FF)) for _ in range(20_000))
     found = merges.count(emoji)
-    assert found.known + found.split == count(emoji)
+    seams = (len(emoji.encode()) - 1) // merges.LONGEST
+    assert found.known + found.split == count(emoji) + merges.SEAM_MARGIN * seams
     # random ASCII letters, which no token covers: a quarter of the text merged, the
     # rest a token a character, never under (merging it all took 2-3 ms a KB)
     letters = " ".join(
@@ -186,6 +188,23 @@ def test_pieces_that_are_not_ascii_are_merged_whole_and_ascii_ones_within_an_all
     )
     found = merges.count(letters)
     assert count(letters) < found.tokens <= len(letters)
+
+
+def test_a_piece_over_256_bytes_is_merged_a_stretch_at_a_time_never_under() -> None:
+    # Merged whole, a piece's tokens can cross the seam of two stretches and make more
+    # (257 dots: 6 tokens, 5 in two stretches): a margin at each seam keeps it over.
+    for text in (
+        "." * 257,
+        (":" * 256 + "\n") * 3,
+        "." * 256 + "/",
+        "~" * 133 + "-" * 195,
+        "\u0430\u0432" * 1000,
+        "".join(random.Random(3).choice("ACGT") for _ in range(3000)),
+    ):
+        found = merges.count(text)
+        assert count(text) <= found.tokens, text[:12]
+    seams = merges.count("." * 257).split - merges.count("." * 256).split - 1
+    assert seams == merges.SEAM_MARGIN
 
 
 def test_a_long_text_is_counted_a_stretch_at_a_time() -> None:
