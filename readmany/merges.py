@@ -74,11 +74,13 @@ LONGEST = 256  # characters (or bytes) of a piece merged at once, at most
 # make more (257 dots: 6 tokens, 5 in two stretches); 2 at most, over 10,000 long pieces
 # of runs and patterns of punctuation, letters and other scripts
 SEAM_MARGIN = 3
+LONGEST_MERGED = 1 << 16  # bytes of a piece not ASCII merged at most (a token a byte past)
 # pieces whose count of merges is remembered, at most: `--parts` counts each part again
 # for each split it tries, and with 65,536 a tree of 11 MB of Chinese data counted in
 # 11.9 s, with 262,144 in 6.4 s. A piece longer than `LONGEST` is not remembered (rarely
 # met again), so they hold 256 characters each at most.
 MERGES_KEPT = 1 << 18
+MERGED_CHARS_KEPT = 1 << 22  # and of their characters, at most (16 MB past the BMP)
 STRETCH_CHARS = 1 << 18  # a longer text is counted a stretch of lines of about this at a time
 UNASSIGNED_MARGIN = 2  # tokens a run of characters Unicode `UNICODE` leaves unassigned adds
 MOST_OTHER = 0.02  # of a text's bytes not ASCII, at most, for them to be counted as few
@@ -90,6 +92,7 @@ _NO_MERGE = 1 << 62  # the rank of two parts whose joining is no token
 _ASCII_BYTE = re.compile(rb"[\x00-\x7f]")
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _NOT_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+STOOD_IN_KEPT = 1 << 14  # characters past the BMP whose stand-in is remembered, at most
 _SUPPLEMENTARY = re.compile("[\U00010000-\U0010ffff]")  # the planes past the BMP
 
 
@@ -111,6 +114,7 @@ class MergedCount(NamedTuple):
 
 _ranks: dict[str, int] | None = None
 _merged: dict[str, int] = {}  # a piece's count of merges, by the piece
+_kept = [0]  # the characters of the pieces `_merged` holds
 
 
 def ranks() -> dict[str, int]:
@@ -220,6 +224,8 @@ class Others:
         character = found.group()
         shown = self._stood_in.get(character)
         if shown is None:
+            if len(self._stood_in) > STOOD_IN_KEPT:
+                self._stood_in.clear()
             at = bisect_right(self._astral_starts, ord(character)) - 1
             shown = self._stood_in[character] = self._astral_stand_ins[at]
         return shown
@@ -230,6 +236,8 @@ class Others:
         one), and a token a byte past an allowance counted it 1.6-3 times over. By the
         other tokens alone where it holds no ASCII byte (no ASCII token can join two of
         its parts), a lookup in C; else by every token (`get`)."""
+        if len(data) > LONGEST_MERGED:  # made to cost: a token a byte, the most it holds
+            return len(data)
         if _ASCII_BYTE.search(data) is None:
             return _merge(data, self.ranks.get)
         return _merge(data, self.get)
@@ -260,19 +268,32 @@ def others() -> Others:
     return _others
 
 
-def count(text: str) -> MergedCount:
+def count(text: str, most: int | None = None) -> MergedCount:
     """The tokens of `text` by its pieces: a long text a stretch of lines at a time
     (`STRETCH_CHARS`: memory bounded; a token more at each seam, where a run of spaces
-    or line breaks may be cut in two)."""
+    or line breaks may be cut in two; a line longer than two stretches cut before a
+    space, or anywhere, `SEAM_MARGIN` more). `most`: once the stretches counted hold more,
+    the rest is not counted but taken at the same tokens a character (`other`): a
+    budget asks whether a file fits, and a file of 5 MB whose estimate read it small
+    took seconds to count whole."""
     if len(text) <= STRETCH_CHARS:
         return MergedCount(*_counts(text))
     known = split = other = 0
     start = seams = 0
     while start < len(text):
-        end = text.find("\n", start + STRETCH_CHARS) + 1 or len(text)
+        end = text.find("\n", start + STRETCH_CHARS, start + 2 * STRETCH_CHARS) + 1
+        if not end and start + 2 * STRETCH_CHARS < len(text):  # a line of its own
+            space = text.rfind(" ", start + 1, start + STRETCH_CHARS)
+            end = space if space > start else start + STRETCH_CHARS
+            other += SEAM_MARGIN  # a piece may be cut in two there
+        end = end or len(text)
         counted = _counts(text[start:end])
         known, split, other = known + counted[0], split + counted[1], other + counted[2]
         start, seams = end, seams + 1
+        total = known + split + other
+        if most is not None and total > most and start < len(text):
+            other += math.ceil(total * (len(text) - start) / start)
+            break
     return MergedCount(known, split, other + seams - 1)
 
 
@@ -307,9 +328,10 @@ def _counts(
     if known == len(pieces):  # every piece an ASCII token
         return known, 0, margin
     merged = _merged
-    if len(merged) > MERGES_KEPT:  # the oldest half goes
+    if len(merged) > MERGES_KEPT or _kept[0] > MERGED_CHARS_KEPT:  # the oldest half goes
         for piece in list(islice(merged, len(merged) // 2)):
             del merged[piece]
+        _kept[0] = sum(map(len, merged))
     if allowance is None:
         allowance = [max(MERGED_AT_LEAST, int(len(text) * MOST_MERGED))]
     rest = 0
@@ -336,6 +358,7 @@ def _counts(
                 found = size
             elif len(piece) <= LONGEST:
                 merged[piece] = found
+                _kept[0] += len(piece)
         rest += found
     return known, rest, margin + UNASSIGNED_MARGIN * unassigned
 

@@ -172,14 +172,18 @@ def test_text_that_is_not_ascii_is_counted_as_o200k_counts_it() -> None:
 
 
 def test_pieces_that_are_not_ascii_are_merged_whole_and_ascii_ones_within_an_allowance() -> None:
-    # 20,000 random emoji are one piece of 80,000 bytes, merged whole, a stretch at a
+    # 15,000 random emoji are one piece of 60,000 bytes, merged whole, a stretch at a
     # time, a margin at each seam (a token a byte past an allowance counted Japanese prose
     # 2.2 times over)
     rng = random.Random(0)
-    emoji = "".join(chr(rng.randint(0x1F300, 0x1F6FF)) for _ in range(20_000))
+    emoji = "".join(chr(rng.randint(0x1F300, 0x1F6FF)) for _ in range(15_000))
     found = merges.count(emoji)
     seams = (len(emoji.encode()) - 1) // merges.LONGEST
     assert found.known + found.split == count(emoji) + merges.SEAM_MARGIN * seams
+    # past 64 KiB, one piece (a file of one line of them) counts a token a byte: 19 MB of
+    # it had taken 13 s to merge
+    longer = emoji + emoji[:2000]
+    assert merges.count(longer).split == len(longer.encode()) > count(longer)
     # random ASCII letters, which no token covers: a quarter of the text merged, the
     # rest a token a character, never under (merging it all took 2-3 ms a KB)
     letters = " ".join(
@@ -212,6 +216,18 @@ def test_a_long_text_is_counted_a_stretch_at_a_time() -> None:
     text = line * (merges.STRETCH_CHARS // len(line) * 3)
     found = merges.count(text)
     assert count(text) <= found.tokens <= count(text) + 4  # a token at most at each seam
+
+
+def test_a_long_text_past_most_is_not_counted_on_but_taken_at_the_same_rate() -> None:
+    # A budget asks whether a file fits: past `most`, the rest of a long text is taken at
+    # the tokens a character of what was counted (a file of 5 MB read small by the
+    # estimate was counted whole, seconds a file)
+    line = "".join(f"value_{i} = compute({i}, 'x')  # row\n" for i in range(100))
+    text = line * (merges.STRETCH_CHARS // len(line) * 8)
+    whole = merges.count(text)
+    cut = merges.count(text, most=1000)
+    assert cut.known + cut.split < (whole.known + whole.split) / 4
+    assert 0.95 * whole.tokens <= cut.tokens <= 1.05 * whole.tokens
 
 
 def test_running_counts_are_the_counts_of_each_head() -> None:

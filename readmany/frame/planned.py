@@ -323,9 +323,10 @@ class CloseWeights:
         self.moved: dict[int, float] = {}
         self.counted: dict[int, MergedCount] = {}  # by position, the blocks counted
 
-    def __call__(self, block: object) -> bool:
+    def __call__(self, block: object, most: int | None = None) -> bool:
         """Weigh again the text of `block` (a `SectionCutter`) and move its estimate;
-        whether it was (not a text held whole: it stays as it was)."""
+        whether it was (not a text held whole: it stays as it was). `most`: the budget's
+        tokens, past which a long text is not counted on (`merges.count`)."""
         if not isinstance(block, SectionCutter) or not self._tokens:
             return False
         text = self._texts.whole(block.position)
@@ -336,7 +337,7 @@ class CloseWeights:
         body = text.text.body
         position = block.position
         written = self._framing.block(self._items[position].path, body, position + 1)
-        counted = count_merged(written)  # the whole block: its frame too
+        counted = count_merged(written, most)  # the whole block: its frame too
         moved = counted.tokens - block.tokens
         self.counted[position] = counted
         block.tokens += moved

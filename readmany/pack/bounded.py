@@ -71,7 +71,7 @@ def _plan(
         for entry in first.entries:
             if entry.position in full and entry.position not in first.closed:
                 first.closed[entry.position] = entry.block.tokens
-                moved = frames.closely(entry.block) or moved
+                moved = frames.closely(entry.block, max_tokens) or moved
         if not moved:
             break
         made = first.plan(frames, planned, least_outline=least_outline)

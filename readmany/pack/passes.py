@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 
         counted: dict[int, MergedCount]  # by position, the texts counted by their pieces
 
-        def __call__(self, block: object) -> bool: ...
+        def __call__(self, block: object, most: int | None = None) -> bool: ...
 
 
 class FirstPass:
