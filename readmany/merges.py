@@ -70,17 +70,18 @@ OTHER_VOCABULARY = "o200k_other.json"  # the other tokens, and the classes of ch
 UNICODE = "16.0.0"  # the version of Unicode o200k_base's pieces are cut by (bpe-openai's)
 LONGEST = 256  # characters (or bytes) of a piece merged at once, at most
 # tokens added at each seam of a longer piece merged a stretch at a time (but a run of
-# white space, as many tokens either way): merged whole, its tokens can cross a seam and
-# make more (257 dots: 6 tokens, 5 in two stretches); 2 at most, over 10,000 long pieces
-# of runs and patterns of punctuation, letters and other scripts
+# one white space character, as many tokens either way): merged whole, its tokens can
+# cross a seam and make more (257 dots: 6 tokens, 5 in two stretches; white space of
+# line breaks and spaces in turn, 2 more a seam); 2 at most, over 10,000 long pieces of
+# runs and patterns of punctuation, letters, white space and other scripts
 SEAM_MARGIN = 3
 LONGEST_MERGED = 1 << 16  # bytes of a piece not ASCII merged at most (a token a byte past)
 # pieces whose count of merges is remembered, at most: `--parts` counts each part again
 # for each split it tries, and with 65,536 a tree of 11 MB of Chinese data counted in
-# 11.9 s, with 262,144 in 6.4 s. A piece longer than `LONGEST` is not remembered (rarely
-# met again), so they hold 256 characters each at most.
+# 11.9 s, with 262,144 in 6.4 s.
 MERGES_KEPT = 1 << 18
 MERGED_CHARS_KEPT = 1 << 22  # and of their characters, at most (16 MB past the BMP)
+LONGEST_KEPT = 1 << 12  # characters of a piece remembered, at most (lines of 300 spaces)
 STRETCH_CHARS = 1 << 18  # a longer text is counted a stretch of lines of about this at a time
 UNASSIGNED_MARGIN = 2  # tokens a run of characters Unicode `UNICODE` leaves unassigned adds
 MOST_OTHER = 0.02  # of a text's bytes not ASCII, at most, for them to be counted as few
@@ -152,8 +153,8 @@ def _merge(piece: AnyStr, get: Callable[[AnyStr, int], int]) -> int:
             if found is None:
                 found = stretches[stretch] = _merge(stretch, get)
             total += found
-        if piece.isspace():  # runs of white space: as many tokens in stretches as whole
-            return total
+        if piece.isspace() and piece == piece[:1] * len(piece):
+            return total  # a run of one white space: as many tokens in stretches as whole
         return total + SEAM_MARGIN * ((len(piece) - 1) // LONGEST)
     parts = [piece[at : at + 1] for at in range(len(piece))]
     # the rank of each pair side by side (`_NO_MERGE`: not a token), kept as they join
@@ -356,7 +357,7 @@ def _counts(
                 found = found_others.merge(data)
             if found < 0:  # past the allowance: a token a byte
                 found = size
-            elif len(piece) <= LONGEST:
+            elif len(piece) <= LONGEST_KEPT:
                 merged[piece] = found
                 _kept[0] += len(piece)
         rest += found

@@ -209,6 +209,16 @@ def test_a_piece_over_256_bytes_is_merged_a_stretch_at_a_time_never_under() -> N
         assert count(text) <= found.tokens, text[:12]
     seams = merges.count("." * 257).split - merges.count("." * 256).split - 1
     assert seams == merges.SEAM_MARGIN
+    # white space of line breaks and spaces in turn: 2 more a seam merged whole (a run of
+    # one white space character is as many tokens either way, and counts no margin)
+    white = "x" + ("\n\n" + " " * 250 + "\r\r\r\n") * 400 + "y"
+    assert count(white) <= merges.count(white).tokens
+    spaces = " " * 100_000 + "a\n"
+    assert merges.count(spaces).tokens == count(spaces)
+    # lines of 300 spaces before a word: each run merged once, remembered (counted a
+    # token a character past the allowance, 200 of them took 51,520 tokens, not 1,200)
+    lines = "".join(" " * 300 + f"word{i}\n" for i in range(200))
+    assert merges.count(lines).tokens <= 1.1 * count(lines)
 
 
 def test_a_long_text_is_counted_a_stretch_at_a_time() -> None:

@@ -44,11 +44,16 @@ def test_a_plan_that_shows_everything_is_taken_over_one_that_weighs_more(
     assert first.limits.max_tokens >= 440_000
 
 
-def _low_reading_tree(root: Path) -> Path:
-    """300 lines of 40 random emoji: the estimate reads it about 48 times low."""
+def _low_reading_tree(root: Path, notes: bool = False) -> Path:
+    """300 lines of 40 random emoji: the estimate reads it about 48 times low; `notes`:
+    and a text it reads well."""
+    root.mkdir()
     rng = random.Random(1)
     lines = ("".join(chr(rng.randrange(0x1F300, 0x1F700)) for _ in range(40)) for _ in range(300))
     (root / "e.txt").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    if notes:
+        text = "".join(f"Step {i}: read the file, then write it back.\n" for i in range(400))
+        (root / "m.txt").write_text(text, encoding="utf-8")
     return root
 
 
@@ -61,13 +66,16 @@ def test_text_the_estimate_reads_far_low_is_never_written_over_the_budget(
     # with -n, 15,759 at 10,000 for many, one part of 26,996 at 3,000.
     from readmany.tokenizer import count
 
-    tree = _low_reading_tree(tmp_path)
+    tree = _low_reading_tree(tmp_path / "one")
+    both = _low_reading_tree(tmp_path / "two", notes=True)
     for args, budget in (
         (["glob", ".", "-n", "--tokenizer", "estimate"], 20_000),
         (["glob", ".", "--tokenizer", "estimate", "--format", "xml", "-n"], 5_000),
         (["many", "e.txt"], 10_000),
+        (["many", "e.txt", "m.txt"], 3_000),  # the most between: it had shown nothing
     ):
-        result = run_readmany([*args, "--max-tokens", str(budget), "-q"], cwd=tree)
+        where = both if "m.txt" in args else tree
+        result = run_readmany([*args, "--max-tokens", str(budget), "-q"], cwd=where)
         written = count(result.stdout.decode())
         assert 0.5 * budget <= written <= budget, (args, written)
     result = run_readmany(

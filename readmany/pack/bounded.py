@@ -181,16 +181,28 @@ def made_within(
     bound of its real count (`bound_of`) went over the budget's tokens, until it is
     within them (`many`, whose few files leave the estimate's error no room to cancel);
     after `plans` plans, each for half the tokens of the one before (`SHRINK_PLANS`),
-    then the last, the least there is to show."""
+    then the most between the one within and the one over before it (`SHRINK_BISECT`);
+    none within, the last, the least there is to show."""
     made = make(budget)
-    room = budget
+    room = over = budget
     for attempt in range(plans + SHRINK_PLANS):
         bound = bound_of(made)
         if bound <= budget.max_tokens or room.max_tokens < 1:
             break
         scale = budget.max_tokens / bound * BOUND_BACK if attempt < plans - 1 else 0.5
-        room = room._replace(max_tokens=room.max_tokens * scale)
+        room, over = room._replace(max_tokens=room.max_tokens * scale), room
         made = make(room)
+    else:
+        return made
+    if over is room or bound > budget.max_tokens:
+        return made
+    for _ in range(SHRINK_BISECT):  # between the one within and the one over before it
+        middle = room._replace(max_tokens=(room.max_tokens + over.max_tokens) / 2)
+        tried = make(middle)
+        if bound_of(tried) <= budget.max_tokens:
+            room, made = middle, tried
+        else:
+            over = middle
     return made
 
 

@@ -261,9 +261,9 @@ def counted_split(
         try:
             found = split_for(planned)
         except TooManyParts:
-            if best is None:
+            if best is None and planned >= budget:  # parts of the whole budget: too many
                 raise
-            found = None
+            found = None  # too few tokens a part
         if found is not None and first_left_out is None:
             first_left_out = len(found.left_out)
         if found is None or len(found.left_out) > (first_left_out or 0):
