@@ -233,6 +233,7 @@ def plan_parts(
 COUNTED_SPLITS = 6  # splits made at most, each part counted, with an exact tokenizer
 COUNTED_FILL = 0.95  # the largest part filling this much of the budget: no larger split
 SHRINK_SPLITS = 16  # and while none is within, this many more at most
+SCAN_STEP = 1.08  # then, none within, each split tried for this many times the tokens
 
 
 def counted_split(
@@ -289,6 +290,23 @@ def counted_split(
                 break
             following = (low + high) // 2
         planned = following
+    # None within: more tokens a part need not make fewer parts (each part's head names
+    # them all), so the splits above the most that was too few are tried in turn
+    planned = low
+    for _ in range(SHRINK_SPLITS if best is None else 0):
+        planned = max(planned + 1, int(planned * SCAN_STEP))
+        if planned >= budget:
+            break
+        try:
+            found = split_for(planned)
+        except TooManyParts:
+            continue
+        if found is not None and len(found.left_out) <= (first_left_out or 0):
+            renders += 1
+            most = largest(found)
+            if most <= budget:
+                best = len(found.parts), most, found
+                break
     if best is None:
         raise NoSplitWithin(budget)
     return best[2], best[1], renders
