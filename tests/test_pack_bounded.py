@@ -96,3 +96,26 @@ def test_text_the_estimate_reads_far_low_is_never_written_over_the_budget(
         "readmany: --parts: no split of the selection has every part within 3000 tokens "
         "when counted: raise --max-tokens\n"
     )
+
+
+def test_many_names_a_budget_that_holds_text_the_estimate_reads_far_low(tmp_path: Path) -> None:
+    # The budget that would show every file is of their counts by pieces and merges, not
+    # of their estimates: three files of emoji (10,000 real tokens) were said to fit 3k.
+    from readmany.tokenizer import count
+
+    rng = random.Random(2)
+    names = ["a.txt", "b.txt", "c.txt"]
+    for name in names:
+        text = "".join(
+            "".join(chr(rng.randrange(0x1F300, 0x1F700)) for _ in range(12)) + "\n"
+            for _ in range(120)
+        )
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = run_readmany(["many", *names, "--max-tokens", "3000"], cwd=tmp_path)
+    said = re.search(r"to read all at once: --max-tokens (\d+)k", result.stderr.decode())
+    assert said is not None, result.stderr
+    budget = int(said.group(1)) * 1000
+    result = run_readmany(["many", *names, "--max-tokens", str(budget)], cwd=tmp_path)
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    whole = sum(count((tmp_path / name).read_text(encoding="utf-8")) for name in names)
+    assert whole <= count(result.stdout.decode()) <= budget <= 1.3 * whole

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
         @property
         def next_spec(self) -> str | None: ...
 
+        def parts(self) -> tuple[str, ...]: ...
+
     class FramedFile(Protocol):
         """A requested file as it was framed (`frame.pages.Piece`)."""
 
@@ -155,25 +157,35 @@ def need_of_pieces(
     for a budget of tokens: a file cut is weighed whole where its read kept every line
     asked for; one read in part, at its block's tokens a byte, with `UNREAD_MARGIN` more
     for what was not read). `bounded`: the tokens are the bound of the real count of
-    those estimates (`tokens.real_at_most`), which a budget planned so needs."""
+    those estimates (`tokens.real_at_most`), which a budget planned so needs; a block's
+    tokens are then its count by its pieces and merges (`merges.count`), not its
+    estimate (2,000 lines of emoji, which the estimate reads 48 times low, had been
+    said to need 5k, and 5k showed 47 of them)."""
     count = len(pieces)
     separators = max(count - 1, 0)
     tokens = 0.0
     if budget.counts_tokens:
+        from readmany.merges import count as count_merged
         from readmany.tokens import real_at_most, text_weight
 
         weights = [separators * text_weight(SEPARATOR)]
+        counted = []
         for piece in pieces:
             block = piece.block
             if piece.need_tokens >= 0:  # weighed whole
                 weights.append(piece.need_tokens)
                 continue
-            weight = block.tokens
             unread = piece.need_bytes - block.bytes
+            parts = [count_merged(part) for part in block.parts()] if bounded else []
+            weights.append(max(0, len(parts) - 1))  # a token a seam between its parts
+            if bounded and unread <= 0:  # held whole: its count
+                counted += parts
+                continue
+            weight = sum(part.tokens for part in parts) if bounded else block.tokens
             if unread > 0:
-                weight += UNREAD_MARGIN * block.tokens * unread / max(block.bytes, 1)
+                weight += UNREAD_MARGIN * weight * unread / max(block.bytes, 1)
             weights.append(weight)
-        tokens = real_at_most(weights) if bounded else sum(weights)
+        tokens = real_at_most(weights, counted) if bounded else sum(weights)
     return (
         sum(p.need_bytes for p in pieces) + separators * SEPARATOR_BYTES,
         sum(p.need_lines for p in pieces) + separators * SEPARATOR_LINES,
