@@ -345,14 +345,15 @@ def _counts(
                 size = len(piece)
                 found = _merged_piece(piece, tokens.get, allowance, size)
             else:  # by its bytes, with every token (those with NUL are not in `tokens`)
+                try:
+                    data = piece.encode("utf-8")
+                except UnicodeEncodeError:  # a lone surrogate: not written as it is here
+                    rest += len(piece.encode("utf-8", "surrogatepass"))
+                    continue
                 found_others = others()
-                data = piece.encode("utf-8", "surrogatepass")
                 size = len(data)
                 if data in found_others.ranks:
                     known += 1
-                    continue
-                if not _encodes(piece):  # a lone surrogate: not written as it is here
-                    rest += size
                     continue
                 found = found_others.merge(data)
             if found < 0:  # past the allowance: a token a byte
@@ -366,7 +367,8 @@ def _counts(
 
 def _are_few(text: str) -> bool:
     """Whether at most `MOST_OTHER` of the bytes of `text` are not ASCII."""
-    return other_bytes(text) <= len(text.encode("utf-8", "surrogatepass")) * MOST_OTHER
+    total = len(text.encode("utf-8", "surrogatepass"))
+    return total - len(text.encode("ascii", "ignore")) <= total * MOST_OTHER
 
 
 def _few(text: str) -> tuple[int, str]:
@@ -384,15 +386,6 @@ def _few(text: str) -> tuple[int, str]:
 def other_bytes(text: str) -> int:
     """The UTF-8 bytes of the characters of `text` that are not ASCII."""
     return len(text.encode("utf-8", "surrogatepass")) - len(text.encode("ascii", "ignore"))
-
-
-def _encodes(text: str) -> bool:
-    """Whether `text` is valid UTF-8 text (holds no lone surrogate)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _merged_piece(

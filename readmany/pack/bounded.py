@@ -118,30 +118,27 @@ def _within(
             break
         planned = following
     if best is None:  # none within: half as many estimated tokens, again and again
-        return _shrunk(first, frames, max_tokens, least_outline, planned)
+        return _shrunk(
+            lambda planned: _plan(first, frames, max_tokens, least_outline, planned),
+            lambda made: bound_of(first, made, frames) <= max_tokens,
+            min(planned, planning_budget(max_tokens)),
+        )
     _, planned, made = best
     assert first.budget is not None
     first.limits = planning_limits(first.budget, planned)
     return made
 
 
-def _shrunk(
-    first: FirstPass,
-    frames: Frames,
-    max_tokens: int,
-    least_outline: tuple[int, float],
-    planned: int,
-) -> tuple[Packing, str, str]:
-    """Where no plan was within: plans for half the estimated tokens of the one before,
-    until one is; then between it and the one before, halved `SHRINK_BISECT` times, the
-    most that is. None within: the plan for the least, the least there is to show."""
-    from readmany.tokens import planning_budget
-
-    high = min(planned, planning_budget(max_tokens))
+def _shrunk(make: Callable[[int], Made], within: Callable[[Made], bool], high: int) -> Made:
+    """Where no plan was within (`high`, the last planned, was over): plans (`make`) for
+    half the estimated tokens of the one before, until one is `within`; then between it
+    and the one before, halved `SHRINK_BISECT` times, the most that is (made last: a
+    plan leaves its limits behind). None within: the plan for the least, the least
+    there is to show."""
     for _ in range(SHRINK_PLANS):
         low = high // 2
-        made = _plan(first, frames, max_tokens, least_outline, low)
-        if low <= 1 or bound_of(first, made, frames) <= max_tokens:
+        made = make(low)
+        if low <= 1 or within(made):
             break
         high = low
     else:
@@ -151,14 +148,12 @@ def _shrunk(
         middle = (low + high) // 2
         if middle <= low:
             break
-        made = _plan(first, frames, max_tokens, least_outline, middle)
-        if bound_of(first, made, frames) <= max_tokens:
+        made = make(middle)
+        if within(made):
             low, best = middle, made
         else:
             high = middle
-    if best is not made:  # the plan's limits are the last plan's: made again
-        best = _plan(first, frames, max_tokens, least_outline, low)
-    return best
+    return best if best is made else make(low)
 
 
 def bound_of(first: FirstPass, made: tuple[Packing, str, str], frames: Frames) -> float:

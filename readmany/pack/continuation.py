@@ -176,12 +176,14 @@ def need_of_pieces(
                 weights.append(piece.need_tokens)
                 continue
             unread = piece.need_bytes - block.bytes
-            parts = [count_merged(part) for part in block.parts()] if bounded else []
-            weights.append(max(0, len(parts) - 1))  # a token a seam between its parts
-            if bounded and unread <= 0:  # held whole: its count
-                counted += parts
-                continue
-            weight = sum(part.tokens for part in parts) if bounded else block.tokens
+            weight = block.tokens
+            if bounded:  # counted in the parts it is held in, a token a seam between two
+                parts = [count_merged(part) for part in block.parts()]
+                weights.append(len(parts) - 1)
+                if unread <= 0:  # held whole: its count
+                    counted += parts
+                    continue
+                weight = sum(part.tokens for part in parts)
             if unread > 0:
                 weight += UNREAD_MARGIN * weight * unread / max(block.bytes, 1)
             weights.append(weight)
